@@ -1,0 +1,132 @@
+// realify::view_as_complex — a real tensor of shape S+[2] seen as a
+// std::complex<T> tensor of shape S over the same memory; the inverse of
+// view_as_real.
+//
+// Preconditions are those of torch.view_as_complex, checked at run time and
+// reported as realify::layout_error naming the shape, strides and offset:
+//   - rank >= 1 and the last extent is 2;
+//   - the last stride is 1 (re and im adjacent);
+//   - every other stride is even (each element starts on a pair);
+//   - the first element sits at an even offset in its storage.
+// A statically rank-0 input is a compile error instead.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xstrided_view.hpp>
+
+#include "realify/errors.hpp"
+#include "realify/layout/memory_access.hpp"
+#include "realify/layout/pointer_cast.hpp"
+#include "realify/layout/scalar_traits.hpp"
+#include "realify/layout/shape_traits.hpp"
+
+namespace realify {
+
+namespace detail {
+
+/// Why a real layout cannot be viewed as complex, or an empty string if it can.
+template <class Shape, class Strides>
+std::string complex_view_obstacle(const Shape& shape, const Strides& strides, std::size_t offset) {
+    const std::size_t rank = shape.size();
+    if (rank == 0) return "it has rank 0 (a complex view needs a trailing axis of extent 2)";
+    if (shape[rank - 1] != 2) return "its last dimension is " + std::to_string(shape[rank - 1]) + ", not 2";
+    // xtensor reports stride 0 for an axis of extent 1 or when broadcasting; a
+    // trailing extent of 2 with stride 0 would alias re and im.
+    if (strides[rank - 1] != 1) return "the stride of its last dimension is " + std::to_string(strides[rank - 1]) + ", not 1";
+    for (std::size_t axis = 0; axis + 1 < rank; ++axis) {
+        if (strides[axis] % 2 != 0) {
+            return "the stride of dimension " + std::to_string(axis) + " is " + std::to_string(strides[axis]) +
+                   ", which is odd";
+        }
+    }
+    if (offset % 2 != 0) return "it starts at offset " + std::to_string(offset) + " in its storage, which is odd (misaligned start)";
+    return {};
+}
+
+/// Throws layout_error if the real layout cannot be viewed as complex.
+template <class Shape, class Strides>
+void check_complex_viewable(const char* where, const Shape& shape, const Strides& strides, std::size_t offset) {
+    const std::string obstacle = complex_view_obstacle(shape, strides, offset);
+    if (obstacle.empty()) return;
+    std::ostringstream message;
+    message << where << ": cannot view a real tensor of shape " << format_sequence(shape) << " with strides "
+            << format_sequence(strides) << " and offset " << offset << " as complex: " << obstacle;
+    throw layout_error(message.str());
+}
+
+template <class E>
+auto view_as_complex_impl(E& e) {
+    using expression = std::decay_t<E>;
+    const auto& shape = e.shape();
+    check_complex_viewable("realify::view_as_complex", shape, e.strides(), static_cast<std::size_t>(e.data_offset()));
+
+    constexpr std::size_t complex_rank = rank_minus_one(static_rank_v<expression>);
+    using complex_shape = shape_for_rank_t<complex_rank>;
+
+    if constexpr (has_fixed_shape_v<expression> && is_row_major_contiguous_v<expression>) {
+        using fixed = typename drop_last_impl<xt::fixed_shape<>, typename expression::shape_type>::type;
+        return xt::adapt(as_complex_pointer(e.data() + e.data_offset()), fixed{});
+    } else {
+        complex_shape out_shape = make_shape<complex_shape>(shape.size() - 1);
+        std::copy(shape.begin(), shape.end() - 1, out_shape.begin());
+
+        if constexpr (is_row_major_contiguous_v<expression>) {
+            const std::size_t n_complex = static_cast<std::size_t>(e.size()) / 2;
+            return xt::adapt(as_complex_pointer(e.data() + e.data_offset()), n_complex, xt::no_ownership(), out_shape);
+        } else {
+            using complex_strides = xt::get_strides_t<complex_shape>;
+            complex_strides out_strides = make_shape<complex_strides>(shape.size() - 1);
+            const auto& strides = e.strides();
+            for (std::size_t axis = 0; axis + 1 < shape.size(); ++axis) {
+                out_strides[axis] = static_cast<std::ptrdiff_t>(strides[axis]) / 2;
+            }
+            // Whole pairs of the underlying storage; the view never reaches a
+            // trailing odd real because its offset and strides are even.
+            const std::size_t storage_pairs = static_cast<std::size_t>(e.storage().size()) / 2;
+            auto whole_storage = xt::adapt(as_complex_pointer(e.data()), storage_pairs, xt::no_ownership(),
+                                           std::array<std::size_t, 1>{storage_pairs});
+            return xt::strided_view(std::move(whole_storage), std::move(out_shape), std::move(out_strides),
+                                    static_cast<std::size_t>(e.data_offset()) / 2, xt::layout_type::dynamic);
+        }
+    }
+}
+
+}  // namespace detail
+
+/// View a real float|double xtensor container, adaptor or strided view of
+/// shape S+[2] as a std::complex tensor of shape S sharing its memory.
+/// Throws realify::layout_error when the memory layout does not allow it.
+template <class E>
+    requires xt::is_xexpression<std::decay_t<E>>::value
+auto view_as_complex(E&& e) {
+    using expression = std::decay_t<E>;
+    static_assert(real_scalar<typename expression::value_type>,
+                  "realify::view_as_complex: the expression's value_type must be float or double.");
+    static_assert(static_rank_v<expression> != 0,
+                  "realify::view_as_complex: a rank-0 tensor has no trailing axis of extent 2 to view as complex.");
+    static_assert(detail::strided_in_memory<E>,
+                  "realify::view_as_complex: the expression has no memory to view (it is lazy, e.g. `a + b`); "
+                  "evaluate it into a container first, or view a container, adaptor or strided view.");
+    static_assert(!detail::is_expiring_container_v<E&&>,
+                  "realify::view_as_complex: the argument is a temporary container; its view would dangle. "
+                  "Keep the container in a variable and view that.");
+    if constexpr (has_fixed_shape_v<expression>) {
+        static_assert(detail::last_extent<typename expression::shape_type>::value == 2,
+                      "realify::view_as_complex: the fixed shape's last extent must be 2.");
+    }
+    // Only instantiate the implementation when the checks above hold, so a
+    // misuse reports the one static_assert and nothing else.
+    if constexpr (real_scalar<typename expression::value_type> && static_rank_v<expression> != 0 &&
+                  detail::strided_in_memory<E>) {
+        return detail::view_as_complex_impl(e);
+    }
+}
+
+}  // namespace realify

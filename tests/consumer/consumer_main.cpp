@@ -1,0 +1,17 @@
+// Shared by both consumer projects: uses realify the way a downstream user
+// would and returns non-zero if the zero-copy contract does not hold.
+#include <complex>
+#include <cstdio>
+
+#include <realify/realify.hpp>
+
+int main() {
+    xt::xtensor<std::complex<float>, 2> x = xt::zeros<std::complex<float>>({3, 4});
+    auto real = realify::view_as_real(x);
+    real(1, 2, 1) = 5.0f;  // write the imaginary part of x(1, 2) through the view
+    const bool shares_memory = &real(1, 2, 1) == reinterpret_cast<float*>(&x(1, 2)) + 1;
+    const bool wrote_through = x(1, 2) == std::complex<float>(0.0f, 5.0f);
+    std::printf("realify %d.%d.%d: shares memory %d, writes through %d\n", realify::version_major,
+                realify::version_minor, realify::version_patch, shares_memory, wrote_through);
+    return shares_memory && wrote_through ? 0 : 1;
+}
