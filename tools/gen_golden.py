@@ -1,0 +1,599 @@
+#!/usr/bin/python3
+"""Writes realify's PyTorch goldens under tests/golden/.
+
+Run with Debian's PyTorch 1.13 (python3-torch):  /usr/bin/python3 tools/gen_golden.py
+CI never runs this script: its output is committed, and the C++ tests
+(tests/ops/test_golden.cpp) only read it.  The output is deterministic (fixed
+seeds derived from the op name, so adding an op never changes another op's
+data), so re-running it on the same PyTorch reproduces the files byte for byte.
+
+Layout of tests/golden/
+-----------------------
+<op>.c64.npy, <op>.c128.npy
+    One 1-D array per op and dtype (dtype '<c8' = complex64 or '<c16' =
+    complex128, which xt::load_npy reads as std::complex<float/double>).  Every
+    operand and every result of every case of that op is flattened (C order)
+    and appended to it.  Operands that are not complex are stored in the real
+    part with imag = 0: real tensors (kind r), booleans as 0/1 (kind b) and
+    integers (kind i).  Both are exact in the storage type.
+
+manifest.txt
+    One line per case, whitespace-separated tokens; '#' starts a comment line.
+    The first token is `case`, the others are key=value:
+        op=<name>          the realify::op tag name (contract spelling)
+        dtype=c64|c128     complex64 / complex128 case
+        file=<file>        the .npy holding the data of this case
+        label=<text>       human readable case name (no spaces)
+        special=0|1        1: special-value case; the sign of zero results is
+                           checked as well as NaN/inf positions
+        in=<k>:<off>:<shape>   an operand, in argument order (repeatable)
+        out=<k>:<off>:<shape>  a result, in order (repeatable; split/chunk
+                           give several)
+        p.<name>=<t>:<value>   a parameter: t = i (integer), l (integer list,
+                           comma-separated, empty for []), r (real), c (complex
+                           "re,im"), b (bool 0/1)
+    <k> is c (complex), r (real), b (bool) or i (integer); <off> is the element
+    offset in the file; <shape> is comma-separated extents, `-` for rank 0.
+    Real numbers are printed with Python's repr (round-trips exactly; 'inf',
+    '-inf', 'nan' parse with std::strtod).
+
+Coverage
+--------
+Every op of the ops contract that PyTorch 1.13 supports on complex tensors,
+each with several shapes (rank 0, size 0, broadcasting, rank up to 4) in both
+dtypes.  Elementwise math ops also get special-value cases: a grid of all
+pairs of components from {±0, ±1, 0.5, -2, ±inf, NaN, ±1e30, ±1e-30}, and
+points on the branch cuts (negative reals for log/sqrt/pow, real |x| > 1 for
+asin/acos/atanh, the imaginary axis beyond ±i for asinh/atan, Re(z) < 0 for
+acosh), each with both signs of zero.
+
+Not covered, because PyTorch 1.13 rejects complex inputs for them: expm1,
+log1p, ceil, floor, round, trunc (tests/ops/test_property.cpp checks them
+against realify::reference).  squeeze_dims (aten squeeze.dims, PyTorch >= 2.0)
+is composed from squeeze.dim calls, which is its documented meaning.
+getitem has no single aten signature and is not covered here.
+"""
+
+import math
+import os
+import sys
+import zlib
+
+import numpy as np
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_DIR = os.path.join(ROOT, "tests", "golden")
+
+DTYPES = [("c64", torch.complex64, np.complex64, torch.float32),
+          ("c128", torch.complex128, np.complex128, torch.float64)]
+
+INF = math.inf
+NAN = math.nan
+
+# Components of the special-value grid.
+SPECIAL_COMPONENTS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, INF, -INF, NAN, 1e30, -1e30, 1e-30, -1e-30]
+
+
+def special_grid():
+    return np.array([complex(re, im) for re in SPECIAL_COMPONENTS for im in SPECIAL_COMPONENTS],
+                    dtype=np.complex128)
+
+
+def with_both_zero_signs(reals, imags):
+    """Points re + i*im for every pair, where a zero component appears as +0 and -0."""
+    out = []
+    for re in reals:
+        for im in imags:
+            for sre in ([re] if re != 0 else [0.0, -0.0]):
+                for sim in ([im] if im != 0 else [0.0, -0.0]):
+                    out.append(complex(sre, sim))
+    return np.array(out, dtype=np.complex128)
+
+
+def branch_cut_points():
+    """Points on/near the branch cuts of log, sqrt, pow, asin, acos, atanh, asinh, atan, acosh."""
+    negative_reals = with_both_zero_signs([-0.5, -1.0, -2.0, -1e30, -1e-30], [0.0])
+    real_beyond_one = with_both_zero_signs([1.5, -1.5, 2.0, -3.0, 1e30, -1e30], [0.0])
+    imag_axis = with_both_zero_signs([0.0], [1.5, -1.5, 2.0, -3.0, 0.5, -0.5, 1e30, -1e30])
+    left_half = np.array([-1 + 1j, -2 - 0.5j, -0.3 + 2j, -0.3 - 2j, -5 + 1e-3j, -0.5 - 1e-30j,
+                          -1e30 + 1j, -1e-30 - 1j], dtype=np.complex128)
+    near_cut = np.array([-2 + 1e-30j, -2 - 1e-30j, 2 + 1e-30j, 2 - 1e-30j, 1e-30 + 2j, -1e-30 + 2j],
+                        dtype=np.complex128)
+    unit = with_both_zero_signs([1.0, -1.0], [0.0]).tolist() + with_both_zero_signs([0.0], [1.0, -1.0]).tolist()
+    return np.concatenate([negative_reals, real_beyond_one, imag_axis, left_half, near_cut,
+                           np.array(unit, dtype=np.complex128)])
+
+
+def rng_for(op, label):
+    return np.random.default_rng(zlib.crc32(f"{op}/{label}".encode()))
+
+
+def rand_complex(rng, shape, scale=1.0):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)) * scale
+
+
+def rand_real(rng, shape, scale=1.0):
+    return rng.standard_normal(shape) * scale
+
+
+def fmt_real(x):
+    return repr(float(x))
+
+
+def fmt_param(value):
+    if isinstance(value, bool):
+        return "b:" + ("1" if value else "0")
+    if isinstance(value, int):
+        return f"i:{value}"
+    if isinstance(value, (list, tuple)):
+        return "l:" + ",".join(str(int(v)) for v in value)
+    if isinstance(value, complex):
+        return f"c:{fmt_real(value.real)},{fmt_real(value.imag)}"
+    if isinstance(value, float):
+        return "r:" + fmt_real(value)
+    raise TypeError(value)
+
+
+class OpWriter:
+    """Collects the cases of one op for one dtype into one flat array."""
+
+    def __init__(self, op, tag, np_dtype):
+        self.op = op
+        self.tag = tag
+        self.np_dtype = np_dtype
+        self.file = f"{op}.{tag}.npy"
+        self.chunks = []
+        self.offset = 0
+        self.lines = []
+
+    def _store(self, kind, array):
+        array = np.asarray(array)
+        shape = "-" if array.ndim == 0 else ",".join(str(d) for d in array.shape)
+        flat = np.ascontiguousarray(array).reshape(-1)
+        if kind == "c":
+            data = flat.astype(self.np_dtype)
+        else:
+            data = flat.astype(np.float64).astype(self.np_dtype)
+        token = f"{kind}:{self.offset}:{shape}"
+        self.chunks.append(data)
+        self.offset += data.size
+        return token
+
+    def case(self, label, inputs, outputs, params=None, special=False):
+        tokens = ["case", f"op={self.op}", f"dtype={self.tag}", f"file={self.file}", f"label={label}",
+                  f"special={1 if special else 0}"]
+        for kind, array in inputs:
+            tokens.append("in=" + self._store(kind, array))
+        for kind, array in outputs:
+            tokens.append("out=" + self._store(kind, array))
+        for name, value in (params or {}).items():
+            tokens.append(f"p.{name}={fmt_param(value)}")
+        self.lines.append(" ".join(tokens))
+
+    def write(self):
+        data = np.concatenate(self.chunks) if self.chunks else np.zeros(0, dtype=self.np_dtype)
+        assert data.dtype == self.np_dtype
+        np.save(os.path.join(OUT_DIR, self.file), data)
+
+
+def to_np(t):
+    t = t.detach().contiguous()
+    if t.dtype == torch.bool:
+        return t.numpy().astype(np.float64)
+    return t.numpy()
+
+
+def out_kind(t):
+    if t.dtype == torch.bool:
+        return "b"
+    if t.dtype.is_complex:
+        return "c"
+    if t.dtype.is_floating_point:
+        return "r"
+    return "i"
+
+
+class Ctx:
+    """Per op and dtype: turns numpy complex128 inputs into torch tensors of the case dtype."""
+
+    def __init__(self, writer, cdtype, rdtype):
+        self.w = writer
+        self.cdtype = cdtype
+        self.rdtype = rdtype
+
+    def c(self, array):
+        return torch.from_numpy(np.asarray(array, dtype=np.complex128)).to(self.cdtype)
+
+    def r(self, array):
+        return torch.from_numpy(np.asarray(array, dtype=np.float64)).to(self.rdtype)
+
+    def b(self, array):
+        return torch.from_numpy(np.asarray(array, dtype=bool))
+
+    def run(self, label, fn, inputs, params=None, special=False):
+        """inputs: list of torch tensors; fn(*inputs) -> tensor or tuple of tensors."""
+        result = fn(*inputs)
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        ins = [(out_kind(t), to_np(t)) for t in inputs]
+        outs = [(out_kind(t), to_np(t)) for t in results]
+        self.w.case(label, ins, outs, params, special)
+
+
+# ---------------------------------------------------------------------------
+# Op families
+
+UNARY_SHAPES = [(), (0,), (7,), (3, 5), (2, 0, 3), (2, 3, 1, 4)]
+
+# Input scale per unary op: keeps random cases away from overflow so they
+# test accuracy, not only inf handling (special cases do the latter).
+UNARY_OPS = {
+    "neg": torch.neg, "conj": lambda x: torch.conj(x).resolve_conj(), "reciprocal": torch.reciprocal,
+    "exp": torch.exp, "log": torch.log, "log2": torch.log2, "log10": torch.log10, "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt, "square": torch.square, "sgn": torch.sgn, "sin": torch.sin, "cos": torch.cos,
+    "tan": torch.tan, "sinh": torch.sinh, "cosh": torch.cosh, "tanh": torch.tanh, "asin": torch.asin,
+    "acos": torch.acos, "atan": torch.atan, "asinh": torch.asinh, "acosh": torch.acosh,
+    "atanh": torch.atanh,
+    # real-output ops
+    "abs": torch.abs, "angle": torch.angle, "real": lambda x: torch.real(x).clone(),
+    "imag": lambda x: torch.imag(x).clone(), "isnan": torch.isnan, "isinf": torch.isinf,
+    # elementwise-safe identities
+    "clone": torch.clone, "detach": lambda x: x.detach().clone(), "alias": lambda x: torch.ops.aten.alias(x).clone(),
+}
+
+
+def gen_unary(ctx, op, fn):
+    for shape in UNARY_SHAPES:
+        label = "shape_" + ("x".join(map(str, shape)) or "scalar")
+        rng = rng_for(op, label)
+        ctx.run(label, fn, [ctx.c(rand_complex(rng, shape, 1.5))])
+    # Wide dynamic range: magnitudes from 1e-30 to 1e30 (finite results or
+    # PyTorch's inf/NaN, whichever it gives).
+    rng = rng_for(op, "wide")
+    mags = 10.0 ** rng.uniform(-30, 30, size=24)
+    phases = rng.uniform(-math.pi, math.pi, size=24)
+    ctx.run("wide_range", fn, [ctx.c(mags * np.exp(1j * phases))])
+    ctx.run("special_grid", fn, [ctx.c(special_grid())], special=True)
+    ctx.run("branch_cuts", fn, [ctx.c(branch_cut_points())], special=True)
+
+
+BINARY_SHAPE_PAIRS = [((), ()), ((5,), (5,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 1, 3), (4, 1)),
+                      ((0, 3), (3,)), ((2, 0), (1, 1)), ((), (2, 3)), ((2, 3, 1, 2), (3, 5, 1))]
+
+BINARY_OPS = {"mul": torch.mul, "div": torch.div, "add": torch.add, "sub": torch.sub,
+              "pow_tensor": torch.pow}
+
+
+def gen_binary(ctx, op, fn):
+    for sa, sb in BINARY_SHAPE_PAIRS:
+        label = "bcast_" + ("x".join(map(str, sa)) or "s") + "_" + ("x".join(map(str, sb)) or "s")
+        rng = rng_for(op, label)
+        scale_b = 0.7 if op == "pow_tensor" else 1.5
+        ctx.run(label, fn, [ctx.c(rand_complex(rng, sa, 1.5)), ctx.c(rand_complex(rng, sb, scale_b))])
+    if op != "pow_tensor":
+        # complex op real tensor (the real side broadcasts over complex
+        # elements, never over the (re, im) axis), both argument orders.
+        rng = rng_for(op, "mixed_real")
+        ctx.run("complex_real_3x4_4", fn, [ctx.c(rand_complex(rng, (3, 4))), ctx.r(rand_real(rng, (4,)))])
+        ctx.run("complex_real_2_2x1", fn, [ctx.c(rand_complex(rng, (2,))), ctx.r(rand_real(rng, (2, 1)))])
+        ctx.run("real_complex_3x1_1x2", fn, [ctx.r(rand_real(rng, (3, 1))), ctx.c(rand_complex(rng, (1, 2)))])
+    if op in ("add", "sub"):
+        rng = rng_for(op, "alpha")
+        a, b = rand_complex(rng, (3, 4)), rand_complex(rng, (4,))
+        ctx.run("alpha_real", lambda x, y: fn(x, y, alpha=2.5), [ctx.c(a), ctx.c(b)], {"alpha": 2.5})
+        ctx.run("alpha_complex", lambda x, y: fn(x, y, alpha=0.5 - 1.5j), [ctx.c(a), ctx.c(b)],
+                {"alpha": complex(0.5, -1.5)})
+    rng = rng_for(op, "wide")
+    n = 24
+    a = 10.0 ** rng.uniform(-30, 30, n) * np.exp(1j * rng.uniform(-math.pi, math.pi, n))
+    b = 10.0 ** rng.uniform(-30, 30, n) * np.exp(1j * rng.uniform(-math.pi, math.pi, n))
+    if op == "pow_tensor":
+        b = rand_complex(rng, (n,), 0.7)
+    ctx.run("wide_range", fn, [ctx.c(a), ctx.c(b)])
+    grid = special_grid()
+    rng = rng_for(op, "special")
+    perm = grid[rng.permutation(grid.size)]
+    ctx.run("special_grid_a", fn, [ctx.c(grid), ctx.c(perm)], special=True)
+    ctx.run("special_grid_b", fn, [ctx.c(perm), ctx.c(grid)], special=True)
+    if op == "pow_tensor":
+        cuts = branch_cut_points()
+        exps = np.resize(np.array([0.5, 2.0, -1.0, 1.5 + 0.5j, 1j, 0.0, 3.0]), cuts.size)
+        ctx.run("branch_cuts", fn, [ctx.c(cuts), ctx.c(exps)], special=True)
+
+
+SCALAR_OPS = {"add_scalar": torch.add, "sub_scalar": torch.sub, "mul_scalar": torch.mul,
+              "div_scalar": torch.div}
+SCALARS = [2.5, -0.0, complex(1.5, -2.0), complex(0.0, 1.0), complex(-3.0, 0.0)]
+
+
+def gen_scalar(ctx, op, fn):
+    for k, s in enumerate(SCALARS):
+        for shape in [(), (4,), (2, 3), (0, 2)]:
+            label = f"s{k}_" + ("x".join(map(str, shape)) or "scalar")
+            rng = rng_for(op, label)
+            ctx.run(label, lambda x: fn(x, s), [ctx.c(rand_complex(rng, shape, 1.5))], {"other": s})
+    for s in [2.5, complex(0.0, -1.0), -0.0]:
+        ctx.run("special_grid", lambda x: fn(x, s), [ctx.c(special_grid())], {"other": s}, special=True)
+
+
+POW_EXPONENTS = [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 2.5, 0.0, 1.0, complex(1.0, 1.0), complex(0.0, -2.0), 2, 3]
+
+
+def gen_pow_scalar(ctx, op):
+    for k, e in enumerate(POW_EXPONENTS):
+        for shape in [(), (6,), (2, 0), (3, 4)]:
+            label = f"e{k}_" + ("x".join(map(str, shape)) or "scalar")
+            rng = rng_for(op, label)
+            ctx.run(label, lambda x: torch.pow(x, e), [ctx.c(rand_complex(rng, shape, 1.5))], {"exponent": e})
+    for e in [2.0, 0.5, -1.0, 2.5, complex(0.0, 1.0), 3]:
+        ctx.run("special_grid", lambda x: torch.pow(x, e), [ctx.c(special_grid())], {"exponent": e}, special=True)
+        ctx.run("branch_cuts", lambda x: torch.pow(x, e), [ctx.c(branch_cut_points())], {"exponent": e},
+                special=True)
+
+
+def gen_polar(ctx, op):
+    for shape_a, shape_b in [((), ()), ((5,), (5,)), ((3, 1), (4,)), ((0,), (1,))]:
+        label = "bcast_" + ("x".join(map(str, shape_a)) or "s") + "_" + ("x".join(map(str, shape_b)) or "s")
+        rng = rng_for(op, label)
+        ctx.run(label, torch.polar, [ctx.r(np.abs(rand_real(rng, shape_a, 2.0))),
+                                     ctx.r(rand_real(rng, shape_b, 2.0))])
+    comps = [0.0, -0.0, 1.0, 2.0, INF, NAN, 1e30, 1e-30]
+    angles = [0.0, -0.0, 1.0, -2.0, math.pi, INF, -INF, NAN, 1e30, 1e-30]
+    a = np.array([x for x in comps for _ in angles])
+    t = np.array([y for _ in comps for y in angles])
+    ctx.run("special_grid", torch.polar, [ctx.r(a), ctx.r(t)], special=True)
+
+
+def gen_linalg(ctx, op):
+    if op == "mm":
+        cases = [((3, 4), (4, 2)), ((1, 1), (1, 1)), ((0, 3), (3, 2)), ((2, 0), (0, 3)), ((5, 7), (7, 6))]
+        fn = torch.mm
+    elif op == "bmm":
+        cases = [((2, 3, 4), (2, 4, 5)), ((0, 2, 2), (0, 2, 3)), ((3, 1, 6), (3, 6, 1)), ((1, 0, 2), (1, 2, 4))]
+        fn = torch.bmm
+    elif op == "matmul":
+        cases = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)), ((2, 3, 4), (4, 5)),
+                 ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,)), ((0, 3, 4), (4, 2)),
+                 ((3, 0), (0, 2))]
+        fn = torch.matmul
+    elif op in ("dot", "vdot"):
+        cases = [((7,), (7,)), ((1,), (1,)), ((0,), (0,)), ((33,), (33,))]
+        fn = torch.dot if op == "dot" else torch.vdot
+    for sa, sb in cases:
+        label = "x".join(map(str, sa)) + "_" + "x".join(map(str, sb))
+        rng = rng_for(op, label)
+        ctx.run(label, fn, [ctx.c(rand_complex(rng, sa)), ctx.c(rand_complex(rng, sb))])
+    # Mixed magnitudes (no overflow) to check accumulation accuracy.
+    rng = rng_for(op, "wide")
+    sa, sb = cases[0]
+    a = rand_complex(rng, sa) * 10.0 ** rng.uniform(-8, 8, sa)
+    b = rand_complex(rng, sb) * 10.0 ** rng.uniform(-8, 8, sb)
+    ctx.run("wide_range", fn, [ctx.c(a), ctx.c(b)])
+
+
+def gen_construction(ctx, op):
+    for shape in [(), (0,), (3,), (2, 3)]:
+        label = "x".join(map(str, shape)) or "scalar"
+        rng = rng_for(op, label)
+        x = ctx.c(rand_complex(rng, shape))
+        if op == "ones_like":
+            ctx.run(label, torch.ones_like, [x])
+        elif op == "zeros_like":
+            ctx.run(label, torch.zeros_like, [x])
+        elif op == "full_like":
+            for k, v in enumerate([complex(1.5, -2.0), 3.0, complex(INF, NAN)]):
+                ctx.run(f"{label}_v{k}", lambda t: torch.full_like(t, v), [x], {"fill_value": v})
+    if op == "scalar_tensor":
+        for k, v in enumerate([complex(1.5, -2.0), 3.0, complex(0.0, -1.0), complex(-0.0, INF)]):
+            ctx.w.case(f"v{k}", [], [("c", to_np(torch.scalar_tensor(v, dtype=ctx.cdtype)))],
+                       {"value": complex(v)})
+
+
+def gen_views(ctx, op):
+    for shape in [(3,), (2, 4), (0, 5), (2, 3, 2)]:
+        label = "x".join(map(str, shape))
+        rng = rng_for(op, label)
+        if op == "view_as_real":
+            ctx.run(label, lambda t: torch.view_as_real(t).clone(), [ctx.c(rand_complex(rng, shape))])
+        else:
+            ctx.run(label, lambda t: torch.view_as_complex(torch.empty(t.shape, dtype=t.dtype).copy_(t)).clone(),
+                    [ctx.r(rand_real(rng, shape + (2,)))])
+    if op == "view_as_real":
+        ctx.run("special_grid", lambda t: torch.view_as_real(t).clone(), [ctx.c(special_grid())], special=True)
+
+
+def shape_cases(op):
+    """(label, input shapes, fn, params) for shape/layout ops."""
+    C = []
+    if op == "permute":
+        for shape, dims in [((2, 3), [1, 0]), ((2, 3, 4), [2, 0, 1]), ((2, 3, 4), [-1, 0, -2]),
+                            ((0, 2, 3), [1, 2, 0]), ((5,), [0]), ((), [])]:
+            C.append(([shape], lambda x, d=dims: x.permute(d), {"dims": dims}))
+    elif op in ("reshape", "view", "unsafe_view"):
+        f = {"reshape": torch.reshape, "view": lambda x, s: x.view(s),
+             "unsafe_view": torch.ops.aten._unsafe_view}[op]
+        for shape, new in [((2, 6), [3, 4]), ((2, 3, 4), [-1, 4]), ((6,), [1, 2, 1, 3]), ((0, 4), [2, 0, 3]),
+                           ((), [1]), ((1,), []), ((3, 4), [12])]:
+            C.append(([shape], lambda x, s=new: f(x, s), {"shape": new}))
+    elif op == "flatten":
+        for shape, s, e in [((2, 3, 4), 0, -1), ((2, 3, 4), 1, 2), ((2, 3, 4, 5), -3, -2), ((), 0, -1),
+                            ((0, 3), 0, 1), ((3,), 0, 0)]:
+            C.append(([shape], lambda x, s=s, e=e: torch.flatten(x, s, e), {"start_dim": s, "end_dim": e}))
+    elif op == "unsqueeze":
+        for shape, d in [((3,), 0), ((3,), 1), ((3,), -1), ((2, 3), -2), ((), 0), ((0, 2), 2)]:
+            C.append(([shape], lambda x, d=d: torch.unsqueeze(x, d), {"dim": d}))
+    elif op == "squeeze":
+        for shape in [(1, 3, 1), (3,), (1,), (1, 0, 1, 2), (2, 1, 4)]:
+            C.append(([shape], torch.squeeze, {}))
+    elif op == "squeeze_dim":
+        for shape, d in [((1, 3, 1), 0), ((1, 3, 1), -1), ((2, 3), 1), ((3, 1, 2), 1), ((1,), 0)]:
+            C.append(([shape], lambda x, d=d: torch.squeeze(x, d), {"dim": d}))
+    elif op == "squeeze_dims":
+        def sq(x, dims):
+            n = x.dim()
+            for d in sorted({d % n if n else 0 for d in dims}, reverse=True):
+                x = torch.squeeze(x, d)
+            return x
+        for shape, dims in [((1, 3, 1), [0, 2]), ((1, 3, 1), [-1]), ((2, 1, 1, 4), [1, -2]), ((2, 3), [0, 1]),
+                            ((1, 1), [0])]:
+            C.append(([shape], lambda x, d=dims: sq(x, d), {"dims": dims}))
+    elif op in ("cat", "stack"):
+        f = torch.cat if op == "cat" else torch.stack
+        if op == "cat":
+            specs = [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 0)], 1), ([(2, 3), (2, 2)], -1),
+                     ([(3,)], 0), ([(0, 2), (3, 2)], 0), ([(1, 2, 3), (1, 2, 3), (1, 2, 3)], 2)]
+        else:
+            specs = [([(2, 3), (2, 3)], 0), ([(2, 3), (2, 3), (2, 3)], 2), ([(3,), (3,)], -1),
+                     ([(), ()], 0), ([(0, 2)], 1), ([(2, 3), (2, 3)], -2)]
+        for shapes, d in specs:
+            C.append((shapes, lambda *xs, d=d: f(list(xs), d), {"dim": d}))
+    elif op == "t":
+        for shape in [(2, 3), (4,), (), (0, 3)]:
+            C.append(([shape], torch.t, {}))
+    elif op == "transpose":
+        for shape, a, b in [((2, 3), 0, 1), ((2, 3, 4), 0, 2), ((2, 3, 4), -1, 1), ((3,), 0, -1), ((0, 2, 3), 1, 2)]:
+            C.append(([shape], lambda x, a=a, b=b: torch.transpose(x, a, b), {"dim0": a, "dim1": b}))
+    elif op == "select":
+        for shape, d, i in [((3, 4), 0, 1), ((3, 4), 1, -1), ((2, 3, 4), -2, 2), ((5,), 0, 4), ((2, 0), 0, 1)]:
+            C.append(([shape], lambda x, d=d, i=i: torch.select(x, d, i), {"dim": d, "index": i}))
+    elif op == "slice":
+        for shape, d, s, e, st in [((6, 3), 0, 1, 5, 2), ((6, 3), 1, 0, 3, 1), ((2, 7), -1, -5, 100, 3),
+                                   ((4,), 0, 2, 2, 1), ((3, 4, 5), 2, 1, -1, 2), ((5,), 0, -100, 3, 1)]:
+            C.append(([shape], lambda x, d=d, s=s, e=e, st=st: torch.ops.aten.slice(x, d, s, e, st),
+                      {"dim": d, "start": s, "end": e, "step": st}))
+    elif op == "split":
+        for shape, size, d in [((5, 2), 2, 0), ((3, 6), 3, 1), ((3, 4), 5, -1), ((0, 3), 2, 1), ((7,), 1, 0)]:
+            C.append(([shape], lambda x, z=size, d=d: torch.split(x, z, d), {"split_size": size, "dim": d}))
+    elif op == "split_with_sizes":
+        for shape, sizes, d in [((5, 2), [2, 3], 0), ((3, 6), [1, 0, 5], 1), ((3, 4), [4], -1)]:
+            C.append(([shape], lambda x, z=sizes, d=d: torch.split(x, z, d), {"split_sizes": sizes, "dim": d}))
+    elif op == "chunk":
+        for shape, n, d in [((6, 2), 3, 0), ((5, 2), 2, 0), ((3, 7), 4, -1), ((2, 3), 5, 1)]:
+            C.append(([shape], lambda x, n=n, d=d: torch.chunk(x, n, d), {"chunks": n, "dim": d}))
+    elif op == "expand":
+        for shape, size in [((3, 1), [3, 4]), ((1,), [2, 3]), ((2, 1, 3), [-1, 5, -1]), ((), [2, 2]),
+                            ((1, 3), [0, 3]), ((3,), [2, 1, 3])]:
+            C.append(([shape], lambda x, s=size: x.expand(s).clone(), {"size": size}))
+    elif op == "narrow":
+        for shape, d, s, n in [((5, 3), 0, 1, 3), ((5, 3), -1, 2, 1), ((4,), 0, 0, 0), ((2, 6, 2), 1, -4, 2)]:
+            C.append(([shape], lambda x, d=d, s=s, n=n: torch.narrow(x, d, s, n),
+                      {"dim": d, "start": s, "length": n}))
+    elif op == "roll":
+        for shape, sh, dims in [((5,), [2], [0]), ((3, 4), [1, -1], [0, 1]), ((3, 4), [5], []),
+                                ((2, 3, 4), [-2], [-1]), ((0, 3), [1], [1])]:
+            C.append(([shape], lambda x, sh=sh, dims=dims: torch.roll(x, sh, dims), {"shifts": sh, "dims": dims}))
+    elif op == "flip":
+        for shape, dims in [((5,), [0]), ((3, 4), [0, 1]), ((2, 3, 4), [-1]), ((0, 2), [1]), ((3, 4), [])]:
+            C.append(([shape], lambda x, dims=dims: torch.flip(x, dims), {"dims": dims}))
+    elif op == "repeat":
+        for shape, reps in [((3,), [2]), ((2, 3), [2, 1]), ((2,), [3, 2]), ((), [2, 3]), ((2, 3), [0, 2])]:
+            C.append(([shape], lambda x, r=reps: x.repeat(r), {"repeats": reps}))
+    elif op in ("sum_dim", "mean_dim"):
+        f = torch.sum if op == "sum_dim" else torch.mean
+        for shape, dims, keep in [((3, 4), [0], False), ((3, 4), [1], True), ((2, 3, 4), [0, 2], False),
+                                  ((2, 3, 4), [-1, -2], True), ((0, 3), [1], False), ((3, 0), [1], False),
+                                  ((5,), [0], True), ((2, 3, 4, 5), [1, 3], False)]:
+            if op == "mean_dim" and 0 in shape:
+                continue  # mean of an empty slice is NaN; covered below with a non-empty result only
+            C.append(([shape], lambda x, d=dims, k=keep: f(x, d, keepdim=k), {"dims": dims, "keepdim": keep}))
+        if op == "mean_dim":
+            C.append(([(3, 0)], lambda x: torch.mean(x, [1]), {"dims": [1], "keepdim": False}))
+    elif op in ("sum", "mean"):
+        f = torch.sum if op == "sum" else torch.mean
+        for shape in [(), (5,), (3, 4), (2, 3, 4), (0, 3), (101,)]:
+            C.append(([shape], f, {}))
+    elif op == "prod_dim":
+        for shape, d, keep in [((3, 4), 0, False), ((3, 4), 1, True), ((2, 3, 4), -1, False), ((0, 3), 1, False),
+                               ((3, 0), 1, False), ((5,), 0, False)]:
+            C.append(([shape], lambda x, d=d, k=keep: torch.prod(x, d, keepdim=k), {"dim": d, "keepdim": keep}))
+    elif op == "cumsum":
+        for shape, d in [((5,), 0), ((3, 4), 1), ((3, 4), -2), ((2, 3, 4), 1), ((0, 3), 1), ((), 0)]:
+            C.append(([shape], lambda x, d=d: torch.cumsum(x, d), {"dim": d}))
+    elif op == "sym_size":
+        for shape, d in [((2, 3), 0), ((2, 3), -1), ((0, 4, 5), 1)]:
+            C.append(([shape], lambda x, d=d: torch.tensor(x.size(d), dtype=torch.int64), {"dim": d}))
+    return C
+
+
+SHAPE_OPS = ["permute", "reshape", "view", "unsafe_view", "flatten", "unsqueeze", "squeeze", "squeeze_dim",
+             "squeeze_dims", "cat", "stack", "t", "transpose", "select", "slice", "split", "split_with_sizes",
+             "chunk", "expand", "narrow", "roll", "flip", "repeat", "sum", "sum_dim", "mean", "mean_dim",
+             "prod_dim", "cumsum", "sym_size"]
+
+
+def gen_shape(ctx, op):
+    for k, (shapes, fn, params) in enumerate(shape_cases(op)):
+        label = f"c{k}_" + "_".join("x".join(map(str, s)) or "s" for s in shapes)
+        rng = rng_for(op, label)
+        ctx.run(label, fn, [ctx.c(rand_complex(rng, s)) for s in shapes], params)
+    if op in ("prod_dim", "sum_dim", "cumsum"):
+        # Products/sums that mix re and im: a component-wise product would be wrong here.
+        x = np.array([[1j, 1j, 1j, 1j], [1 + 1j, 1 - 1j, 2j, -0.5 + 0j]])
+        params = {"dim": 1, "keepdim": False} if op == "prod_dim" else (
+            {"dims": [1], "keepdim": False} if op == "sum_dim" else {"dim": 1})
+        d = 1
+        fn = {"prod_dim": lambda t: torch.prod(t, d), "sum_dim": lambda t: torch.sum(t, [d]),
+              "cumsum": lambda t: torch.cumsum(t, d)}[op]
+        ctx.run("mixing", fn, [ctx.c(x)], params)
+
+
+def gen_where(ctx, op):
+    for k, (sc, sa, sb) in enumerate([((4,), (4,), (4,)), ((3, 1), (1, 4), (3, 4)), ((2, 3), (3,), ()),
+                                      ((0, 2), (2,), (1, 2)), ((), (2, 2), (2, 1))]):
+        label = f"c{k}"
+        rng = rng_for(op, label)
+        cond = rng.random(sc) < 0.5
+        ctx.run(label, torch.where, [ctx.b(cond), ctx.c(rand_complex(rng, sa)), ctx.c(rand_complex(rng, sb))])
+    grid = special_grid()
+    rng = rng_for(op, "special")
+    ctx.run("special_grid", torch.where, [ctx.b(rng.random(grid.size) < 0.5), ctx.c(grid),
+                                          ctx.c(grid[rng.permutation(grid.size)])], special=True)
+
+
+def all_ops():
+    ops = {}
+    for op, fn in UNARY_OPS.items():
+        ops[op] = lambda ctx, op=op, fn=fn: gen_unary(ctx, op, fn)
+    for op, fn in BINARY_OPS.items():
+        ops[op] = lambda ctx, op=op, fn=fn: gen_binary(ctx, op, fn)
+    for op, fn in SCALAR_OPS.items():
+        ops[op] = lambda ctx, op=op, fn=fn: gen_scalar(ctx, op, fn)
+    ops["pow_scalar"] = lambda ctx: gen_pow_scalar(ctx, "pow_scalar")
+    ops["polar"] = lambda ctx: gen_polar(ctx, "polar")
+    for op in ("mm", "bmm", "matmul", "dot", "vdot"):
+        ops[op] = lambda ctx, op=op: gen_linalg(ctx, op)
+    for op in ("ones_like", "zeros_like", "full_like", "scalar_tensor"):
+        ops[op] = lambda ctx, op=op: gen_construction(ctx, op)
+    for op in ("view_as_real", "view_as_complex"):
+        ops[op] = lambda ctx, op=op: gen_views(ctx, op)
+    for op in SHAPE_OPS:
+        ops[op] = lambda ctx, op=op: gen_shape(ctx, op)
+    ops["where"] = lambda ctx: gen_where(ctx, "where")
+    return ops
+
+
+def main():
+    torch.set_num_threads(1)  # deterministic reduction order
+    os.makedirs(OUT_DIR, exist_ok=True)
+    for name in os.listdir(OUT_DIR):
+        if name.endswith(".npy") or name == "manifest.txt":
+            os.remove(os.path.join(OUT_DIR, name))
+    lines = ["# realify goldens: generated by tools/gen_golden.py with PyTorch " + torch.__version__ +
+             " (format described at the top of that script). Do not edit."]
+    total = 0
+    ops = all_ops()
+    for op in sorted(ops):
+        for tag, cdtype, np_dtype, rdtype in DTYPES:
+            writer = OpWriter(op, tag, np_dtype)
+            ops[op](Ctx(writer, cdtype, rdtype))
+            writer.write()
+            lines.extend(writer.lines)
+            total += len(writer.lines)
+    with open(os.path.join(OUT_DIR, "manifest.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    size = sum(os.path.getsize(os.path.join(OUT_DIR, n)) for n in os.listdir(OUT_DIR))
+    print(f"{len(ops)} ops, {total} cases, {size / 1e6:.2f} MB in {OUT_DIR}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
