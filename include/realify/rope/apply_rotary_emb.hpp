@@ -1,0 +1,399 @@
+// realify::rope::apply_rotary_emb — rotary position embeddings on
+// (batch, seq, heads, head_dim) real tensors, the C++ form of Llama's
+//
+//     xq_ = view_as_complex(xq.reshape(..., -1, 2)); xq_out = view_as_real(xq_ * freqs_cis)
+//
+// without ever materialising a complex tensor: pairs of components are rotated
+// in place in their real layout (interleaved, or half-split for GPT-NeoX/HF).
+//
+//   auto [q, k] = apply_rotary_emb(xq, xk, freqs_cis, start_pos);            // new tensors
+//   apply_rotary_emb(xq, xk, freqs_cis, start_pos, out_q, out_k);            // caller buffers
+//   apply_rotary_emb(xq, xk, freqs_cis, start_pos, xq, xk);                  // in place
+//
+// xq and xk may have different head counts (GQA); batch, seq and head_dim must
+// agree. freqs_cis is (end, head_dim/2) complex — an xtensor of std::complex<C>
+// or a realify::complex_layout of a real (end, head_dim/2, 2) expression — with
+// end ≥ start_pos + seq; row start_pos + s rotates position s. q and k are
+// processed in one pass: each frequency row is read once for both.
+//
+// Storage: float and double compute in their own precision (freqs_cis must
+// then be complex<float> resp. complex<double>). Eigen::half and
+// Eigen::bfloat16 storage with float compute: include realify/rope/half.hpp.
+//
+// Contiguous row-major buffers go straight to the compiled SIMD kernels; any
+// other xtensor expression is copied first (inputs) or assigned afterwards
+// (outputs). Outputs may be the inputs themselves; an output that partially
+// overlaps an input is handled by copying that input first.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xtensor.hpp>
+#include <xtensor/xutils.hpp>
+
+#include "realify/errors.hpp"
+#include "realify/layout/complex_layout.hpp"
+#include "realify/layout/pointer_cast.hpp"
+#include "realify/rope/dispatch.hpp"
+#include "realify/rope/pair_layout.hpp"
+#include "realify/simd/streaming.hpp"
+
+namespace realify::rope {
+
+/// Storage types apply_rotary_emb accepts, and the type it computes in.
+/// float and double are here; realify/rope/half.hpp adds Eigen::half and
+/// Eigen::bfloat16 (float compute).
+template <class T>
+struct storage_traits {
+    static constexpr bool supported = false;
+};
+template <>
+struct storage_traits<float> {
+    static constexpr bool supported = true;
+    using compute_type = float;
+};
+template <>
+struct storage_traits<double> {
+    static constexpr bool supported = true;
+    using compute_type = double;
+};
+
+namespace detail {
+
+using shape4 = std::array<std::size_t, 4>;
+
+template <class E>
+shape4 shape_of_rank4(const E& e, const char* what) {
+    const auto& shape = e.shape();
+    if (shape.size() != 4) {
+        std::ostringstream message;
+        message << "realify::rope::apply_rotary_emb: " << what
+                << " must be (batch, seq, heads, head_dim), got shape " << realify::detail::format_sequence(shape);
+        throw shape_error(message.str());
+    }
+    return {shape[0], shape[1], shape[2], shape[3]};
+}
+
+/// True when e's elements are exactly [data(), data() + size()) in row-major order.
+template <class E>
+bool is_row_major_contiguous(const E& e) {
+    if constexpr (xt::has_data_interface<std::decay_t<E>>::value) {
+        const auto& shape = e.shape();
+        const auto& strides = e.strides();
+        std::ptrdiff_t expected = 1;
+        for (std::size_t axis = shape.size(); axis-- > 0;) {
+            if (shape[axis] != 1 && static_cast<std::ptrdiff_t>(strides[axis]) != expected) return false;
+            expected *= static_cast<std::ptrdiff_t>(shape[axis]);
+        }
+        return true;
+    } else {
+        return false;
+    }
+}
+
+template <class E>
+auto first_element(E& e) {
+    return e.data() + e.data_offset();
+}
+
+/// A contiguous row-major pointer to an input's elements, copying when needed.
+template <class T>
+struct input_buffer {
+    const T* data = nullptr;
+    xt::xtensor<T, 4> copy;
+
+    template <class E>
+    input_buffer(const E& e, const shape4& shape) {
+        if constexpr (xt::has_data_interface<std::decay_t<E>>::value) {
+            if (is_row_major_contiguous(e)) {
+                data = first_element(e);
+                return;
+            }
+        }
+        copy = xt::xtensor<T, 4>(shape);
+        xt::noalias(copy) = e;
+        data = copy.data();
+    }
+
+    /// Replaces the borrowed pointer by a private copy (output overlaps it).
+    void detach(const shape4& shape) {
+        if (copy.size() != 0 || data == nullptr) return;
+        xt::xtensor<T, 4> owned(shape);
+        std::copy(data, data + owned.size(), owned.begin());
+        copy = std::move(owned);
+        data = copy.data();
+    }
+};
+
+/// A contiguous row-major pointer to write an output through, with a staging
+/// tensor (assigned back by finish()) when the output is not contiguous.
+template <class T, class E>
+struct output_buffer {
+    E& target;
+    T* data = nullptr;
+    xt::xtensor<T, 4> staging;
+
+    output_buffer(E& e, const shape4& shape) : target(e) {
+        if constexpr (xt::has_data_interface<std::decay_t<E>>::value) {
+            if (is_row_major_contiguous(e)) {
+                data = first_element(e);
+                return;
+            }
+        }
+        staging = xt::xtensor<T, 4>(shape);
+        data = staging.data();
+    }
+
+    void finish() {
+        if (staging.size() != 0) xt::noalias(target) = staging;
+    }
+};
+
+template <class T>
+bool ranges_overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
+    const auto pa = reinterpret_cast<std::uintptr_t>(a);
+    const auto pb = reinterpret_cast<std::uintptr_t>(b);
+    return na != 0 && nb != 0 && pa < pb + nb * sizeof(T) && pb < pa + na * sizeof(T);
+}
+
+/// The frequency table as contiguous interleaved reals (end rows of 2·half).
+template <class C>
+struct freq_table {
+    const C* data = nullptr;
+    std::size_t rows = 0;
+    std::size_t cols = 0;  // complex columns (head_dim / 2)
+    xt::xtensor<std::complex<C>, 2> copy;
+};
+
+template <class E>
+struct freq_value {
+    using type = void;
+};
+template <class E>
+    requires requires { typename E::value_type; } && complex_scalar<typename E::value_type>
+struct freq_value<E> {
+    using type = typename E::value_type;
+};
+template <class E>
+struct freq_value<complex_layout<E>> {
+    using type = typename complex_layout<E>::complex_type;
+};
+
+template <class C, class F>
+freq_table<C> make_freq_table(const F& freqs_cis) {
+    freq_table<C> table;
+    if constexpr (is_complex_layout_v<F>) {
+        const auto& real = freqs_cis.real_layout();
+        const auto& shape = real.shape();
+        if (shape.size() != 3) {
+            std::ostringstream message;
+            message << "realify::rope::apply_rotary_emb: freqs_cis must be (end, head_dim/2) complex, got a complex "
+                       "layout of real shape "
+                    << realify::detail::format_sequence(shape);
+            throw shape_error(message.str());
+        }
+        table.rows = shape[0];
+        table.cols = shape[1];
+        if constexpr (xt::has_data_interface<std::decay_t<decltype(real)>>::value) {
+            if (is_row_major_contiguous(real)) {
+                table.data = first_element(real);
+                return table;
+            }
+        }
+        table.copy = to_complex_tensor(freqs_cis);
+    } else {
+        const auto& shape = freqs_cis.shape();
+        if (shape.size() != 2) {
+            std::ostringstream message;
+            message << "realify::rope::apply_rotary_emb: freqs_cis must be (end, head_dim/2) complex, got shape "
+                    << realify::detail::format_sequence(shape);
+            throw shape_error(message.str());
+        }
+        table.rows = shape[0];
+        table.cols = shape[1];
+        if constexpr (xt::has_data_interface<F>::value) {
+            if (is_row_major_contiguous(freqs_cis)) {
+                table.data = realify::detail::as_real_pointer(first_element(freqs_cis));
+                return table;
+            }
+        }
+        table.copy = xt::xtensor<std::complex<C>, 2>(std::array<std::size_t, 2>{table.rows, table.cols});
+        xt::noalias(table.copy) = freqs_cis;
+    }
+    table.data = realify::detail::as_real_pointer(table.copy.data());
+    return table;
+}
+
+inline void validate(const shape4& q, const shape4& k, std::size_t freq_rows, std::size_t freq_cols,
+                     std::size_t start_pos) {
+    auto fail = [&](const std::string& what) {
+        std::ostringstream message;
+        message << "realify::rope::apply_rotary_emb: " << what << " (xq " << realify::detail::format_sequence(q) << ", xk "
+                << realify::detail::format_sequence(k) << ", freqs_cis " << realify::detail::format_sequence(std::array{freq_rows, freq_cols})
+                << ", start_pos " << start_pos << ")";
+        throw shape_error(message.str());
+    };
+    if (q[0] != k[0] || q[1] != k[1]) fail("xq and xk must agree in batch and seq");
+    if (q[3] != k[3]) fail("xq and xk must have the same head_dim");
+    if (q[3] % 2 != 0) fail("head_dim must be even (pairs of components)");
+    if (freq_cols != q[3] / 2) fail("freqs_cis must have head_dim/2 columns");
+    if (freq_rows < start_pos + q[1]) fail("freqs_cis has fewer rows than start_pos + seq");
+}
+
+inline void validate_out(const char* name, const shape4& expected, const shape4& got) {
+    if (expected != got) {
+        std::ostringstream message;
+        message << "realify::rope::apply_rotary_emb: " << name << " has shape " << realify::detail::format_sequence(got)
+                << ", expected " << realify::detail::format_sequence(expected);
+        throw shape_error(message.str());
+    }
+}
+
+template <class T>
+void rope_dispatch(const rope_call<T>& call) {
+    rope_compiled(call);
+}
+
+/// Storage != compute (half types): blocks of positions are widened to float
+/// scratch, rotated there in place by the compiled float kernel, and narrowed
+/// into the outputs.
+template <class S>
+void rope_via_compute(const rope_call<S>& c, const typename storage_traits<S>::compute_type* freqs) {
+    using C = typename storage_traits<S>::compute_type;
+    using traits = storage_traits<S>;
+    const std::size_t q_row = c.q_heads * c.head_dim;
+    const std::size_t k_row = c.k_heads * c.head_dim;
+    const std::size_t block = std::max<std::size_t>(1, std::min<std::size_t>(c.seq, 16));
+    std::vector<C> q(block * q_row);
+    std::vector<C> k(block * k_row);
+    for (std::size_t b = 0; b < c.batch; ++b) {
+        for (std::size_t s0 = 0; s0 < c.seq; s0 += block) {
+            const std::size_t n = std::min(block, c.seq - s0);
+            const std::size_t q_first = (b * c.seq + s0) * q_row;
+            const std::size_t k_first = (b * c.seq + s0) * k_row;
+            std::transform(c.xq + q_first, c.xq + q_first + n * q_row, q.begin(), traits::to_compute);
+            std::transform(c.xk + k_first, c.xk + k_first + n * k_row, k.begin(), traits::to_compute);
+            rope_call<C> call;
+            call.xq = q.data();
+            call.xk = k.data();
+            call.out_q = q.data();
+            call.out_k = k.data();
+            call.freqs = freqs;
+            call.batch = 1;
+            call.seq = n;
+            call.q_heads = c.q_heads;
+            call.k_heads = c.k_heads;
+            call.head_dim = c.head_dim;
+            call.start_pos = c.start_pos + s0;
+            call.layout = c.layout;
+            rope_dispatch(call);
+            std::transform(q.begin(), q.begin() + n * q_row, c.out_q + q_first, traits::from_compute);
+            std::transform(k.begin(), k.begin() + n * k_row, c.out_k + k_first, traits::from_compute);
+        }
+    }
+}
+
+}  // namespace detail
+
+/// Rotates xq and xk into out_q and out_k (which may be xq and xk: in place).
+/// See the header comment for shapes, layouts and types.
+template <class Q, class K, class F, class OQ, class OK>
+    requires xt::is_xexpression<std::decay_t<OQ>>::value && xt::is_xexpression<std::decay_t<OK>>::value
+void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t start_pos, OQ&& out_q, OK&& out_k,
+                      pair_layout layout = pair_layout::interleaved) {
+    using T = std::remove_cv_t<typename Q::value_type>;
+    static_assert(std::is_same_v<T, std::remove_cv_t<typename K::value_type>>,
+                  "realify::rope::apply_rotary_emb: xq and xk must have the same value type.");
+    static_assert(storage_traits<T>::supported,
+                  "realify::rope::apply_rotary_emb: xq/xk must hold float or double (for Eigen::half or "
+                  "Eigen::bfloat16 include <realify/rope/half.hpp>).");
+    using C = typename storage_traits<T>::compute_type;
+    using freq_type = typename detail::freq_value<F>::type;
+    static_assert(std::is_same_v<freq_type, std::complex<C>>,
+                  "realify::rope::apply_rotary_emb: freqs_cis must be complex in the compute type: "
+                  "std::complex<float> for float/half/bfloat16 storage, std::complex<double> for double.");
+    static_assert(std::is_same_v<T, std::remove_cv_t<typename std::decay_t<OQ>::value_type>> &&
+                      std::is_same_v<T, std::remove_cv_t<typename std::decay_t<OK>::value_type>>,
+                  "realify::rope::apply_rotary_emb: out_q/out_k must have the value type of xq/xk.");
+
+    const detail::shape4 q_shape = detail::shape_of_rank4(xq, "xq");
+    const detail::shape4 k_shape = detail::shape_of_rank4(xk, "xk");
+    const detail::freq_table<C> table = detail::make_freq_table<C>(freqs_cis);
+    detail::validate(q_shape, k_shape, table.rows, table.cols, start_pos);
+    detail::validate_out("out_q", q_shape, detail::shape_of_rank4(out_q, "out_q"));
+    detail::validate_out("out_k", k_shape, detail::shape_of_rank4(out_k, "out_k"));
+
+    detail::input_buffer<T> q_in(xq, q_shape);
+    detail::input_buffer<T> k_in(xk, k_shape);
+    detail::output_buffer<T, std::remove_reference_t<OQ>> q_out(out_q, q_shape);
+    detail::output_buffer<T, std::remove_reference_t<OK>> k_out(out_k, k_shape);
+    const std::size_t q_size = q_shape[0] * q_shape[1] * q_shape[2] * q_shape[3];
+    const std::size_t k_size = k_shape[0] * k_shape[1] * k_shape[2] * k_shape[3];
+    if (detail::ranges_overlap(q_out.data, q_size, k_out.data, k_size)) {
+        throw layout_error("realify::rope::apply_rotary_emb: out_q and out_k overlap");
+    }
+    // Exactly in place (out_q == xq, out_k == xk) is what the kernels support;
+    // any other overlap of an output with an input is resolved by a copy.
+    if (q_in.data != q_out.data && (detail::ranges_overlap(q_in.data, q_size, q_out.data, q_size) ||
+                                    detail::ranges_overlap(q_in.data, q_size, k_out.data, k_size))) {
+        q_in.detach(q_shape);
+    }
+    if (q_in.data == q_out.data && detail::ranges_overlap(q_in.data, q_size, k_out.data, k_size)) {
+        q_in.detach(q_shape);
+    }
+    if (k_in.data != k_out.data && (detail::ranges_overlap(k_in.data, k_size, k_out.data, k_size) ||
+                                    detail::ranges_overlap(k_in.data, k_size, q_out.data, q_size))) {
+        k_in.detach(k_shape);
+    }
+    if (k_in.data == k_out.data && detail::ranges_overlap(k_in.data, k_size, q_out.data, q_size)) {
+        k_in.detach(k_shape);
+    }
+
+    detail::rope_call<T> call;
+    call.xq = q_in.data;
+    call.xk = k_in.data;
+    call.out_q = q_out.data;
+    call.out_k = k_out.data;
+    call.batch = q_shape[0];
+    call.seq = q_shape[1];
+    call.q_heads = q_shape[2];
+    call.k_heads = k_shape[2];
+    call.head_dim = q_shape[3];
+    call.start_pos = start_pos;
+    call.layout = layout;
+    if (q_size != 0 || k_size != 0) {
+        if constexpr (std::is_same_v<T, C>) {
+            call.freqs = table.data;
+            const bool in_place = q_in.data == q_out.data || k_in.data == k_out.data;
+            call.stream = !in_place && (q_size + k_size) * sizeof(T) >= simd::streaming_threshold();
+            detail::rope_dispatch(call);
+        } else {
+            detail::rope_via_compute(call, table.data);
+        }
+    }
+    q_out.finish();
+    k_out.finish();
+}
+
+/// Rotates xq and xk into new tensors of the same shapes.
+template <class Q, class K, class F>
+auto apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t start_pos = 0,
+                      pair_layout layout = pair_layout::interleaved) {
+    using T = std::remove_cv_t<typename Q::value_type>;
+    std::pair<xt::xtensor<T, 4>, xt::xtensor<T, 4>> result{xt::xtensor<T, 4>(detail::shape_of_rank4(xq, "xq")),
+                                                           xt::xtensor<T, 4>(detail::shape_of_rank4(xk, "xk"))};
+    apply_rotary_emb(xq, xk, freqs_cis, start_pos, result.first, result.second, layout);
+    return result;
+}
+
+}  // namespace realify::rope

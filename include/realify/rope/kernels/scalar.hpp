@@ -1,0 +1,53 @@
+// The portable RoPE kernel: plain loops, one pair at a time. It is the
+// reference the SIMD kernels are tested against, and the path taken when no
+// compiled kernel fits. The compiler may auto-vectorise it; nothing relies on
+// that.
+#pragma once
+
+#include <cstddef>
+
+#include "realify/rope/kernels/rope_call.hpp"
+
+namespace realify::rope::detail {
+
+template <class T>
+void rotate_rows_scalar(const T* x, T* out, std::size_t heads, std::size_t head_dim, const T* freq_row,
+                        pair_layout layout) {
+    const std::size_t half = head_dim / 2;
+    for (std::size_t h = 0; h < heads; ++h) {
+        const T* xh = x + h * head_dim;
+        T* oh = out + h * head_dim;
+        for (std::size_t j = 0; j < half; ++j) {
+            const T c = freq_row[2 * j];
+            const T s = freq_row[2 * j + 1];
+            // Which two components form pair j depends on the layout; the
+            // rotation is the complex product (a + ib)(c + is).
+            const std::size_t re = layout == pair_layout::interleaved ? 2 * j : j;
+            const std::size_t im = layout == pair_layout::interleaved ? 2 * j + 1 : j + half;
+            const T a = xh[re];
+            const T b = xh[im];
+            oh[re] = a * c - b * s;
+            oh[im] = a * s + b * c;
+        }
+    }
+}
+
+/// Applies the rotation described by `call` with the portable loops. q and k
+/// of one position are rotated back to back so the frequency row is read once.
+template <class T>
+void rope_scalar(const rope_call<T>& call) {
+    const std::size_t q_row = call.q_heads * call.head_dim;
+    const std::size_t k_row = call.k_heads * call.head_dim;
+    for (std::size_t s = 0; s < call.seq; ++s) {
+        const T* freq_row = call.freqs + (call.start_pos + s) * call.head_dim;
+        for (std::size_t b = 0; b < call.batch; ++b) {
+            const std::size_t row = b * call.seq + s;
+            rotate_rows_scalar(call.xq + row * q_row, call.out_q + row * q_row, call.q_heads, call.head_dim, freq_row,
+                               call.layout);
+            rotate_rows_scalar(call.xk + row * k_row, call.out_k + row * k_row, call.k_heads, call.head_dim, freq_row,
+                               call.layout);
+        }
+    }
+}
+
+}  // namespace realify::rope::detail

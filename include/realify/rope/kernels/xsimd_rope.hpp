@@ -1,0 +1,225 @@
+// RoPE kernels written once over xsimd, instantiated per architecture in
+// src/rope/rope_<arch>.cpp (each compiled with that arch's flags). Include this
+// only from those translation units: it pulls in xsimd.
+//
+// Interleaved layout: the data stays interleaved. Per position the frequency
+// row is expanded once into two patterns of head_dim (+ one vector of
+// wrap-around) reals,
+//     cos_dup = [c0, c0, c1, c1, …]     sin_alt = [−s0, s0, −s1, s1, …]
+// and every vector of every head of q and k is then
+//     out = fma(cos_dup, x, sin_alt · swap_pairs(x))
+// — one in-lane permute, one multiply, one FMA (the Eigen/VOLK sequence with the
+// moveldup/movehdup done once per row instead of once per vector). The heads
+// of one position are contiguous, so a row of heads·head_dim reals is one
+// flat stream; the pattern offset wraps at head_dim, which makes head_dim 2 or
+// 6 as fast as 128 and needs no per-head tail.
+//
+// Half-split layout: per head, vectors of the low half and of the high half
+// are combined with contiguous cos/sin rows: lo = a·c − b·s, hi = a·s + b·c.
+//
+// Streaming stores (large out-of-place calls) go through stream_or_store, which
+// falls back per vector to the widest aligned non-temporal store, or to an
+// ordinary store, so misaligned buffers are still correct.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <immintrin.h>
+#include <xsimd/xsimd.hpp>
+
+#include "realify/rope/kernels/rope_call.hpp"
+
+namespace realify::rope::kernel {
+
+template <class T, class A>
+struct rope_simd {
+    using batch = xsimd::batch<T, A>;
+    static constexpr std::size_t width = batch::size;
+
+    /// [x0, x1, x2, x3, …] -> [x1, x0, x3, x2, …]. An in-lane immediate
+    /// permute on every level: cheaper than xsimd's generic swizzle (a
+    /// lane-crossing permutevar on AVX2).
+    static batch swap_pairs(const batch& x) noexcept {
+        if constexpr (sizeof(batch) == 64) {
+            // Masked forms with x as the pass-through source: the unmasked
+            // ones start from _mm512_undefined_*, which GCC 12 flags as
+            // maybe-uninitialized.
+            if constexpr (sizeof(T) == 4) return _mm512_mask_permute_ps(x, 0xFFFF, x, 0xB1);
+            else return _mm512_mask_permute_pd(x, 0xFF, x, 0x55);
+        } else if constexpr (sizeof(batch) == 32) {
+            if constexpr (sizeof(T) == 4) return _mm256_permute_ps(x, 0xB1);
+            else return _mm256_permute_pd(x, 0x5);
+        } else {
+            static_assert(sizeof(batch) == 16, "rope_simd: unsupported register width");
+            if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(x, x, 0xB1);
+            else return _mm_shuffle_pd(x, x, 0x1);
+        }
+    }
+
+    static bool aligned(const void* p, std::size_t bytes) noexcept {
+        return (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) == 0;
+    }
+
+    /// Stores v at p, non-temporally when asked and the address allows it.
+    static void stream_or_store(T* p, const batch& v, bool stream) noexcept {
+        if (stream) {
+            if constexpr (sizeof(batch) == 64) {
+                if (aligned(p, 64)) {
+                    if constexpr (sizeof(T) == 4) _mm512_stream_ps(p, v);
+                    else _mm512_stream_pd(p, v);
+                    return;
+                }
+            } else if constexpr (sizeof(batch) == 32) {
+                if constexpr (sizeof(T) == 4) {
+                    const __m256 r = v;
+                    if (aligned(p, 32)) {
+                        _mm256_stream_ps(p, r);
+                        return;
+                    }
+                    // glibc hands out large blocks 16-byte aligned: two
+                    // 16-byte streams keep the write-combining benefit.
+                    if (aligned(p, 16)) {
+                        _mm_stream_ps(p, _mm256_castps256_ps128(r));
+                        _mm_stream_ps(p + 4, _mm256_extractf128_ps(r, 1));
+                        return;
+                    }
+                } else {
+                    const __m256d r = v;
+                    if (aligned(p, 32)) {
+                        _mm256_stream_pd(p, r);
+                        return;
+                    }
+                    if (aligned(p, 16)) {
+                        _mm_stream_pd(p, _mm256_castpd256_pd128(r));
+                        _mm_stream_pd(p + 2, _mm256_extractf128_pd(r, 1));
+                        return;
+                    }
+                }
+            } else if constexpr (sizeof(batch) == 16) {
+                if (aligned(p, 16)) {
+                    if constexpr (sizeof(T) == 4) _mm_stream_ps(p, v);
+                    else _mm_stream_pd(p, v);
+                    return;
+                }
+            }
+        }
+        v.store_unaligned(p);
+    }
+
+    /// One flat row of `n` reals (whole heads, interleaved pairs).
+    static void interleaved_row(const T* x, T* out, std::size_t n, const T* cos_dup, const T* sin_alt,
+                                std::size_t head_dim, bool stream) noexcept {
+        const std::size_t step = width % head_dim;
+        std::size_t i = 0;
+        std::size_t off = 0;
+        for (; i + width <= n; i += width) {
+            const batch v = batch::load_unaligned(x + i);
+            const batch c = batch::load_unaligned(cos_dup + off);
+            const batch s = batch::load_unaligned(sin_alt + off);
+            stream_or_store(out + i, xsimd::fma(c, v, s * swap_pairs(v)), stream);
+            off += step;
+            if (off >= head_dim) off -= head_dim;
+        }
+        for (; i < n; i += 2, off += 2) {  // tail: fewer than `width` reals, whole pairs
+            if (off >= head_dim) off -= head_dim;
+            const T a = x[i];
+            const T b = x[i + 1];
+            out[i] = cos_dup[off] * a + sin_alt[off] * b;
+            out[i + 1] = cos_dup[off + 1] * b + sin_alt[off + 1] * a;
+        }
+    }
+
+    /// `heads` heads of the half-split layout.
+    static void half_split_rows(const T* x, T* out, std::size_t heads, std::size_t head_dim, const T* cos_row,
+                                const T* sin_row, bool stream) noexcept {
+        const std::size_t half = head_dim / 2;
+        for (std::size_t h = 0; h < heads; ++h) {
+            const T* lo_in = x + h * head_dim;
+            const T* hi_in = lo_in + half;
+            T* lo_out = out + h * head_dim;
+            T* hi_out = lo_out + half;
+            std::size_t j = 0;
+            for (; j + width <= half; j += width) {
+                const batch a = batch::load_unaligned(lo_in + j);
+                const batch b = batch::load_unaligned(hi_in + j);
+                const batch c = batch::load_unaligned(cos_row + j);
+                const batch s = batch::load_unaligned(sin_row + j);
+                const batch lo = xsimd::fms(a, c, b * s);
+                const batch hi = xsimd::fma(a, s, b * c);
+                stream_or_store(lo_out + j, lo, stream);
+                stream_or_store(hi_out + j, hi, stream);
+            }
+            for (; j < half; ++j) {
+                const T a = lo_in[j];
+                const T b = hi_in[j];
+                lo_out[j] = a * cos_row[j] - b * sin_row[j];
+                hi_out[j] = a * sin_row[j] + b * cos_row[j];
+            }
+        }
+    }
+
+    static void fence() noexcept { _mm_sfence(); }
+
+    static void run(const detail::rope_call<T>& call) {
+        const std::size_t head_dim = call.head_dim;
+        const std::size_t half = head_dim / 2;
+        if (half == 0 || call.seq == 0 || call.batch == 0) return;
+        const std::size_t q_row = call.q_heads * head_dim;
+        const std::size_t k_row = call.k_heads * head_dim;
+        // Patterns: head_dim reals plus one vector of wrap-around for the
+        // interleaved layout; cos and sin rows of head_dim/2 for half-split.
+        const std::size_t pattern = head_dim + width;
+        constexpr std::size_t stack_reals = 2 * (512 + 64);
+        alignas(64) T stack_buffer[stack_reals];
+        std::vector<T> heap_buffer;
+        T* buffer = stack_buffer;
+        if (2 * pattern > stack_reals) {
+            heap_buffer.resize(2 * pattern);
+            buffer = heap_buffer.data();
+        }
+        T* first = buffer;
+        T* second = buffer + pattern;
+        const bool interleaved = call.layout == pair_layout::interleaved;
+
+        for (std::size_t s = 0; s < call.seq; ++s) {
+            const T* freq = call.freqs + (call.start_pos + s) * head_dim;
+            if (interleaved) {
+                for (std::size_t j = 0; j < half; ++j) {
+                    first[2 * j] = first[2 * j + 1] = freq[2 * j];
+                    second[2 * j] = -freq[2 * j + 1];
+                    second[2 * j + 1] = freq[2 * j + 1];
+                }
+                for (std::size_t i = head_dim; i < pattern; ++i) {
+                    first[i] = first[i % head_dim];
+                    second[i] = second[i % head_dim];
+                }
+            } else {
+                for (std::size_t j = 0; j < half; ++j) {
+                    first[j] = freq[2 * j];
+                    second[j] = freq[2 * j + 1];
+                }
+            }
+            for (std::size_t b = 0; b < call.batch; ++b) {
+                const std::size_t row = b * call.seq + s;
+                const T* xq = call.xq + row * q_row;
+                const T* xk = call.xk + row * k_row;
+                T* oq = call.out_q + row * q_row;
+                T* ok = call.out_k + row * k_row;
+                if (interleaved) {
+                    interleaved_row(xq, oq, q_row, first, second, head_dim, call.stream);
+                    interleaved_row(xk, ok, k_row, first, second, head_dim, call.stream);
+                } else {
+                    half_split_rows(xq, oq, call.q_heads, head_dim, first, second, call.stream);
+                    half_split_rows(xk, ok, call.k_heads, head_dim, first, second, call.stream);
+                }
+            }
+        }
+        if (call.stream) fence();
+    }
+};
+
+}  // namespace realify::rope::kernel

@@ -1,0 +1,12 @@
+// RoPE kernels for sse2: this translation unit is compiled with the sse2 flags of
+// realify_simd; it only instantiates the templates of
+// realify/rope/kernels/xsimd_rope.hpp for xsimd::sse2.
+#include "realify/rope/kernels/xsimd_rope.hpp"
+#include "rope_arch.hpp"
+
+namespace realify::rope::detail {
+
+void rope_sse2(const rope_call<float>& call) { kernel::rope_simd<float, xsimd::sse2>::run(call); }
+void rope_sse2(const rope_call<double>& call) { kernel::rope_simd<double, xsimd::sse2>::run(call); }
+
+}  // namespace realify::rope::detail

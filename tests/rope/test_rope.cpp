@@ -1,0 +1,462 @@
+// RoPE: precompute_freqs_cis and apply_rotary_emb against PyTorch goldens
+// (tools/gen_rope_golden.py), against a std::complex reference, and every
+// compiled SIMD level against the portable scalar kernel at odd sizes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xarray.hpp>
+#include <xtensor/xnpy.hpp>
+#include <xtensor/xstrided_view.hpp>
+#include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
+
+#include "realify/layout/complex_layout.hpp"
+#include "realify/layout/view_as_real.hpp"
+#include "realify/rope.hpp"
+#include "realify/rope/half.hpp"
+#include "realify/rope/kernels/scalar.hpp"
+#include "realify/simd/arch.hpp"
+#include "realify/simd/streaming.hpp"
+
+namespace {
+
+using realify::rope::apply_rotary_emb;
+using realify::rope::llama3_scaling;
+using realify::rope::pair_layout;
+using realify::rope::precompute_freqs_cis;
+
+template <class T>
+xt::xarray<T> golden(const std::string& name) {
+    return xt::load_npy<T>(std::string(REALIFY_TEST_DATA_DIR) + "/golden/rope/" + name + ".npy");
+}
+
+template <class T>
+xt::xtensor<T, 4> golden4(const std::string& name) {
+    xt::xarray<T> a = golden<T>(name);
+    EXPECT_EQ(a.dimension(), 4u) << name;
+    xt::xtensor<T, 4> t = a;
+    return t;
+}
+
+/// Largest |a - b| over two equally shaped expressions.
+template <class A, class B>
+double max_abs_diff(const A& a, const B& b) {
+    EXPECT_EQ(std::vector<std::size_t>(a.shape().begin(), a.shape().end()),
+              std::vector<std::size_t>(b.shape().begin(), b.shape().end()));
+    double worst = 0;
+    auto ia = a.begin();
+    for (auto ib = b.begin(); ib != b.end(); ++ia, ++ib) {
+        const double d = std::abs(static_cast<double>(*ia) - static_cast<double>(*ib));
+        worst = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(worst, d);
+    }
+    return worst;
+}
+
+template <class T>
+xt::xtensor<T, 4> random4(std::size_t b, std::size_t s, std::size_t h, std::size_t d, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> dist(0.0, 1.0);
+    xt::xtensor<T, 4> t(std::array<std::size_t, 4>{b, s, h, d});
+    for (auto& v : t) v = static_cast<T>(dist(gen));
+    return t;
+}
+
+/// The seed's formula on std::complex<double>: pair j of every head times
+/// freqs_cis[start + s, j], pairs chosen by the layout.
+template <class T, class C>
+xt::xtensor<T, 4> complex_reference(const xt::xtensor<T, 4>& x, const xt::xtensor<std::complex<C>, 2>& freqs,
+                                    std::size_t start, pair_layout layout) {
+    xt::xtensor<T, 4> out = x;
+    const std::size_t d = x.shape()[3];
+    for (std::size_t b = 0; b < x.shape()[0]; ++b)
+        for (std::size_t s = 0; s < x.shape()[1]; ++s)
+            for (std::size_t h = 0; h < x.shape()[2]; ++h)
+                for (std::size_t j = 0; j < d / 2; ++j) {
+                    const std::size_t re = layout == pair_layout::interleaved ? 2 * j : j;
+                    const std::size_t im = layout == pair_layout::interleaved ? 2 * j + 1 : j + d / 2;
+                    const std::complex<double> z(static_cast<double>(x(b, s, h, re)), static_cast<double>(x(b, s, h, im)));
+                    const std::complex<double> f(freqs(start + s, j));
+                    const std::complex<double> r = z * f;
+                    out(b, s, h, re) = static_cast<T>(r.real());
+                    out(b, s, h, im) = static_cast<T>(r.imag());
+                }
+    return out;
+}
+
+// ---------------------------------------------------------------- freqs_cis
+
+TEST(RopeFreqs, MatchesTorchFloat64AndFloat32) {
+    const xt::xarray<double> expected = golden<double>("freqs.f64");  // (12, 8, 2)
+    const auto f64 = precompute_freqs_cis<double>(16, 12, 1e4);
+    ASSERT_EQ(f64.shape()[0], 12u);
+    ASSERT_EQ(f64.shape()[1], 8u);
+    EXPECT_LE(max_abs_diff(realify::view_as_real(f64), expected), 1e-14);
+    const auto f32 = precompute_freqs_cis(16, 12, 1e4);  // float by default
+    static_assert(std::is_same_v<decltype(f32)::value_type, std::complex<float>>);
+    EXPECT_LE(max_abs_diff(realify::view_as_real(f32), expected), 1e-7);
+    // Row 0 is the identity rotation, every entry is on the unit circle.
+    for (std::size_t j = 0; j < 8; ++j) EXPECT_EQ(f64(0, j), std::complex<double>(1, 0));
+    for (const auto& z : f64) EXPECT_NEAR(std::abs(z), 1.0, 1e-15);
+}
+
+TEST(RopeFreqs, Llama31ScalingMatchesMetaApplyScaling) {
+    const xt::xarray<double> positions = golden<double>("freqs_llama31_pos.f64");
+    const xt::xarray<double> expected = golden<double>("freqs_llama31.f64");  // (P, 64, 2)
+    const auto table = precompute_freqs_cis<double>(128, 65536, 5e5, llama3_scaling{});
+    const auto plain = precompute_freqs_cis<double>(128, 65536, 5e5);
+    double worst = 0;
+    bool differs_from_unscaled = false;
+    for (std::size_t p = 0; p < positions.size(); ++p) {
+        const auto pos = static_cast<std::size_t>(positions(p));
+        for (std::size_t j = 0; j < 64; ++j) {
+            worst = std::max(worst, std::abs(table(pos, j) - std::complex<double>(expected(p, j, 0), expected(p, j, 1))));
+            differs_from_unscaled |= std::abs(table(pos, j) - plain(pos, j)) > 1e-3;
+        }
+    }
+    // Angles up to 65535 rad: double rounding of pos·freq is ~1e-11.
+    EXPECT_LE(worst, 1e-10);
+    EXPECT_TRUE(differs_from_unscaled);
+    // High frequencies (short wavelengths) are untouched by the scaling.
+    const auto freqs = realify::rope::rope_frequencies(128, 5e5, llama3_scaling{});
+    const auto unscaled = realify::rope::rope_frequencies(128, 5e5);
+    EXPECT_EQ(freqs[0], unscaled[0]);
+    EXPECT_DOUBLE_EQ(freqs[63], unscaled[63] / 8.0);
+}
+
+TEST(RopeFreqs, OddDimIsAShapeError) {
+    EXPECT_THROW(precompute_freqs_cis(7, 4), realify::shape_error);
+}
+
+// ---------------------------------------------------------- PyTorch goldens
+
+template <class T>
+void check_golden_case(const std::string& name, pair_layout layout, std::size_t start, double tol) {
+    const std::string suffix = std::is_same_v<T, float> ? ".f32" : ".f64";
+    const auto xq = golden4<T>(name + "_xq" + suffix);
+    const auto xk = golden4<T>(name + "_xk" + suffix);
+    const auto eq = golden4<T>(name + "_out_q" + suffix);
+    const auto ek = golden4<T>(name + "_out_k" + suffix);
+    const std::size_t seq = xq.shape()[1];
+    const auto freqs = precompute_freqs_cis<T>(xq.shape()[3], start + seq, 1e4);
+
+    // New tensors.
+    const auto [q, k] = apply_rotary_emb(xq, xk, freqs, start, layout);
+    EXPECT_LE(max_abs_diff(q, eq), tol) << name << suffix;
+    EXPECT_LE(max_abs_diff(k, ek), tol) << name << suffix;
+
+    // Caller buffers.
+    xt::xtensor<T, 4> oq(xq.shape()), ok(xk.shape());
+    apply_rotary_emb(xq, xk, freqs, start, oq, ok, layout);
+    EXPECT_EQ(oq, q);
+    EXPECT_EQ(ok, k);
+
+    // In place.
+    xt::xtensor<T, 4> iq = xq, ik = xk;
+    apply_rotary_emb(iq, ik, freqs, start, iq, ik, layout);
+    EXPECT_EQ(iq, q);
+    EXPECT_EQ(ik, k);
+
+    // A longer table only shifts which rows are read: here start_pos + seq
+    // is exactly the end, and a table of 64 rows gives the same result.
+    const auto longer = precompute_freqs_cis<T>(xq.shape()[3], 64, 1e4);
+    const auto [q2, k2] = apply_rotary_emb(xq, xk, longer, start, layout);
+    EXPECT_EQ(q2, q);
+    EXPECT_EQ(k2, k);
+}
+
+TEST(RopeGolden, SeedInterleavedFloat) { check_golden_case<float>("interleaved", pair_layout::interleaved, 3, 2e-6); }
+TEST(RopeGolden, SeedInterleavedDouble) {
+    check_golden_case<double>("interleaved", pair_layout::interleaved, 3, 1e-14);
+}
+TEST(RopeGolden, HfRotateHalfFloat) { check_golden_case<float>("half_split", pair_layout::half_split, 3, 2e-6); }
+TEST(RopeGolden, HfRotateHalfDouble) { check_golden_case<double>("half_split", pair_layout::half_split, 3, 1e-14); }
+
+TEST(RopeGolden, Llama31ScaledAtPosition8190) {
+    const auto xq = golden4<float>("llama31_xq.f32");
+    const auto xk = golden4<float>("llama31_xk.f32");
+    const auto freqs = precompute_freqs_cis(128, 8193, 5e5, llama3_scaling{});
+    const auto [q, k] = apply_rotary_emb(xq, xk, freqs, 8190);
+    EXPECT_LE(max_abs_diff(q, golden4<float>("llama31_out_q.f32")), 4e-6);
+    EXPECT_LE(max_abs_diff(k, golden4<float>("llama31_out_k.f32")), 4e-6);
+    // One row short of start_pos + seq is refused.
+    const auto short_table = precompute_freqs_cis(128, 8192, 5e5, llama3_scaling{});
+    EXPECT_THROW(apply_rotary_emb(xq, xk, short_table, 8190), realify::shape_error);
+}
+
+// ---------------------------------------------------------------- errors
+
+template <class F>
+std::string error_message(F&& f) {
+    try {
+        f();
+    } catch (const realify::shape_error& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("wrong exception type: ") + e.what();
+    }
+    return "no exception";
+}
+
+TEST(RopeErrors, ShapeErrorsNameTheShapes) {
+    const auto freqs = precompute_freqs_cis(8, 16);
+    const auto q = random4<float>(2, 3, 4, 8, 1);
+    const auto k = random4<float>(2, 3, 2, 8, 2);
+
+    const auto odd_q = random4<float>(2, 3, 4, 7, 3);
+    const auto odd_k = random4<float>(2, 3, 2, 7, 4);
+    std::string m = error_message([&] { (void)apply_rotary_emb(odd_q, odd_k, freqs); });
+    EXPECT_NE(m.find("head_dim must be even"), std::string::npos) << m;
+    EXPECT_NE(m.find("(2, 3, 4, 7)"), std::string::npos) << m;
+
+    m = error_message([&] { (void)apply_rotary_emb(q, k, freqs, 14); });
+    EXPECT_NE(m.find("fewer rows than start_pos + seq"), std::string::npos) << m;
+    EXPECT_NE(m.find("(16, 4)"), std::string::npos) << m;
+    EXPECT_NO_THROW((void)apply_rotary_emb(q, k, freqs, 13));
+
+    const auto k_batch = random4<float>(1, 3, 2, 8, 5);
+    m = error_message([&] { (void)apply_rotary_emb(q, k_batch, freqs); });
+    EXPECT_NE(m.find("batch and seq"), std::string::npos) << m;
+    EXPECT_NE(m.find("(1, 3, 2, 8)"), std::string::npos) << m;
+    const auto k_seq = random4<float>(2, 4, 2, 8, 6);
+    m = error_message([&] { (void)apply_rotary_emb(q, k_seq, freqs); });
+    EXPECT_NE(m.find("(2, 4, 2, 8)"), std::string::npos) << m;
+    const auto k_dim = random4<float>(2, 3, 2, 6, 7);
+    m = error_message([&] { (void)apply_rotary_emb(q, k_dim, freqs); });
+    EXPECT_NE(m.find("same head_dim"), std::string::npos) << m;
+
+    const auto narrow = precompute_freqs_cis(6, 16);
+    m = error_message([&] { (void)apply_rotary_emb(q, k, narrow); });
+    EXPECT_NE(m.find("head_dim/2 columns"), std::string::npos) << m;
+
+    xt::xtensor<float, 4> out_q(std::array<std::size_t, 4>{2, 3, 4, 8});
+    xt::xtensor<float, 4> bad_k(std::array<std::size_t, 4>{2, 3, 4, 8});
+    m = error_message([&] { apply_rotary_emb(q, k, freqs, 0, out_q, bad_k); });
+    EXPECT_NE(m.find("out_k has shape (2, 3, 4, 8), expected (2, 3, 2, 8)"), std::string::npos) << m;
+
+    xt::xarray<float> rank3 = xt::zeros<float>({3, 4, 8});
+    m = error_message([&] { (void)apply_rotary_emb(rank3, k, freqs); });
+    EXPECT_NE(m.find("(3, 4, 8)"), std::string::npos) << m;
+}
+
+TEST(RopeErrors, OverlappingOutputsAreRefused) {
+    const auto freqs = precompute_freqs_cis(8, 4);
+    xt::xtensor<float, 4> q = random4<float>(1, 2, 2, 8, 1);
+    xt::xtensor<float, 4> k = random4<float>(1, 2, 2, 8, 2);
+    EXPECT_THROW(apply_rotary_emb(q, k, freqs, 0, q, q), realify::layout_error);
+}
+
+// ------------------------------------------------ forms of the arguments
+
+TEST(RopeForms, GqaViewsComplexLayoutXarrayAndSwappedOutputs) {
+    const std::size_t b = 2, s = 5, hq = 6, hk = 2, d = 12, start = 4;
+    const auto xq = random4<double>(b, s, hq, d, 11);
+    const auto xk = random4<double>(b, s, hk, d, 12);
+    const auto freqs = precompute_freqs_cis<double>(d, 16, 500000.0);
+    for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+        const auto rq = complex_reference(xq, freqs, start, layout);
+        const auto rk = complex_reference(xk, freqs, start, layout);
+        const auto [q, k] = apply_rotary_emb(xq, xk, freqs, start, layout);
+        EXPECT_LE(max_abs_diff(q, rq), 1e-14);
+        EXPECT_LE(max_abs_diff(k, rk), 1e-14);
+
+        // freqs_cis as a complex_layout of a real (end, d/2, 2) tensor.
+        xt::xtensor<double, 3> real_freqs = realify::view_as_real(freqs);
+        const auto as_layout = realify::as_complex_layout(real_freqs);
+        const auto [q2, k2] = apply_rotary_emb(xq, xk, as_layout, start, layout);
+        EXPECT_EQ(q2, q);
+        EXPECT_EQ(k2, k);
+
+        // Non-contiguous inputs and outputs (a (b, h, s, d) tensor seen
+        // transposed) and dynamic-rank xarray.
+        xt::xtensor<double, 4> q_bhsd = xt::transpose(xq, {0, 2, 1, 3});
+        auto q_view = xt::transpose(q_bhsd, {0, 2, 1, 3});
+        xt::xarray<double> k_dyn = xk;
+        xt::xtensor<double, 4> out_bhsd(std::array<std::size_t, 4>{b, hq, s, d});
+        auto out_view = xt::transpose(out_bhsd, {0, 2, 1, 3});
+        xt::xarray<double> out_k = xt::zeros<double>({b, s, hk, d});
+        apply_rotary_emb(q_view, k_dyn, freqs, start, out_view, out_k, layout);
+        EXPECT_LE(max_abs_diff(out_view, rq), 1e-14);
+        EXPECT_LE(max_abs_diff(out_k, rk), 1e-14);
+
+        // A strided freqs table (every other row) is copied, not misread.
+        xt::xtensor<std::complex<double>, 2> doubled(std::array<std::size_t, 2>{32, d / 2});
+        for (std::size_t r = 0; r < 32; ++r)
+            for (std::size_t j = 0; j < d / 2; ++j) doubled(r, j) = freqs(r / 2, j);
+        auto every_other = xt::view(doubled, xt::range(0, 32, 2), xt::all());
+        const auto [q3, k3] = apply_rotary_emb(xq, xk, every_other, start, layout);
+        EXPECT_EQ(q3, q);
+        EXPECT_EQ(k3, k);
+    }
+}
+
+TEST(RopeForms, PartialOverlapOfOutputAndInputIsResolvedByCopy) {
+    // q heads and k heads packed in one (b, s, hq + hk, d) buffer, with out_q
+    // shifted against xq by one head: the front end must copy xq first.
+    const std::size_t b = 1, s = 3, h = 4, d = 8;
+    xt::xtensor<float, 1> storage = xt::zeros<float>({2 * b * s * h * d});
+    const auto src = random4<float>(b, s, h, d, 21);
+    std::copy(src.begin(), src.end(), storage.begin());
+    const std::array<std::size_t, 4> shape{b, s, h, d};
+    auto xq = xt::adapt(storage.data(), b * s * h * d, xt::no_ownership(), shape);
+    auto out_q = xt::adapt(storage.data() + d, b * s * h * d, xt::no_ownership(), shape);
+    const xt::xtensor<float, 4> xk = random4<float>(b, s, 1, d, 22);
+    xt::xtensor<float, 4> out_k(std::array<std::size_t, 4>{b, s, 1, d});
+    const auto freqs = precompute_freqs_cis(d, s);
+    const auto [eq, ek] = apply_rotary_emb(src, xk, freqs);
+    apply_rotary_emb(xq, xk, freqs, 0, out_q, out_k);
+    xt::xtensor<float, 4> got = out_q;
+    EXPECT_EQ(got, eq);
+    EXPECT_EQ(out_k, ek);
+}
+
+// ------------------------------------------------------- 16-bit storage
+
+template <class H>
+void check_sixteen_bit(double relative_rounding) {
+    const std::size_t b = 2, s = 7, hq = 3, hk = 1, d = 10, start = 9;
+    const auto fq = random4<float>(b, s, hq, d, 31);
+    const auto fk = random4<float>(b, s, hk, d, 32);
+    // Storage values, and the same values widened to float.
+    xt::xtensor<H, 4> hq_in(fq.shape()), hk_in(fk.shape());
+    std::transform(fq.begin(), fq.end(), hq_in.begin(), [](float v) { return H(v); });
+    std::transform(fk.begin(), fk.end(), hk_in.begin(), [](float v) { return H(v); });
+    xt::xtensor<float, 4> wq(fq.shape()), wk(fk.shape());
+    std::transform(hq_in.begin(), hq_in.end(), wq.begin(), [](H v) { return static_cast<float>(v); });
+    std::transform(hk_in.begin(), hk_in.end(), wk.begin(), [](H v) { return static_cast<float>(v); });
+    const auto freqs = precompute_freqs_cis(d, start + s);
+    for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+        const auto [rq, rk] = apply_rotary_emb(wq, wk, freqs, start, layout);  // float result
+        const auto [q, k] = apply_rotary_emb(hq_in, hk_in, freqs, start, layout);
+        static_assert(std::is_same_v<typename std::decay_t<decltype(q)>::value_type, H>);
+        auto within_rounding = [&](const auto& got, const auto& expected) {
+            auto g = got.begin();
+            for (auto e = expected.begin(); e != expected.end(); ++e, ++g) {
+                const double want = *e;
+                const double have = static_cast<float>(*g);
+                if (std::abs(have - want) > relative_rounding * std::abs(want) + 1e-30) return false;
+                // ... and it is exactly the storage rounding of the float result.
+                if (static_cast<float>(*g) != static_cast<float>(H(static_cast<float>(want)))) return false;
+            }
+            return true;
+        };
+        EXPECT_TRUE(within_rounding(q, rq)) << realify::rope::to_string(layout);
+        EXPECT_TRUE(within_rounding(k, rk)) << realify::rope::to_string(layout);
+        // In place on 16-bit storage too.
+        xt::xtensor<H, 4> iq = hq_in, ik = hk_in;
+        apply_rotary_emb(iq, ik, freqs, start, iq, ik, layout);
+        EXPECT_TRUE(within_rounding(iq, rq));
+        EXPECT_TRUE(within_rounding(ik, rk));
+    }
+}
+
+TEST(RopeSixteenBit, HalfIsTheFloatResultRounded) { check_sixteen_bit<Eigen::half>(std::ldexp(1.0, -11)); }
+TEST(RopeSixteenBit, BFloat16IsTheFloatResultRounded) { check_sixteen_bit<Eigen::bfloat16>(std::ldexp(1.0, -8)); }
+
+// ------------------------------------------- SIMD levels vs scalar kernel
+
+/// Runs the portable scalar kernel: the reference for the SIMD kernels.
+template <class T>
+std::pair<xt::xtensor<T, 4>, xt::xtensor<T, 4>> scalar_rope(const xt::xtensor<T, 4>& xq, const xt::xtensor<T, 4>& xk,
+                                                           const xt::xtensor<std::complex<T>, 2>& freqs,
+                                                           std::size_t start, pair_layout layout) {
+    xt::xtensor<T, 4> oq(xq.shape()), ok(xk.shape());
+    realify::rope::detail::rope_call<T> call;
+    call.xq = xq.data();
+    call.xk = xk.data();
+    call.out_q = oq.data();
+    call.out_k = ok.data();
+    call.freqs = realify::detail::as_real_pointer(freqs.data());
+    call.batch = xq.shape()[0];
+    call.seq = xq.shape()[1];
+    call.q_heads = xq.shape()[2];
+    call.k_heads = xk.shape()[2];
+    call.head_dim = xq.shape()[3];
+    call.start_pos = start;
+    call.layout = layout;
+    realify::rope::detail::rope_scalar(call);
+    return {oq, ok};
+}
+
+/// Restores the streaming threshold on scope exit.
+struct threshold_guard {
+    std::size_t saved = realify::simd::streaming_threshold();
+    ~threshold_guard() { realify::simd::set_streaming_threshold(saved); }
+};
+
+template <class T>
+void check_levels_against_scalar() {
+    const double tol = std::is_same_v<T, float> ? 4e-6 : 1e-14;  // a few ulps of |x| ≤ ~5
+    threshold_guard guard;
+    std::vector<realify::simd::arch> levels;
+    for (auto a : {realify::simd::arch::sse2, realify::simd::arch::avx2, realify::simd::arch::avx512})
+        if (realify::simd::is_supported(a)) levels.push_back(a);
+    ASSERT_FALSE(levels.empty());
+    unsigned seed = 100;
+    for (std::size_t d : {2u, 6u, 16u, 130u})
+        for (std::size_t s : {1u, 3u, 17u})
+            for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+                const std::size_t b = 2, hq = 3, hk = 1, start = 5;
+                const auto xq = random4<T>(b, s, hq, d, ++seed);
+                const auto xk = random4<T>(b, s, hk, d, ++seed);
+                const auto freqs = precompute_freqs_cis<T>(d, start + s, 10000.0);
+                const auto [sq, sk] = scalar_rope(xq, xk, freqs, start, layout);
+                EXPECT_LE(max_abs_diff(sq, complex_reference(xq, freqs, start, layout)), tol);
+                for (auto level : levels) {
+                    realify::simd::scoped_arch forced(level);
+                    const std::string where = std::string(realify::simd::arch_name(level)) + " d=" +
+                                              std::to_string(d) + " s=" + std::to_string(s) + " " +
+                                              realify::rope::to_string(layout);
+                    for (std::size_t threshold : {std::numeric_limits<std::size_t>::max(), std::size_t{0}}) {
+                        realify::simd::set_streaming_threshold(threshold);  // 0: streaming stores
+                        const auto [q, k] = apply_rotary_emb(xq, xk, freqs, start, layout);
+                        EXPECT_LE(max_abs_diff(q, sq), tol) << where;
+                        EXPECT_LE(max_abs_diff(k, sk), tol) << where;
+                        // Misaligned buffers (one element off) take the
+                        // ordinary-store fallback of the streaming path.
+                        std::vector<T> q_mem(xq.size() + 1), k_mem(xk.size() + 1);
+                        auto oq = xt::adapt(q_mem.data() + 1, xq.size(), xt::no_ownership(), xq.shape());
+                        auto ok = xt::adapt(k_mem.data() + 1, xk.size(), xt::no_ownership(), xk.shape());
+                        apply_rotary_emb(xq, xk, freqs, start, oq, ok, layout);
+                        EXPECT_LE(max_abs_diff(oq, sq), tol) << where << " misaligned";
+                        EXPECT_LE(max_abs_diff(ok, sk), tol) << where << " misaligned";
+                    }
+                    xt::xtensor<T, 4> iq = xq, ik = xk;
+                    apply_rotary_emb(iq, ik, freqs, start, iq, ik, layout);
+                    EXPECT_LE(max_abs_diff(iq, sq), tol) << where << " in place";
+                    EXPECT_LE(max_abs_diff(ik, sk), tol) << where << " in place";
+                }
+            }
+}
+
+TEST(RopeSimd, EveryLevelMatchesScalarFloat) { check_levels_against_scalar<float>(); }
+TEST(RopeSimd, EveryLevelMatchesScalarDouble) { check_levels_against_scalar<double>(); }
+
+TEST(RopeSimd, ActiveArchIsReported) {
+    const auto name = realify::rope::active_arch();
+    EXPECT_TRUE(name == "sse2" || name == "avx2" || name == "avx512") << name;
+}
+
+TEST(RopeSimd, LargeHeadDimUsesHeapPatterns) {
+    // head_dim 1100 exceeds the kernels' stack pattern buffer.
+    const std::size_t d = 1100;
+    const auto xq = random4<float>(1, 2, 2, d, 41);
+    const auto xk = random4<float>(1, 2, 1, d, 42);
+    const auto freqs = precompute_freqs_cis(d, 2);
+    for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+        const auto [q, k] = apply_rotary_emb(xq, xk, freqs, 0, layout);
+        const auto [sq, sk] = scalar_rope(xq, xk, freqs, 0, layout);
+        EXPECT_LE(max_abs_diff(q, sq), 4e-6);
+        EXPECT_LE(max_abs_diff(k, sk), 4e-6);
+    }
+}
+
+}  // namespace
