@@ -1,0 +1,147 @@
+// RoPE at the Llama-3-8B shapes (32 q heads, 8 kv heads, head_dim 128, float,
+// theta 500000): prefill (seq 2048, start_pos 0) and decode (seq 1,
+// start_pos 4095). realify out-of-place and in-place against the seed's
+// formula on std::complex, a ggml-style scalar loop over a cos/sin cache,
+// Eigen row by row, and memcpy of the same bytes (the roofline).
+//
+//   bench_rope --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//
+// Every case reports bytes_per_second for the bytes it must move (read q and
+// k, write the outputs), so rows compare directly with memcpy.
+#include <benchmark/benchmark.h>
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "realify/rope.hpp"
+#include "rope_baselines.hpp"
+
+namespace {
+
+constexpr std::size_t q_heads = 32, k_heads = 8, head_dim = 128;
+
+/// Inputs, outputs and tables of one shape, built once and shared by all cases.
+struct workload {
+    rope_baselines::dims d;
+    xt::xtensor<float, 4> xq, xk, out_q, out_k;
+    xt::xtensor<std::complex<float>, 2> freqs;
+    std::vector<float> cos_cache, sin_cache;
+
+    workload(std::size_t seq, std::size_t start_pos)
+        : d{1, seq, q_heads, k_heads, head_dim, start_pos},
+          xq(std::array<std::size_t, 4>{1, seq, q_heads, head_dim}),
+          xk(std::array<std::size_t, 4>{1, seq, k_heads, head_dim}),
+          out_q(xq.shape()),
+          out_k(xk.shape()),
+          freqs(realify::rope::precompute_freqs_cis(head_dim, start_pos + seq, 500000.0)) {
+        std::mt19937 gen(7);
+        std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+        for (auto& v : xq) v = dist(gen);
+        for (auto& v : xk) v = dist(gen);
+        std::fill(out_q.begin(), out_q.end(), 0.0f);  // fault the pages in before timing
+        std::fill(out_k.begin(), out_k.end(), 0.0f);
+        rope_baselines::split_cos_sin(freqs.data(), freqs.size(), cos_cache, sin_cache);
+    }
+};
+
+workload& get(std::size_t seq, std::size_t start_pos) {
+    static std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<workload>> cache;
+    auto& slot = cache[{seq, start_pos}];
+    if (!slot) slot = std::make_unique<workload>(seq, start_pos);
+    return *slot;
+}
+
+// state.range(0): seq, state.range(1): start_pos.
+workload& setup(benchmark::State& state) {
+    return get(static_cast<std::size_t>(state.range(0)), static_cast<std::size_t>(state.range(1)));
+}
+
+void finish(benchmark::State& state, const workload& w) {
+    // Bytes moved: q and k read once, outputs written once.
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            static_cast<std::int64_t>(2 * (w.xq.size() + w.xk.size()) * sizeof(float)));
+}
+
+void realify_out_of_place(benchmark::State& state) {
+    auto& w = setup(state);
+    for (auto _ : state) {
+        realify::rope::apply_rotary_emb(w.xq, w.xk, w.freqs, w.d.start_pos, w.out_q, w.out_k);
+        benchmark::ClobberMemory();
+    }
+    finish(state, w);
+}
+
+void realify_in_place(benchmark::State& state) {
+    auto& w = setup(state);
+    // Rotating the outputs in place over and over: same bytes, no second stream.
+    std::copy(w.xq.begin(), w.xq.end(), w.out_q.begin());
+    std::copy(w.xk.begin(), w.xk.end(), w.out_k.begin());
+    for (auto _ : state) {
+        realify::rope::apply_rotary_emb(w.out_q, w.out_k, w.freqs, w.d.start_pos, w.out_q, w.out_k);
+        benchmark::ClobberMemory();
+    }
+    finish(state, w);
+}
+
+void std_complex(benchmark::State& state) {
+    auto& w = setup(state);
+    for (auto _ : state) {
+        rope_baselines::std_complex(w.d, w.xq.data(), w.xk.data(), w.out_q.data(), w.out_k.data(), w.freqs.data());
+        benchmark::ClobberMemory();
+    }
+    finish(state, w);
+}
+
+void ggml_style(benchmark::State& state) {
+    auto& w = setup(state);
+    for (auto _ : state) {
+        rope_baselines::ggml_style(w.d, w.xq.data(), w.xk.data(), w.out_q.data(), w.out_k.data(),
+                                   w.cos_cache.data(), w.sin_cache.data());
+        benchmark::ClobberMemory();
+    }
+    finish(state, w);
+}
+
+void eigen_rows(benchmark::State& state) {
+    auto& w = setup(state);
+    for (auto _ : state) {
+        rope_baselines::eigen_rows(w.d, w.xq.data(), w.xk.data(), w.out_q.data(), w.out_k.data(), w.freqs.data());
+        benchmark::ClobberMemory();
+    }
+    finish(state, w);
+}
+
+void memcpy_same_bytes(benchmark::State& state) {
+    auto& w = setup(state);
+    for (auto _ : state) {
+        rope_baselines::copy_bytes(w.d, w.xq.data(), w.xk.data(), w.out_q.data(), w.out_k.data());
+        benchmark::ClobberMemory();
+    }
+    finish(state, w);
+}
+
+void shapes(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"seq", "start_pos"});
+    b->Args({2048, 0});  // prefill
+    b->Args({1, 4095});  // decode
+    b->Unit(benchmark::kMicrosecond);
+}
+
+}  // namespace
+
+BENCHMARK(realify_out_of_place)->Apply(shapes);
+BENCHMARK(realify_in_place)->Apply(shapes);
+BENCHMARK(std_complex)->Apply(shapes);
+BENCHMARK(ggml_style)->Apply(shapes);
+BENCHMARK(eigen_rows)->Apply(shapes);
+BENCHMARK(memcpy_same_bytes)->Apply(shapes);
+
+BENCHMARK_MAIN();
