@@ -1,0 +1,277 @@
+// The constexpr dispatch table: op tag -> candidate lowerings, the C++ form of
+// the seed system's @_complex_unpacker table and converter registry (seed 002).
+//
+// A lowering is a struct:
+//
+//   struct my_mul {
+//       using op = realify::op::mul;                       // the tag it lowers
+//       static constexpr std::string_view name = "my_mul";
+//       static constexpr std::string_view formula = "…";   // for docs/ops.md
+//       static constexpr int priority = realify::dispatch::priority::high;
+//       template <class... A> static constexpr bool accepts = …;  // optional, compile-time validator
+//       template <class... A> static bool supports(const A&...);  // optional, run-time validator
+//       template <class... A> static auto apply(A&&...);          // the lowering itself
+//   };
+//
+// Candidates for a tag are the user's (user_lowerings<Tag>) followed by the
+// built-in ones (builtin_lowerings<Tag>), stably sorted by priority, highest
+// first: like the seed's ConverterPriority.HIGH entries inserted at the front,
+// and at equal priority a user's entry goes before a built-in one. A call picks
+// the first candidate whose compile-time validator accepts the operand types
+// and, if it has one, whose run-time validator accepts the operands — the
+// seed's capability_validator (e.g. the SIMD "mul of contiguous operands" entry
+// checks contiguity and equal shapes at run time and falls through to the
+// standard lowering otherwise). No candidate: one static_assert.
+//
+// Users extend or override the table from their own code, without editing the
+// library, by specialising realify::dispatch::user_lowerings<Tag> BEFORE the
+// first use of that op in the program (in a header every translation unit
+// includes: a specialisation seen by only some translation units would break
+// the one-definition rule):
+//
+//   template <> struct realify::dispatch::user_lowerings<realify::op::mul> {
+//       using type = realify::type_list<my_mul>;
+//   };
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "realify/ops/op_kind.hpp"
+#include "realify/ops/tags.hpp"
+
+namespace realify::dispatch {
+
+/// Priorities of candidates; any int is allowed, higher is tried first.
+struct priority {
+    static constexpr int standard = 0;
+    static constexpr int high = 100;
+};
+
+/// The library's candidates for an op (specialised beside each lowering).
+template <class Tag>
+struct builtin_lowerings {
+    using type = type_list<>;
+};
+
+/// The extension point: specialise for an op tag to add or override lowerings.
+template <class Tag>
+struct user_lowerings {
+    using type = type_list<>;
+};
+
+namespace detail {
+template <class A, class B>
+struct concat;
+template <class... A, class... B>
+struct concat<type_list<A...>, type_list<B...>> {
+    using type = type_list<A..., B...>;
+};
+
+template <class L>
+constexpr int priority_of() {
+    if constexpr (requires { L::priority; }) return L::priority;
+    else return priority::standard;
+}
+
+/// Indices of the candidates, stably sorted by descending priority.
+template <class... L>
+constexpr auto priority_order(type_list<L...>) {
+    std::array<std::size_t, sizeof...(L)> order{};
+    constexpr std::array<int, sizeof...(L)> prio{priority_of<L>()...};
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // insertion sort: constexpr, stable, and the lists are a handful long
+    for (std::size_t i = 1; i < order.size(); ++i) {
+        for (std::size_t j = i; j > 0 && prio[order[j - 1]] < prio[order[j]]; --j) {
+            const std::size_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    }
+    return order;
+}
+
+template <class List, class Sequence>
+struct reorder;
+template <class... L, std::size_t... I>
+struct reorder<type_list<L...>, std::index_sequence<I...>> {
+    static constexpr auto order = priority_order(type_list<L...>{});
+    using type = type_list<std::tuple_element_t<order[I], std::tuple<L...>>...>;
+};
+template <class Tag>
+using unsorted_candidates_t = typename concat<typename user_lowerings<Tag>::type, typename builtin_lowerings<Tag>::type>::type;
+}  // namespace detail
+
+/// Every candidate for Tag, highest priority first (user before built-in at equal priority).
+template <class Tag>
+using candidates_t = typename detail::reorder<detail::unsorted_candidates_t<Tag>,
+                                              std::make_index_sequence<detail::unsorted_candidates_t<Tag>::size>>::type;
+
+/// Compile-time validator of a candidate (true when it declares none).
+template <class L, class... A>
+inline constexpr bool accepts_v = [] {
+    if constexpr (requires { L::template accepts<std::remove_cvref_t<A>...>; })
+        return static_cast<bool>(L::template accepts<std::remove_cvref_t<A>...>);
+    else
+        return true;
+}();
+
+template <class L, class... A>
+concept has_runtime_validator = requires(const std::remove_cvref_t<A>&... a) {
+    { L::supports(a...) } -> std::convertible_to<bool>;
+};
+
+namespace detail {
+template <class... L, class... A>
+constexpr bool any_accepts(type_list<L...>, type_list<A...>) {
+    return (accepts_v<L, A...> || ...);
+}
+
+template <class List>
+struct at_impl;
+template <class... L>
+struct at_impl<type_list<L...>> {
+    template <std::size_t I>
+    using type = std::tuple_element_t<I, std::tuple<L...>>;
+};
+
+/// Tries candidates from position I on: compile-time validator first, then the run-time one.
+template <std::size_t I, class List, class... A>
+decltype(auto) call_from(A&&... args) {
+    using L = typename at_impl<List>::template type<I>;
+    if constexpr (!accepts_v<L, A...>) {
+        return call_from<I + 1, List>(std::forward<A>(args)...);
+    } else if constexpr (has_runtime_validator<L, A...>) {
+        // A gated candidate: the next accepted one decides the result type.
+        using fallback = decltype(call_from<I + 1, List>(std::forward<A>(args)...));
+        if (L::supports(std::as_const(args)...)) return static_cast<fallback>(L::apply(std::forward<A>(args)...));
+        return call_from<I + 1, List>(std::forward<A>(args)...);
+    } else {
+        return L::apply(std::forward<A>(args)...);
+    }
+}
+
+/// The lowering a call with these operand types starts from (first compile-time accepted).
+template <class List, class... A>
+struct first_accepted;
+template <class... L, class... A>
+struct first_accepted<type_list<L...>, A...> {
+    static constexpr std::size_t index = [] {
+        constexpr std::array<bool, sizeof...(L)> ok{accepts_v<L, A...>...};
+        for (std::size_t i = 0; i < ok.size(); ++i)
+            if (ok[i]) return i;
+        return ok.size();
+    }();
+};
+}  // namespace detail
+
+/// True when some candidate for Tag accepts these operand types.
+template <class Tag, class... A>
+inline constexpr bool has_lowering_v = detail::any_accepts(candidates_t<Tag>{}, type_list<std::remove_cvref_t<A>...>{});
+
+/// The lowering a call of Tag on these operand types is tried with first
+/// (ignoring run-time validators), e.g. for explain().
+template <class Tag, class... A>
+    requires has_lowering_v<Tag, A...>
+using selected_lowering_t = typename detail::at_impl<candidates_t<Tag>>::template type<
+    detail::first_accepted<candidates_t<Tag>, std::remove_cvref_t<A>...>::index>;
+
+/// Calls the selected lowering of Tag.
+template <class Tag, class... A>
+decltype(auto) call(A&&... args) {
+    static_assert(has_lowering_v<Tag, A...>,
+                  "realify::dispatch::call: no lowering of this op accepts these operand types (see the op tag "
+                  "and the argument types in the instantiation above; complex operands must be complex_layout, "
+                  "made with realify::complex_layout_of or realify::as_complex_layout).");
+    if constexpr (has_lowering_v<Tag, A...>) {
+        return detail::call_from<0, candidates_t<Tag>>(std::forward<A>(args)...);
+    }
+}
+
+// ---- introspection -------------------------------------------------------------
+
+/// One row of the dispatch table.
+struct entry {
+    std::string_view op;
+    std::string_view lowering;
+    op_kind kind;
+    int priority;
+    std::string_view formula;
+    std::string_view tolerance;
+};
+
+/// Default tolerance by kind; a lowering may state its own with `tolerance`.
+constexpr std::string_view default_tolerance(op_kind kind) {
+    switch (kind) {
+        case op_kind::math:
+        case op_kind::real_output:
+        case op_kind::construction: return "f32 rtol 1e-5 atol 1e-6; f64 rtol 1e-12";
+        default: return "exact";
+    }
+}
+
+namespace detail {
+template <class Tag, class L>
+constexpr entry make_entry() {
+    std::string_view tolerance = default_tolerance(Tag::kind);
+    if constexpr (requires { L::tolerance; }) tolerance = L::tolerance;
+    std::string_view formula;
+    if constexpr (requires { L::formula; }) formula = L::formula;
+    return entry{Tag::name, L::name, Tag::kind, priority_of<L>(), formula, tolerance};
+}
+template <class Tag, class... L>
+constexpr auto entries_of(type_list<L...>) {
+    return std::array<entry, sizeof...(L)>{make_entry<Tag, L>()...};
+}
+template <class... Tags>
+constexpr auto make_table(type_list<Tags...>) {
+    constexpr std::size_t total = (candidates_t<Tags>::size + ... + 0);
+    std::array<entry, total> result{};
+    std::size_t next = 0;
+    auto append = [&](const auto& rows) {
+        for (const entry& row : rows) result[next++] = row;
+    };
+    (append(entries_of<Tags>(candidates_t<Tags>{})), ...);
+    return result;
+}
+}  // namespace detail
+
+/// Every entry of the dispatch table (built-in and user), op by op in the
+/// order of realify::op::all_ops, candidates in priority order. A variable
+/// template so it sees user_lowerings specialisations made after including
+/// this header: write dispatch::table<>.
+template <class Ops = op::all_ops>
+inline constexpr auto table = detail::make_table(Ops{});
+
+/// Number of ops in Ops that have at least one lowering.
+template <class Ops = op::all_ops>
+constexpr std::size_t covered_ops() {
+    return []<class... Tags>(type_list<Tags...>) { return ((candidates_t<Tags>::size > 0 ? 1u : 0u) + ... + 0u); }(Ops{});
+}
+
+/// Prints the table: one line per entry.
+template <class Ops = op::all_ops>
+void print_table(std::ostream& out) {
+    out << "op                 lowering                     kind              priority  formula\n";
+    for (const entry& row : table<Ops>) {
+        auto pad = [&](std::string_view text, std::size_t width) {
+            out << text;
+            for (std::size_t i = text.size(); i < width; ++i) out << ' ';
+        };
+        pad(row.op, 19);
+        pad(row.lowering, 29);
+        pad(to_string(row.kind), 18);
+        out << row.priority;
+        for (std::size_t i = std::to_string(row.priority).size(); i < 10; ++i) out << ' ';
+        out << row.formula << '\n';
+    }
+}
+
+}  // namespace realify::dispatch

@@ -1,0 +1,10 @@
+// The ops layer: op tags (realify::op::*), their kinds, the std::complex
+// reference implementations (realify::reference::*), operand traits and
+// PyTorch's type promotion. Cheap: no xsimd, no Eigen.
+#pragma once
+
+#include "realify/ops/op_kind.hpp"
+#include "realify/ops/tags.hpp"
+#include "realify/ops/reference.hpp"
+#include "realify/ops/operand.hpp"
+#include "realify/ops/promotion.hpp"
