@@ -1,0 +1,71 @@
+// Which instruction set the realify::simd kernels run on, and how to force a
+// lower one. The kernels for every x86-64 level live in the compiled
+// realify_simd library (one translation unit per instruction set, each built
+// with its own -m flags); the best one the CPU supports is picked on first use.
+// This header is cheap: it does not include xsimd.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace realify::simd {
+
+/// Instruction-set levels realify_simd carries kernels for, lowest first.
+/// avx2 means AVX2 + FMA3; avx512 means AVX-512F (+ AVX2 + FMA3).
+enum class arch : int { sse2 = 0, avx2 = 1, avx512 = 2 };
+
+/// "sse2", "avx2" or "avx512".
+constexpr std::string_view arch_name(arch a) noexcept {
+    switch (a) {
+        case arch::sse2: return "sse2";
+        case arch::avx2: return "avx2";
+        case arch::avx512: return "avx512";
+    }
+    return "unknown";
+}
+
+/// Inverse of arch_name; std::nullopt for anything else.
+constexpr std::optional<arch> parse_arch(std::string_view name) noexcept {
+    if (name == "sse2") return arch::sse2;
+    if (name == "avx2") return arch::avx2;
+    if (name == "avx512") return arch::avx512;
+    return std::nullopt;
+}
+
+/// True when the kernels for `a` were compiled into realify_simd AND this CPU
+/// (and OS) can run them.
+bool is_supported(arch a) noexcept;
+
+/// The best supported level, ignoring REALIFY_SIMD_ARCH and force_arch.
+arch best_supported_arch() noexcept;
+
+/// The level the kernels use now: force_arch() if set, else the environment
+/// variable REALIFY_SIMD_ARCH=sse2|avx2|avx512 (read once, on first use), else
+/// best_supported_arch(). Throws realify::error if REALIFY_SIMD_ARCH names an
+/// unknown or unsupported level.
+arch active_arch_id();
+
+/// arch_name(active_arch_id()): the name of the level in use, e.g. "avx2".
+std::string_view active_arch();
+
+/// Forces every later kernel call (all threads) onto `a`. Throws realify::error
+/// if `a` is not supported here — forcing a level the CPU lacks is refused
+/// rather than left to crash with an illegal instruction.
+void force_arch(arch a);
+
+/// Undoes force_arch(): back to REALIFY_SIMD_ARCH or the best level.
+void reset_arch() noexcept;
+
+/// RAII form of force_arch() for tests: restores the previous forcing on exit.
+class scoped_arch {
+public:
+    explicit scoped_arch(arch a);
+    ~scoped_arch();
+    scoped_arch(const scoped_arch&) = delete;
+    scoped_arch& operator=(const scoped_arch&) = delete;
+
+private:
+    int previous_;  // the previous forced level, or -1 for "none"
+};
+
+}  // namespace realify::simd

@@ -1,0 +1,19 @@
+// AVX2 + FMA3 kernels. CMake compiles this file alone with -mavx2 -mfma; the
+// dispatcher calls into it only after checking the CPU has both.
+#include "arch_table.hpp"
+
+#if !XSIMD_WITH_FMA3_AVX2
+#error "arch_avx2.cpp must be compiled with -mavx2 -mfma"
+#endif
+
+namespace realify::simd::kernels {
+template struct complex_mul_kernels<float, xsimd::fma3<xsimd::avx2>>;
+template struct complex_mul_kernels<double, xsimd::fma3<xsimd::avx2>>;
+}  // namespace realify::simd::kernels
+
+namespace realify::simd::detail {
+const kernel_table& avx2_kernels() noexcept {
+    static constexpr kernel_table table = make_kernel_table<xsimd::fma3<xsimd::avx2>>();
+    return table;
+}
+}  // namespace realify::simd::detail
