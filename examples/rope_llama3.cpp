@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
     const auto start = clock_type::now();
     std::cout << "realify RoPE demo - Llama-3-8B prefill: batch " << batch << ", seq " << seq << ", " << q_heads
               << " q heads, " << k_heads << " kv heads, head_dim " << head_dim << ", theta " << theta << "\n"
-              << "kernels: " << realify::rope::active_arch() << " (REALIFY_SIMD_ARCH=sse2|avx2|avx512 forces a lower level)\n\n";
+              << "kernels: " << realify::rope::active_arch()
+              << " (REALIFY_SIMD_ARCH=sse2|avx2|avx512 forces a lower level)\n\n";
 
     step("[1/5] building inputs and freqs_cis ... ");
     xt::xtensor<float, 4> xq(std::array<std::size_t, 4>{batch, seq, q_heads, head_dim});
@@ -203,8 +204,8 @@ int main(int argc, char** argv) {
             std::ofstream gp(script);
             gp << "set terminal png size 900,560 noenhanced\n"
                << "set output '" << png << "'\n"
-               << "set title 'RoPE, Llama-3-8B heads (32 q, 8 kv, head_dim 128), float, " << realify::rope::active_arch()
-               << "'\n"
+               << "set title 'RoPE, Llama-3-8B heads (32 q, 8 kv, head_dim 128), float, "
+               << realify::rope::active_arch() << "'\n"
                << "set xlabel 'sequence length (tokens)'\nset ylabel 'median time (microseconds)'\n"
                << "set logscale xy\nset grid\nset key top left\n"
                << "plot for [i=2:" << methods.size() + 1 << "] '" << dat

@@ -46,15 +46,15 @@ xt::xarray<T> golden(const std::string& name) {
     const std::string path = std::string(REALIFY_TEST_DATA_DIR) + "/golden/rope/" + name + ".npy";
     std::ifstream in(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) throw std::runtime_error("not an .npy file: " + path);
-    const bool v1 = bytes[6] == 1;
-    std::size_t header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<std::size_t>(static_cast<unsigned char>(bytes[9])) << 8);
-    std::size_t offset = 10;
-    if (!v1) {
-        header_len |= static_cast<std::size_t>(static_cast<unsigned char>(bytes[10])) << 16 |
-                      static_cast<std::size_t>(static_cast<unsigned char>(bytes[11])) << 24;
-        offset = 12;
+    if (bytes.size() < 12 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+        throw std::runtime_error("not an .npy file: " + path);
     }
+    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
+    // Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte one.
+    const bool v1 = byte(6) == 1;
+    const std::size_t header_len =
+        v1 ? byte(8) | byte(9) << 8 : byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
+    const std::size_t offset = v1 ? 10 : 12;
     const std::string header = bytes.substr(offset, header_len);
     const std::string descr = std::is_same_v<T, float> ? "'<f4'" : "'<f8'";
     if (header.find(descr) == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
@@ -120,7 +120,8 @@ xt::xtensor<T, 4> complex_reference(const xt::xtensor<T, 4>& x, const xt::xtenso
                 for (std::size_t j = 0; j < d / 2; ++j) {
                     const std::size_t re = layout == pair_layout::interleaved ? 2 * j : j;
                     const std::size_t im = layout == pair_layout::interleaved ? 2 * j + 1 : j + d / 2;
-                    const std::complex<double> z(static_cast<double>(x(b, s, h, re)), static_cast<double>(x(b, s, h, im)));
+                    const std::complex<double> z(static_cast<double>(x(b, s, h, re)),
+                                                 static_cast<double>(x(b, s, h, im)));
                     const std::complex<double> f(freqs(start + s, j));
                     const std::complex<double> r = z * f;
                     out(b, s, h, re) = static_cast<T>(r.real());
@@ -155,7 +156,8 @@ TEST(RopeFreqs, Llama31ScalingMatchesMetaApplyScaling) {
     for (std::size_t p = 0; p < positions.size(); ++p) {
         const auto pos = static_cast<std::size_t>(positions(p));
         for (std::size_t j = 0; j < 64; ++j) {
-            worst = std::max(worst, std::abs(table(pos, j) - std::complex<double>(expected(p, j, 0), expected(p, j, 1))));
+            const std::complex<double> want(expected(p, j, 0), expected(p, j, 1));
+            worst = std::max(worst, std::abs(table(pos, j) - want));
             differs_from_unscaled |= std::abs(table(pos, j) - plain(pos, j)) > 1e-3;
         }
     }

@@ -70,6 +70,9 @@ struct storage_traits<double> {
 
 namespace detail {
 
+using realify::detail::as_real_pointer;
+using realify::detail::format_sequence;
+
 using shape4 = std::array<std::size_t, 4>;
 
 template <class E>
@@ -78,7 +81,7 @@ shape4 shape_of_rank4(const E& e, const char* what) {
     if (shape.size() != 4) {
         std::ostringstream message;
         message << "realify::rope::apply_rotary_emb: " << what
-                << " must be (batch, seq, heads, head_dim), got shape " << realify::detail::format_sequence(shape);
+                << " must be (batch, seq, heads, head_dim), got shape " << format_sequence(shape);
         throw shape_error(message.str());
     }
     return {shape[0], shape[1], shape[2], shape[3]};
@@ -199,7 +202,7 @@ freq_table<C> make_freq_table(const F& freqs_cis) {
             std::ostringstream message;
             message << "realify::rope::apply_rotary_emb: freqs_cis must be (end, head_dim/2) complex, got a complex "
                        "layout of real shape "
-                    << realify::detail::format_sequence(shape);
+                    << format_sequence(shape);
             throw shape_error(message.str());
         }
         table.rows = shape[0];
@@ -216,21 +219,21 @@ freq_table<C> make_freq_table(const F& freqs_cis) {
         if (shape.size() != 2) {
             std::ostringstream message;
             message << "realify::rope::apply_rotary_emb: freqs_cis must be (end, head_dim/2) complex, got shape "
-                    << realify::detail::format_sequence(shape);
+                    << format_sequence(shape);
             throw shape_error(message.str());
         }
         table.rows = shape[0];
         table.cols = shape[1];
         if constexpr (xt::has_data_interface<F>::value) {
             if (is_row_major_contiguous(freqs_cis)) {
-                table.data = realify::detail::as_real_pointer(first_element(freqs_cis));
+                table.data = as_real_pointer(first_element(freqs_cis));
                 return table;
             }
         }
         table.copy = xt::xtensor<std::complex<C>, 2>(std::array<std::size_t, 2>{table.rows, table.cols});
         xt::noalias(table.copy) = freqs_cis;
     }
-    table.data = realify::detail::as_real_pointer(table.copy.data());
+    table.data = as_real_pointer(table.copy.data());
     return table;
 }
 
@@ -238,8 +241,8 @@ inline void validate(const shape4& q, const shape4& k, std::size_t freq_rows, st
                      std::size_t start_pos) {
     auto fail = [&](const std::string& what) {
         std::ostringstream message;
-        message << "realify::rope::apply_rotary_emb: " << what << " (xq " << realify::detail::format_sequence(q) << ", xk "
-                << realify::detail::format_sequence(k) << ", freqs_cis " << realify::detail::format_sequence(std::array{freq_rows, freq_cols})
+        message << "realify::rope::apply_rotary_emb: " << what << " (xq " << format_sequence(q) << ", xk "
+                << format_sequence(k) << ", freqs_cis " << format_sequence(std::array{freq_rows, freq_cols})
                 << ", start_pos " << start_pos << ")";
         throw shape_error(message.str());
     };
@@ -253,8 +256,8 @@ inline void validate(const shape4& q, const shape4& k, std::size_t freq_rows, st
 inline void validate_out(const char* name, const shape4& expected, const shape4& got) {
     if (expected != got) {
         std::ostringstream message;
-        message << "realify::rope::apply_rotary_emb: " << name << " has shape " << realify::detail::format_sequence(got)
-                << ", expected " << realify::detail::format_sequence(expected);
+        message << "realify::rope::apply_rotary_emb: " << name << " has shape " << format_sequence(got)
+                << ", expected " << format_sequence(expected);
         throw shape_error(message.str());
     }
 }
