@@ -95,13 +95,27 @@ const detail::kernel_table& table_for(arch a) noexcept {
     }
 }
 
+// The table in use, cached so a kernel call costs one load: null until first
+// resolved (from force_arch, REALIFY_SIMD_ARCH or the CPU), set directly by
+// force_arch, cleared by reset_arch.
+std::atomic<const detail::kernel_table*> current_table{nullptr};
+
+const detail::kernel_table& resolve_table() {
+    const detail::kernel_table* table = &table_for(active_arch_id());
+    const detail::kernel_table* expected = nullptr;
+    // A concurrent force_arch wins: only fill the cache if it is still empty.
+    if (!current_table.compare_exchange_strong(expected, table, std::memory_order_acq_rel)) return *expected;
+    return *table;
+}
+
 template <class T>
 const detail::kernel_set<T>& active_kernels() {
-    const auto& table = table_for(active_arch_id());
+    const detail::kernel_table* table = current_table.load(std::memory_order_acquire);
+    const detail::kernel_table& t = table != nullptr ? *table : resolve_table();
     if constexpr (sizeof(T) == sizeof(float))
-        return table.f32;
+        return t.f32;
     else
-        return table.f64;
+        return t.f64;
 }
 
 template <class T>
@@ -242,13 +256,21 @@ void force_arch(arch a) {
         throw error(std::string("realify::simd::force_arch: ") + std::string(arch_name(a)) +
                     " is not supported on this machine (supported: " + supported_list() + ")");
     forced_arch.store(static_cast<int>(a), std::memory_order_release);
+    current_table.store(&table_for(a), std::memory_order_release);
 }
 
-void reset_arch() noexcept { forced_arch.store(-1, std::memory_order_release); }
+void reset_arch() noexcept {
+    forced_arch.store(-1, std::memory_order_release);
+    current_table.store(nullptr, std::memory_order_release);
+}
 
 scoped_arch::scoped_arch(arch a) : previous_(forced_arch.load(std::memory_order_acquire)) { force_arch(a); }
 
-scoped_arch::~scoped_arch() { forced_arch.store(previous_, std::memory_order_release); }
+scoped_arch::~scoped_arch() {
+    forced_arch.store(previous_, std::memory_order_release);
+    current_table.store(previous_ >= 0 ? &table_for(static_cast<arch>(previous_)) : nullptr,
+                        std::memory_order_release);
+}
 
 // ---- streaming threshold ----
 

@@ -1,0 +1,60 @@
+// c = a · b on complex<float>: realify::simd::mul (runtime dispatch, library
+// built without -march) against the same product written with std::complex
+// (default flags and -fcx-limited-range), Eigen ArrayXcf, xsimd's
+// batch<std::complex<float>>, and a float stream add over the same bytes (the
+// memory roofline). Each competitor lives in its own TU compiled with
+// -march=native (see benchmarks/CMakeLists.txt); xtensor, which needs
+// XTENSOR_USE_XSIMD, is a separate executable (bench_complex_mul_xtensor).
+// tools/bench_report.py turns the JSON output into docs/benchmarks.md.
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "bench_complex_mul_common.hpp"
+#include "realify/simd.hpp"
+
+namespace {
+
+using realify_bench::complex_mul_sizes;
+
+void BM_realify(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto a = realify_bench::make_complex(n, 1);
+    const auto b = realify_bench::make_complex(n, 2);
+    realify_bench::complex_vector c(n);
+    state.SetLabel(std::string(realify::simd::active_arch()));
+    for (auto _ : state) {
+        realify::simd::mul(a, b, c);
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_complex_mul_counters(state, n);
+}
+BENCHMARK(BM_realify)->Apply(complex_mul_sizes);
+
+// The store-path sweep behind the default streaming threshold (docs/simd.md):
+// the same product with ordinary stores (arg 0) and streaming stores (arg 1).
+void BM_realify_store_path(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const bool stream = state.range(1) != 0;
+    const auto a = realify_bench::make_complex(n, 1);
+    const auto b = realify_bench::make_complex(n, 2);
+    realify_bench::complex_vector c(n);
+    const std::size_t saved = realify::simd::streaming_threshold();
+    realify::simd::set_streaming_threshold(stream ? 0 : std::numeric_limits<std::size_t>::max());
+    for (auto _ : state) {
+        realify::simd::mul(a, b, c);
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+    realify::simd::set_streaming_threshold(saved);
+    state.SetLabel(stream ? "streaming" : "ordinary");
+    realify_bench::set_complex_mul_counters(state, n);
+}
+BENCHMARK(BM_realify_store_path)
+    ->ArgsProduct({{1 << 14, 1 << 16, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 24}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
