@@ -326,6 +326,14 @@ TEST(RopeForms, GqaViewsComplexLayoutXarrayAndSwappedOutputs) {
         EXPECT_LE(max_abs_diff(out_view, rq), 1e-14);
         EXPECT_LE(max_abs_diff(out_k, rk), 1e-14);
 
+        // In place through the same non-contiguous view.
+        xt::xtensor<double, 4> q_alias = q_bhsd;
+        auto alias_view = xt::transpose(q_alias, {0, 2, 1, 3});
+        xt::xarray<double> k_alias = xk;
+        apply_rotary_emb(alias_view, k_alias, freqs, start, alias_view, k_alias, layout);
+        EXPECT_LE(max_abs_diff(alias_view, rq), 1e-14);
+        EXPECT_LE(max_abs_diff(k_alias, rk), 1e-14);
+
         // A strided freqs table (every other row) is copied, not misread.
         xt::xtensor<std::complex<double>, 2> doubled(std::array<std::size_t, 2>{32, d / 2});
         for (std::size_t r = 0; r < 32; ++r)

@@ -114,6 +114,7 @@ template <class T>
 struct input_buffer {
     const T* data = nullptr;
     xt::xtensor<T, 4> copy;
+    bool owned = false;  // data points into copy
 
     template <class E>
     input_buffer(const E& e, const shape4& shape) {
@@ -126,15 +127,17 @@ struct input_buffer {
         copy = xt::xtensor<T, 4>(shape);
         xt::noalias(copy) = e;
         data = copy.data();
+        owned = true;
     }
 
     /// Replaces the borrowed pointer by a private copy (output overlaps it).
     void detach(const shape4& shape) {
-        if (copy.size() != 0 || data == nullptr) return;
-        xt::xtensor<T, 4> owned(shape);
-        std::copy(data, data + owned.size(), owned.begin());
-        copy = std::move(owned);
+        if (owned) return;
+        xt::xtensor<T, 4> private_copy(shape);
+        std::copy(data, data + private_copy.size(), private_copy.begin());
+        copy = std::move(private_copy);
         data = copy.data();
+        owned = true;
     }
 };
 
@@ -145,6 +148,7 @@ struct output_buffer {
     E& target;
     T* data = nullptr;
     xt::xtensor<T, 4> staging;
+    bool staged = false;  // data points into staging, assigned to target by finish()
 
     output_buffer(E& e, const shape4& shape) : target(e) {
         if constexpr (xt::has_data_interface<std::decay_t<E>>::value) {
@@ -155,10 +159,11 @@ struct output_buffer {
         }
         staging = xt::xtensor<T, 4>(shape);
         data = staging.data();
+        staged = true;
     }
 
     void finish() {
-        if (staging.size() != 0) xt::noalias(target) = staging;
+        if (staged) xt::noalias(target) = staging;
     }
 };
 
