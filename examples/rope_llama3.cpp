@@ -55,14 +55,13 @@ struct method {
     std::function<void(const rope_baselines::dims&)> run;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     const std::string out_dir = argc > 1 ? argv[1] : ".";
     const auto start = clock_type::now();
+    const std::string arch(realify::rope::active_arch());  // throws first if REALIFY_SIMD_ARCH is unusable
     std::cout << "realify RoPE demo - Llama-3-8B prefill: batch " << batch << ", seq " << seq << ", " << q_heads
               << " q heads, " << k_heads << " kv heads, head_dim " << head_dim << ", theta " << theta << "\n"
-              << "kernels: " << realify::rope::active_arch()
+              << "kernels: " << arch
               << " (REALIFY_SIMD_ARCH=sse2|avx2|avx512 forces a lower level)\n\n";
 
     step("[1/5] building inputs and freqs_cis ... ");
@@ -205,7 +204,7 @@ int main(int argc, char** argv) {
             gp << "set terminal png size 900,560 noenhanced\n"
                << "set output '" << png << "'\n"
                << "set title 'RoPE, Llama-3-8B heads (32 q, 8 kv, head_dim 128), float, "
-               << realify::rope::active_arch() << "'\n"
+               << arch << "'\n"
                << "set xlabel 'sequence length (tokens)'\nset ylabel 'median time (microseconds)'\n"
                << "set logscale xy\nset grid\nset key top left\n"
                << "plot for [i=2:" << methods.size() + 1 << "] '" << dat
@@ -221,4 +220,16 @@ int main(int argc, char** argv) {
     const double seconds = std::chrono::duration<double>(clock_type::now() - start).count();
     std::cout << "\n" << (ok ? "OK" : "MISMATCH") << " - finished in " << seconds << " s\n";
     return ok ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& e) {
+        // e.g. REALIFY_SIMD_ARCH naming a level this CPU lacks
+        std::cerr << "\nrope_llama3: " << e.what() << "\n";
+        return 2;
+    }
 }
