@@ -13,6 +13,7 @@
 #include <limits>
 #include <stdexcept>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -363,6 +364,38 @@ TEST(RopeForms, PartialOverlapOfOutputAndInputIsResolvedByCopy) {
     xt::xtensor<float, 4> got = out_q;
     EXPECT_EQ(got, eq);
     EXPECT_EQ(out_k, ek);
+}
+
+TEST(RopeForms, SpanFormOnRawBuffers) {
+    const realify::rope::rope_dims dims{2, 3, 4, 2, 10};
+    const auto xq = random4<float>(2, 3, 4, 10, 51);
+    const auto xk = random4<float>(2, 3, 2, 10, 52);
+    const auto freqs = precompute_freqs_cis(10, 8);
+    const std::span<const std::complex<float>> table(freqs.data(), freqs.size());
+    for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+        const auto [eq, ek] = apply_rotary_emb(xq, xk, freqs, 5, layout);
+        std::vector<float> q(xq.begin(), xq.end()), k(xk.begin(), xk.end());
+        std::vector<float> oq(q.size()), ok(k.size());
+        apply_rotary_emb(dims, q, k, table, 5, oq, ok, layout);
+        EXPECT_TRUE(std::equal(oq.begin(), oq.end(), eq.begin()));
+        EXPECT_TRUE(std::equal(ok.begin(), ok.end(), ek.begin()));
+        apply_rotary_emb(dims, q, k, table, 5, q, k, layout);  // in place
+        EXPECT_EQ(q, oq);
+        EXPECT_EQ(k, ok);
+    }
+    std::vector<float> q(xq.begin(), xq.end()), k(xk.begin(), xk.end()), oq(q.size()), ok(k.size());
+    std::string m = error_message([&] { apply_rotary_emb(dims, q, k, table, 6, oq, ok); });
+    EXPECT_NE(m.find("fewer rows than start_pos + seq"), std::string::npos) << m;
+    std::vector<float> short_k(k.size() - 1);
+    m = error_message([&] { apply_rotary_emb(dims, q, short_k, table, 0, oq, ok); });
+    EXPECT_NE(m.find("xk holds 119 values, the shape (2, 3, 2, 10) needs 120"), std::string::npos) << m;
+    m = error_message([&] { apply_rotary_emb(dims, q, k, table.first(9), 0, oq, ok); });
+    EXPECT_NE(m.find("whole number of rows"), std::string::npos) << m;
+    // Raw buffers shifted against each other are refused, not copied.
+    std::vector<float> shared(q.size() + 4);
+    EXPECT_THROW(apply_rotary_emb(dims, std::span<const float>(shared).first(q.size()), k, table, 0,
+                                  std::span<float>(shared).subspan(4), ok),
+                 realify::layout_error);
 }
 
 // ------------------------------------------------------- 16-bit storage

@@ -20,6 +20,15 @@
 // then be complex<float> resp. complex<double>). Eigen::half and
 // Eigen::bfloat16 storage with float compute: include realify/rope/half.hpp.
 //
+// For raw buffers (an inference engine's KV cache) there is a span form with
+// the shape given explicitly, for float and double:
+//
+//   apply_rotary_emb(rope_dims{batch, seq, q_heads, k_heads, head_dim},
+//                    xq, xk, freqs_cis, start_pos, out_q, out_k);
+//
+// where xq/xk/out_q/out_k are contiguous row-major spans and freqs_cis is the
+// contiguous (end, head_dim/2) table as a span of std::complex.
+//
 // Contiguous row-major buffers go straight to the compiled SIMD kernels; any
 // other xtensor expression is copied first (inputs) or assigned afterwards
 // (outputs). Outputs may be the inputs themselves; an output that partially
@@ -31,6 +40,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -402,6 +412,103 @@ auto apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t 
                                                            xt::xtensor<T, 4>(detail::shape_of_rank4(xk, "xk"))};
     apply_rotary_emb(xq, xk, freqs_cis, start_pos, result.first, result.second, layout);
     return result;
+}
+
+/// The shape of a span-form call: q is (batch, seq, q_heads, head_dim), k is
+/// (batch, seq, k_heads, head_dim), both contiguous row-major.
+struct rope_dims {
+    std::size_t batch = 1;
+    std::size_t seq = 1;
+    std::size_t q_heads = 1;
+    std::size_t k_heads = 1;
+    std::size_t head_dim = 0;
+};
+
+namespace detail {
+
+template <class T>
+void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<const T> xk,
+                           std::span<const std::complex<T>> freqs_cis, std::size_t start_pos, std::span<T> out_q,
+                           std::span<T> out_k, pair_layout layout) {
+    const shape4 q{d.batch, d.seq, d.q_heads, d.head_dim};
+    const shape4 k{d.batch, d.seq, d.k_heads, d.head_dim};
+    const std::size_t q_size = d.batch * d.seq * d.q_heads * d.head_dim;
+    const std::size_t k_size = d.batch * d.seq * d.k_heads * d.head_dim;
+    const std::size_t half = d.head_dim / 2;
+    auto check_size = [](const char* name, std::size_t got, const shape4& shape, std::size_t want) {
+        if (got == want) return;
+        std::ostringstream message;
+        message << "realify::rope::apply_rotary_emb: " << name << " holds " << got << " values, the shape "
+                << format_sequence(shape) << " needs " << want;
+        throw shape_error(message.str());
+    };
+    check_size("xq", xq.size(), q, q_size);
+    check_size("xk", xk.size(), k, k_size);
+    check_size("out_q", out_q.size(), q, q_size);
+    check_size("out_k", out_k.size(), k, k_size);
+    // Odd head_dim is reported by validate(); a table whose size is not a
+    // whole number of rows is a shape error of its own.
+    const std::size_t rows = half == 0 ? 0 : freqs_cis.size() / half;
+    if (half != 0 && freqs_cis.size() % half != 0) {
+        std::ostringstream message;
+        message << "realify::rope::apply_rotary_emb: freqs_cis holds " << freqs_cis.size()
+                << " complex values, not a whole number of rows of head_dim/2 = " << half;
+        throw shape_error(message.str());
+    }
+    validate(q, k, rows, half, start_pos);
+    // Raw buffers cannot be copied behind the caller's back the way the
+    // tensor form does: anything but exact in-place aliasing is refused.
+    auto refuse_overlap = [](const char* a, const T* pa, std::size_t na, const char* b, const T* pb,
+                             std::size_t nb) {
+        if (pa != pb && ranges_overlap(pa, na, pb, nb)) {
+            std::ostringstream message;
+            message << "realify::rope::apply_rotary_emb: " << a << " partially overlaps " << b
+                    << " (only exactly in place is allowed)";
+            throw layout_error(message.str());
+        }
+    };
+    refuse_overlap("out_q", out_q.data(), q_size, "xq", xq.data(), q_size);
+    refuse_overlap("out_k", out_k.data(), k_size, "xk", xk.data(), k_size);
+    if (ranges_overlap<T>(out_q.data(), q_size, xk.data(), k_size) ||
+        ranges_overlap<T>(out_k.data(), k_size, xq.data(), q_size) ||
+        ranges_overlap<T>(out_q.data(), q_size, out_k.data(), k_size)) {
+        throw layout_error("realify::rope::apply_rotary_emb: q buffers overlap k buffers");
+    }
+    if (q_size == 0 && k_size == 0) return;
+    rope_call<T> call;
+    call.xq = xq.data();
+    call.xk = xk.data();
+    call.out_q = out_q.data();
+    call.out_k = out_k.data();
+    call.freqs = as_real_pointer(freqs_cis.data());
+    call.batch = d.batch;
+    call.seq = d.seq;
+    call.q_heads = d.q_heads;
+    call.k_heads = d.k_heads;
+    call.head_dim = d.head_dim;
+    call.start_pos = start_pos;
+    call.layout = layout;
+    const bool in_place = xq.data() == out_q.data() || xk.data() == out_k.data();
+    call.stream = !in_place && (q_size + k_size) * sizeof(T) >= simd::streaming_threshold();
+    rope_dispatch(call);
+}
+
+}  // namespace detail
+
+/// Span form for raw contiguous buffers (float); see the header comment.
+inline void apply_rotary_emb(const rope_dims& dims, std::span<const float> xq, std::span<const float> xk,
+                             std::span<const std::complex<float>> freqs_cis, std::size_t start_pos,
+                             std::span<float> out_q, std::span<float> out_k,
+                             pair_layout layout = pair_layout::interleaved) {
+    detail::apply_rotary_emb_span(dims, xq, xk, freqs_cis, start_pos, out_q, out_k, layout);
+}
+
+/// Span form for raw contiguous buffers (double); see the header comment.
+inline void apply_rotary_emb(const rope_dims& dims, std::span<const double> xq, std::span<const double> xk,
+                             std::span<const std::complex<double>> freqs_cis, std::size_t start_pos,
+                             std::span<double> out_q, std::span<double> out_k,
+                             pair_layout layout = pair_layout::interleaved) {
+    detail::apply_rotary_emb_span(dims, xq, xk, freqs_cis, start_pos, out_q, out_k, layout);
 }
 
 }  // namespace realify::rope
