@@ -1,0 +1,260 @@
+// The graph builder: placeholders, constants and graph ops named like
+// PyTorch's. Nothing is computed here; each call returns a node whose type
+// records the op and its operands.
+//
+//   auto x = graph::input<std::complex<float>>("x");
+//   auto y = graph::exp(x * graph::conj(x));
+#pragma once
+
+#include <complex>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "realify/graph/node.hpp"
+#include "realify/graph/traits.hpp"
+
+namespace realify::graph {
+
+/// A run-time input. T: element type (float, double, std::complex<float|double>)
+/// for any rank, or a container type for a static rank / fixed shape.
+template <class T>
+input_node<T> input(std::string name) {
+    using E = typename detail::element_traits<T>::element;
+    static_assert(std::is_arithmetic_v<E> || detail::is_std_complex<E>::value,
+                  "realify::graph::input<T>: T must be a real or std::complex element type, or an xtensor container of one.");
+    return input_node<T>(std::move(name));
+}
+
+/// A constant tensor (copied into the graph), or a number.
+template <class C>
+auto constant(C value) {
+    if constexpr (std::is_arithmetic_v<C> || detail::is_std_complex<C>::value) return scalar_node<C>(value);
+    else return constant_node<C>(std::move(value));
+}
+
+namespace detail {
+template <class X>
+auto as_node(X&& x) {
+    if constexpr (graph_node<X>) return std::forward<X>(x);
+    else return scalar_node<std::remove_cvref_t<X>>(x);
+}
+template <class X>
+concept node_or_number = graph_node<X> || std::is_arithmetic_v<std::remove_cvref_t<X>> ||
+                         is_std_complex<std::remove_cvref_t<X>>::value;
+
+template <class Tag, class... X>
+auto make(node_attrs attrs, X&&... x) {
+    return node<Tag, std::remove_cvref_t<decltype(as_node(std::forward<X>(x)))>...>(std::move(attrs),
+                                                                                    as_node(std::forward<X>(x))...);
+}
+inline node_attrs with_dims(dim_list d) {
+    node_attrs a;
+    a.dims = std::move(d);
+    return a;
+}
+inline node_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1 = 0, std::ptrdiff_t i2 = 0, std::ptrdiff_t i3 = 1) {
+    node_attrs a;
+    a.i0 = i0;
+    a.i1 = i1;
+    a.i2 = i2;
+    a.i3 = i3;
+    return a;
+}
+inline node_attrs with_scalar(std::complex<double> s) {
+    node_attrs a;
+    a.scalar = s;
+    a.has_scalar = true;
+    return a;
+}
+}  // namespace detail
+
+// ---- erased ---------------------------------------------------------------------
+template <graph_node X>
+auto view_as_complex(X x) {
+    static_assert(!is_complex_node_v<X>, "realify::graph::view_as_complex: the operand is already complex.");
+    return detail::make<op::view_as_complex>({}, std::move(x));
+}
+template <graph_node X>
+auto view_as_real(X x) {
+    static_assert(is_complex_node_v<X>, "realify::graph::view_as_real: the operand is not complex.");
+    return detail::make<op::view_as_real>({}, std::move(x));
+}
+
+// ---- elementwise binary (and the operators) -----------------------------------------
+#define REALIFY_GRAPH_BINARY(NAME)                                                                   \
+    template <class A, class B>                                                                      \
+        requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>)) \
+    auto NAME(A&& a, B&& b) {                                                                        \
+        return detail::make<op::NAME>({}, std::forward<A>(a), std::forward<B>(b));                   \
+    }
+REALIFY_GRAPH_BINARY(mul)
+REALIFY_GRAPH_BINARY(div)
+REALIFY_GRAPH_BINARY(add)
+REALIFY_GRAPH_BINARY(sub)
+REALIFY_GRAPH_BINARY(polar)
+REALIFY_GRAPH_BINARY(pow_tensor)
+REALIFY_GRAPH_BINARY(mm)
+REALIFY_GRAPH_BINARY(bmm)
+REALIFY_GRAPH_BINARY(matmul)
+REALIFY_GRAPH_BINARY(dot)
+REALIFY_GRAPH_BINARY(vdot)
+#undef REALIFY_GRAPH_BINARY
+
+template <class A, class B>
+    requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>))
+auto operator*(A&& a, B&& b) { return mul(std::forward<A>(a), std::forward<B>(b)); }
+template <class A, class B>
+    requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>))
+auto operator/(A&& a, B&& b) { return div(std::forward<A>(a), std::forward<B>(b)); }
+template <class A, class B>
+    requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>))
+auto operator+(A&& a, B&& b) { return add(std::forward<A>(a), std::forward<B>(b)); }
+template <class A, class B>
+    requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>))
+auto operator-(A&& a, B&& b) { return sub(std::forward<A>(a), std::forward<B>(b)); }
+
+// ---- ops with a number attribute ------------------------------------------------------
+#define REALIFY_GRAPH_SCALAR_ATTR(NAME)                                   \
+    template <graph_node X, class S>                                      \
+    auto NAME(X x, S s) {                                                 \
+        return detail::make<op::NAME>(detail::with_scalar(std::complex<double>(s)), std::move(x)); \
+    }
+REALIFY_GRAPH_SCALAR_ATTR(mul_scalar)
+REALIFY_GRAPH_SCALAR_ATTR(div_scalar)
+REALIFY_GRAPH_SCALAR_ATTR(add_scalar)
+REALIFY_GRAPH_SCALAR_ATTR(sub_scalar)
+REALIFY_GRAPH_SCALAR_ATTR(pow_scalar)
+REALIFY_GRAPH_SCALAR_ATTR(full_like)
+#undef REALIFY_GRAPH_SCALAR_ATTR
+template <graph_node X, class S>
+auto pow(X x, S s) { return pow_scalar(std::move(x), s); }
+
+// ---- unary ------------------------------------------------------------------------
+#define REALIFY_GRAPH_UNARY(NAME)                         \
+    template <graph_node X>                               \
+    auto NAME(X x) {                                      \
+        return detail::make<op::NAME>({}, std::move(x));  \
+    }
+REALIFY_GRAPH_UNARY(conj)
+REALIFY_GRAPH_UNARY(reciprocal)
+REALIFY_GRAPH_UNARY(exp)
+REALIFY_GRAPH_UNARY(expm1)
+REALIFY_GRAPH_UNARY(log)
+REALIFY_GRAPH_UNARY(log2)
+REALIFY_GRAPH_UNARY(log10)
+REALIFY_GRAPH_UNARY(log1p)
+REALIFY_GRAPH_UNARY(sqrt)
+REALIFY_GRAPH_UNARY(rsqrt)
+REALIFY_GRAPH_UNARY(square)
+REALIFY_GRAPH_UNARY(sgn)
+REALIFY_GRAPH_UNARY(sin)
+REALIFY_GRAPH_UNARY(cos)
+REALIFY_GRAPH_UNARY(tan)
+REALIFY_GRAPH_UNARY(sinh)
+REALIFY_GRAPH_UNARY(cosh)
+REALIFY_GRAPH_UNARY(tanh)
+REALIFY_GRAPH_UNARY(asin)
+REALIFY_GRAPH_UNARY(acos)
+REALIFY_GRAPH_UNARY(atan)
+REALIFY_GRAPH_UNARY(asinh)
+REALIFY_GRAPH_UNARY(acosh)
+REALIFY_GRAPH_UNARY(atanh)
+REALIFY_GRAPH_UNARY(abs)
+REALIFY_GRAPH_UNARY(angle)
+REALIFY_GRAPH_UNARY(real)
+REALIFY_GRAPH_UNARY(imag)
+REALIFY_GRAPH_UNARY(isnan)
+REALIFY_GRAPH_UNARY(isinf)
+REALIFY_GRAPH_UNARY(neg)
+REALIFY_GRAPH_UNARY(clone)
+REALIFY_GRAPH_UNARY(detach)
+REALIFY_GRAPH_UNARY(alias)
+REALIFY_GRAPH_UNARY(ones_like)
+REALIFY_GRAPH_UNARY(zeros_like)
+REALIFY_GRAPH_UNARY(ceil)
+REALIFY_GRAPH_UNARY(floor)
+REALIFY_GRAPH_UNARY(round)
+REALIFY_GRAPH_UNARY(trunc)
+REALIFY_GRAPH_UNARY(squeeze)
+REALIFY_GRAPH_UNARY(sum)
+REALIFY_GRAPH_UNARY(mean)
+REALIFY_GRAPH_UNARY(t)
+#undef REALIFY_GRAPH_UNARY
+template <graph_node X>
+auto operator-(X x) { return neg(std::move(x)); }
+
+// ---- shape ops ----------------------------------------------------------------------
+#define REALIFY_GRAPH_DIMS(NAME)                                           \
+    template <graph_node X>                                                \
+    auto NAME(X x, dim_list dims) {                                        \
+        return detail::make<op::NAME>(detail::with_dims(std::move(dims)), std::move(x)); \
+    }
+REALIFY_GRAPH_DIMS(permute)
+REALIFY_GRAPH_DIMS(reshape)
+REALIFY_GRAPH_DIMS(view)
+REALIFY_GRAPH_DIMS(unsafe_view)
+REALIFY_GRAPH_DIMS(expand)
+REALIFY_GRAPH_DIMS(flip)
+REALIFY_GRAPH_DIMS(squeeze_dims)
+REALIFY_GRAPH_DIMS(sum_dim)
+REALIFY_GRAPH_DIMS(mean_dim)
+#undef REALIFY_GRAPH_DIMS
+
+template <graph_node X>
+auto flatten(X x, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1) {
+    return detail::make<op::flatten>(detail::with_ints(start, end), std::move(x));
+}
+template <graph_node X>
+auto unsqueeze(X x, std::ptrdiff_t dim) { return detail::make<op::unsqueeze>(detail::with_ints(dim), std::move(x)); }
+template <graph_node X>
+auto squeeze(X x, std::ptrdiff_t dim) { return detail::make<op::squeeze_dim>(detail::with_ints(dim), std::move(x)); }
+template <graph_node X>
+auto transpose(X x, std::ptrdiff_t d0, std::ptrdiff_t d1) {
+    return detail::make<op::transpose>(detail::with_ints(d0, d1), std::move(x));
+}
+template <graph_node X>
+auto select(X x, std::ptrdiff_t dim, std::ptrdiff_t index) {
+    return detail::make<op::select>(detail::with_ints(dim, index), std::move(x));
+}
+template <graph_node X>
+auto narrow(X x, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length) {
+    return detail::make<op::narrow>(detail::with_ints(dim, start, length), std::move(x));
+}
+template <graph_node X>
+auto slice(X x, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t end, std::ptrdiff_t step = 1) {
+    return detail::make<op::slice>(detail::with_ints(dim, start, end, step), std::move(x));
+}
+template <graph_node X>
+auto cumsum(X x, std::ptrdiff_t dim) { return detail::make<op::cumsum>(detail::with_ints(dim), std::move(x)); }
+template <graph_node X>
+auto prod(X x, std::ptrdiff_t dim) { return detail::make<op::prod_dim>(detail::with_ints(dim), std::move(x)); }
+template <graph_node X>
+auto roll(X x, dim_list shifts, dim_list dims) {
+    node_attrs a = detail::with_dims(std::move(shifts));
+    a.i0 = static_cast<std::ptrdiff_t>(dims.size());
+    for (auto d : dims) a.dims.push_back(d);  // shifts then dims; i0 = how many dims
+    return detail::make<op::roll>(std::move(a), std::move(x));
+}
+template <graph_node C, graph_node A, graph_node B>
+auto where(C c, A a, B b) { return detail::make<op::where>({}, std::move(c), std::move(a), std::move(b)); }
+
+// ---- casts (the seed's .float() and type_as) ------------------------------------------
+template <class To, graph_node X>
+auto to(X x) { return cast_node<To, X>(std::move(x)); }
+template <graph_node X>
+auto to_float(X x) { return to<float>(std::move(x)); }
+template <graph_node X, graph_node Like>
+auto type_as(X x, const Like&) { return to<typename traits_t<Like>::real_type>(std::move(x)); }
+
+// ---- user ops ---------------------------------------------------------------------
+/// A node of a user op tag Tag (name, arity, kind — see realify::op_tag).
+/// `reference` computes one element on std::complex / real numbers: it is the
+/// fallback when no lowering of the dispatch table accepts the node.
+template <class Tag, class Reference, graph_node... X>
+auto custom(Reference reference, X... x) {
+    static_assert(op_tag<Tag>, "realify::graph::custom<Tag>: Tag needs static name, arity and kind.");
+    return custom_node<Tag, Reference, X...>(std::move(reference), std::move(x)...);
+}
+
+}  // namespace realify::graph

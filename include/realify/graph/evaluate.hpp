@@ -1,0 +1,715 @@
+// Evaluation of typed nodes (seed stage 3, done by the type system).
+//
+// Every node is evaluated at most once per call: values are memoised by the
+// node's canonical slot (shared nodes and CSE'd duplicates), constant
+// subgraphs come from the fold made at lower time. How a node is evaluated is
+// decided by its type:
+//
+//   erased        view_as_complex / view_as_real / a cast to the same type:
+//                 the value is re-described, no code runs;
+//   zero-copy     reshape, view, flatten, unsqueeze, squeeze, alias, … on the
+//                 contiguous (…,2) memory: a new shape, the same memory;
+//   fused         elementwise ops (mul, exp, conj, abs, polar, …) whose table
+//                 entry is the built-in one: a chain of them is ONE loop over
+//                 the broadcast shape, calling the table's pair kernels
+//                 (dispatch/pair_math.hpp) per element — no temporaries;
+//   table         anything else: realify::dispatch::call<Tag> with the
+//                 operands as complex_layout views of their memory (user
+//                 overrides and validators included);
+//   fallback      a user op no lowering accepts: that one node is evaluated
+//                 on std::complex elements (one graph break, the rest stays
+//                 lowered); in strict mode it does not compile.
+#pragma once
+
+#include <any>
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "realify/dispatch.hpp"
+#include "realify/dispatch/elementwise.hpp"
+#include "realify/dispatch/pair_math.hpp"
+#include "realify/dispatch/registry.hpp"
+#include "realify/errors.hpp"
+#include "realify/graph/ir.hpp"
+#include "realify/graph/node.hpp"
+#include "realify/graph/traits.hpp"
+#include "realify/graph/value.hpp"
+
+namespace realify::graph {
+
+/// Strict mode: a node no lowering accepts is a compile error naming its op.
+/// The op tag appears in the type name of the first error line, e.g.
+/// "invalid application of 'sizeof' to incomplete type
+///  'realify::graph::strict_mode_no_lowering_for_op<my_ops::cbrt>'".
+template <class Tag>
+struct strict_mode_no_lowering_for_op;
+
+template <class N>
+using value_t = tensor_value<typename traits_t<N>::real_type>;
+
+namespace detail {
+
+using kernel::cpair;
+
+// ---- which rule a node takes ------------------------------------------------------
+
+template <class Tag>
+inline constexpr bool zero_copy_tag =
+    std::is_same_v<Tag, op::reshape> || std::is_same_v<Tag, op::view> || std::is_same_v<Tag, op::unsafe_view> ||
+    std::is_same_v<Tag, op::flatten> || std::is_same_v<Tag, op::unsqueeze> || std::is_same_v<Tag, op::squeeze_dim> ||
+    std::is_same_v<Tag, op::squeeze> || std::is_same_v<Tag, op::alias> || std::is_same_v<Tag, op::detach> ||
+    std::is_same_v<Tag, op::clone>;
+template <class Tag>
+inline constexpr bool erased_tag = std::is_same_v<Tag, op::view_as_complex> || std::is_same_v<Tag, op::view_as_real>;
+
+template <class Tag>
+inline constexpr bool elementwise_tag =
+    std::is_same_v<Tag, op::mul> || std::is_same_v<Tag, op::div> || std::is_same_v<Tag, op::add> ||
+    std::is_same_v<Tag, op::sub> || std::is_same_v<Tag, op::polar> || std::is_same_v<Tag, op::conj> ||
+    std::is_same_v<Tag, op::neg> || std::is_same_v<Tag, op::exp> || std::is_same_v<Tag, op::log> ||
+    std::is_same_v<Tag, op::sqrt> || std::is_same_v<Tag, op::sin> || std::is_same_v<Tag, op::cos> ||
+    std::is_same_v<Tag, op::tan> || std::is_same_v<Tag, op::sinh> || std::is_same_v<Tag, op::cosh> ||
+    std::is_same_v<Tag, op::tanh> || std::is_same_v<Tag, op::reciprocal> || std::is_same_v<Tag, op::square> ||
+    std::is_same_v<Tag, op::abs> || std::is_same_v<Tag, op::angle> || std::is_same_v<Tag, op::real> ||
+    std::is_same_v<Tag, op::imag> || std::is_same_v<Tag, op::mul_scalar> || std::is_same_v<Tag, op::div_scalar>;
+
+template <class Tag>
+inline constexpr bool user_overridden_v = dispatch::user_lowerings<Tag>::type::size != 0;
+
+/// The attribute arguments a table lowering of Tag receives after its operands.
+template <class Tag, class T>
+struct attr_signature {
+    using type = type_list<>;
+};
+#define REALIFY_GRAPH_ATTRS(OP, ...)          \
+    template <class T>                        \
+    struct attr_signature<op::OP, T> {        \
+        using type = type_list<__VA_ARGS__>;  \
+    };
+REALIFY_GRAPH_ATTRS(permute, dim_list)
+REALIFY_GRAPH_ATTRS(reshape, dim_list)
+REALIFY_GRAPH_ATTRS(view, dim_list)
+REALIFY_GRAPH_ATTRS(unsafe_view, dim_list)
+REALIFY_GRAPH_ATTRS(expand, dim_list)
+REALIFY_GRAPH_ATTRS(flip, dim_list)
+REALIFY_GRAPH_ATTRS(squeeze_dims, dim_list)
+REALIFY_GRAPH_ATTRS(sum_dim, dim_list)
+REALIFY_GRAPH_ATTRS(mean_dim, dim_list)
+REALIFY_GRAPH_ATTRS(roll, dim_list, dim_list)
+REALIFY_GRAPH_ATTRS(flatten, std::ptrdiff_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(transpose, std::ptrdiff_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(select, std::ptrdiff_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(unsqueeze, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(squeeze_dim, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(cumsum, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(prod_dim, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(narrow, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(slice, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(mul_scalar, T)
+REALIFY_GRAPH_ATTRS(div_scalar, T)
+REALIFY_GRAPH_ATTRS(add_scalar, T)
+REALIFY_GRAPH_ATTRS(sub_scalar, T)
+REALIFY_GRAPH_ATTRS(pow_scalar, T)
+REALIFY_GRAPH_ATTRS(full_like, T)
+#undef REALIFY_GRAPH_ATTRS
+
+/// What a child is handed to a table lowering as (a complex_layout view, a
+/// real adaptor, or the number itself).
+template <class C>
+struct operand_type {
+    using type = operand_t<traits_t<C>::is_complex, typename traits_t<C>::real_type>;
+};
+template <class S>
+struct operand_type<scalar_node<S>> {
+    using type = S;
+};
+
+template <class Tag, class T, class Attrs, class... Ops>
+struct table_query;
+template <class Tag, class T, class... A, class... Ops>
+struct table_query<Tag, T, type_list<A...>, Ops...> {
+    static constexpr bool ok = dispatch::has_lowering_v<Tag, Ops..., A...>;
+    static constexpr std::string_view name() {
+        if constexpr (ok) return dispatch::selected_lowering_t<Tag, Ops..., A...>::name;
+        else return "";
+    }
+};
+
+template <class N>
+struct table_of;
+template <class Tag, class... C>
+struct table_of<node<Tag, C...>>
+    : table_query<Tag, typename traits_t<node<Tag, C...>>::real_type,
+                  typename attr_signature<Tag, typename traits_t<node<Tag, C...>>::real_type>::type,
+                  typename operand_type<C>::type...> {};
+template <class Tag, class R, class... C>
+struct table_of<custom_node<Tag, R, C...>>
+    : table_query<Tag, typename traits_t<custom_node<Tag, R, C...>>::real_type, type_list<>,
+                  typename operand_type<C>::type...> {};
+
+template <class N>
+inline constexpr bool fusable_v = false;
+template <class Tag, class... C>
+inline constexpr bool fusable_v<node<Tag, C...>> = [] {
+    using T = typename traits_t<node<Tag, C...>>::real_type;
+    if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T>) {
+        return false;
+    } else {
+        // every tensor operand already in the node's component type: one loop, no promotion
+        constexpr bool same_type =
+            ((is_scalar_node_v<C> || std::is_same_v<typename traits_t<C>::real_type, T>) && ...);
+        if constexpr (!same_type) return false;
+        else if constexpr (traits_t<node<Tag, C...>>::is_complex || (traits_t<C>::is_complex || ...))
+            return table_of<node<Tag, C...>>::ok;  // the table must accept it (the fused loop runs its kernels)
+        else
+            return true;  // real arithmetic outside complex subgraphs
+    }
+}();
+
+template <class C, bool Deep>
+inline constexpr bool inline_child_v = Deep && fusable_v<C>;
+
+template <class N, bool Deep>
+inline constexpr std::size_t leaf_count_v = 1;
+template <class Tag, class... C, bool Deep>
+inline constexpr std::size_t leaf_count_v<node<Tag, C...>, Deep> =
+    ((inline_child_v<C, Deep> ? leaf_count_v<C, Deep> : std::size_t(1)) + ... + 0);
+
+template <bool Deep, class... C>
+constexpr auto leaf_offsets() {
+    constexpr std::array<std::size_t, sizeof...(C)> counts{(inline_child_v<C, Deep> ? leaf_count_v<C, Deep> : std::size_t(1))...};
+    std::array<std::size_t, sizeof...(C)> offsets{};
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        offsets[i] = next;
+        next += counts[i];
+    }
+    return offsets;
+}
+
+// ---- per-element kernels of the fusable ops (the table's pair kernels) ----------------
+
+template <class X>
+inline constexpr bool is_pair_v = !std::is_arithmetic_v<X>;
+
+template <class T>
+cpair<T> pair_of(cpair<T> z) { return z; }
+template <class T>
+    requires std::is_arithmetic_v<T>
+cpair<T> pair_of(T x) { return {x, T(0)}; }
+
+template <class Tag, class X>
+auto apply_unary(const node_attrs& attrs, X x) {
+    if constexpr (is_pair_v<X>) {
+        using T = decltype(x.re);
+        if constexpr (std::is_same_v<Tag, op::conj>) return kernel::conj(x);
+        else if constexpr (std::is_same_v<Tag, op::neg>) return kernel::neg(x);
+        else if constexpr (std::is_same_v<Tag, op::exp>) return kernel::exp(x);
+        else if constexpr (std::is_same_v<Tag, op::log>) return kernel::log(x);
+        else if constexpr (std::is_same_v<Tag, op::sqrt>) return kernel::sqrt(x);
+        else if constexpr (std::is_same_v<Tag, op::sin>) return kernel::sin(x);
+        else if constexpr (std::is_same_v<Tag, op::cos>) return kernel::cos(x);
+        else if constexpr (std::is_same_v<Tag, op::tan>) return kernel::tan(x);
+        else if constexpr (std::is_same_v<Tag, op::sinh>) return kernel::sinh(x);
+        else if constexpr (std::is_same_v<Tag, op::cosh>) return kernel::cosh(x);
+        else if constexpr (std::is_same_v<Tag, op::tanh>) return kernel::tanh(x);
+        else if constexpr (std::is_same_v<Tag, op::reciprocal>) return kernel::reciprocal(x);
+        else if constexpr (std::is_same_v<Tag, op::square>) return kernel::square(x);
+        else if constexpr (std::is_same_v<Tag, op::abs>) return kernel::abs(x);
+        else if constexpr (std::is_same_v<Tag, op::angle>) return kernel::angle(x);
+        else if constexpr (std::is_same_v<Tag, op::real>) return x.re;
+        else if constexpr (std::is_same_v<Tag, op::imag>) return x.im;
+        else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return kernel::scale(x, static_cast<T>(attrs.scalar.real()));
+        else return cpair<T>{x.re / static_cast<T>(attrs.scalar.real()), x.im / static_cast<T>(attrs.scalar.real())};
+    } else {
+        using T = X;
+        if constexpr (std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::real>) return x;
+        else if constexpr (std::is_same_v<Tag, op::neg>) return -x;
+        else if constexpr (std::is_same_v<Tag, op::exp>) return std::exp(x);
+        else if constexpr (std::is_same_v<Tag, op::log>) return std::log(x);
+        else if constexpr (std::is_same_v<Tag, op::sqrt>) return std::sqrt(x);
+        else if constexpr (std::is_same_v<Tag, op::sin>) return std::sin(x);
+        else if constexpr (std::is_same_v<Tag, op::cos>) return std::cos(x);
+        else if constexpr (std::is_same_v<Tag, op::tan>) return std::tan(x);
+        else if constexpr (std::is_same_v<Tag, op::sinh>) return std::sinh(x);
+        else if constexpr (std::is_same_v<Tag, op::cosh>) return std::cosh(x);
+        else if constexpr (std::is_same_v<Tag, op::tanh>) return std::tanh(x);
+        else if constexpr (std::is_same_v<Tag, op::reciprocal>) return T(1) / x;
+        else if constexpr (std::is_same_v<Tag, op::square>) return x * x;
+        else if constexpr (std::is_same_v<Tag, op::abs>) return std::abs(x);
+        else if constexpr (std::is_same_v<Tag, op::angle>) return std::atan2(T(0), x);
+        else if constexpr (std::is_same_v<Tag, op::imag>) return T(0);
+        else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return x * static_cast<T>(attrs.scalar.real());
+        else return x / static_cast<T>(attrs.scalar.real());
+    }
+}
+
+template <class Tag, class X, class Y>
+auto apply_binary(X x, Y y) {
+    constexpr bool px = is_pair_v<X>, py = is_pair_v<Y>;
+    if constexpr (std::is_same_v<Tag, op::polar>) {
+        return cpair<X>{x * std::cos(y), x * std::sin(y)};
+    } else if constexpr (!px && !py) {
+        if constexpr (std::is_same_v<Tag, op::mul>) return x * y;
+        else if constexpr (std::is_same_v<Tag, op::div>) return x / y;
+        else if constexpr (std::is_same_v<Tag, op::add>) return x + y;
+        else return x - y;
+    } else if constexpr (std::is_same_v<Tag, op::mul>) {
+        if constexpr (px && py) return kernel::mul(x, y);
+        else if constexpr (px) return kernel::scale(x, y);
+        else return kernel::scale(y, x);
+    } else if constexpr (std::is_same_v<Tag, op::div>) {
+        if constexpr (px && !py) return decltype(x){x.re / y, x.im / y};
+        else return kernel::div(pair_of(x), y);
+    } else if constexpr (std::is_same_v<Tag, op::add>) {
+        // a real operand moves only the real part
+        if constexpr (px && py) return kernel::add(x, y);
+        else if constexpr (px) return decltype(x){x.re + y, x.im};
+        else return decltype(y){x + y.re, y.im};
+    } else {
+        if constexpr (px && py) return kernel::sub(x, y);
+        else if constexpr (px) return decltype(x){x.re - y, x.im};
+        else return decltype(y){x - y.re, -y.im};
+    }
+}
+
+template <class Tag, class... X>
+auto apply_elem(const node_attrs& attrs, X... x) {
+    if constexpr (sizeof...(X) == 1) return apply_unary<Tag>(attrs, x...);
+    else return apply_binary<Tag>(x...);
+}
+
+template <bool Deep, std::size_t Off, class N, class Vals>
+auto elem(const N& n, const Vals& vals);
+
+template <bool Deep, std::size_t Off, class C, class Vals>
+auto child_elem(const C& c, const Vals& vals) {
+    if constexpr (inline_child_v<C, Deep>) return elem<Deep, Off>(c, vals);
+    else return std::get<Off>(vals);
+}
+
+template <bool Deep, std::size_t Off, class N, class Vals>
+auto elem(const N& n, const Vals& vals) {
+    return [&]<class Tag, class... C>(const node<Tag, C...>& m) {
+        constexpr auto offsets = leaf_offsets<Deep, C...>();
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return apply_elem<Tag>(m.attrs, child_elem<Deep, Off + offsets[I]>(std::get<I>(m.children), vals)...);
+        }(std::index_sequence_for<C...>{});
+    }(n);
+}
+
+/// A leaf of a fused loop: its value in the loop's component type, and whether it is complex.
+template <class T, bool Complex>
+struct leaf {
+    tensor_value<T> value;
+};
+
+template <class T, bool Complex>
+auto make_ref(const leaf<T, Complex>& l) {
+    realify::detail::operand_ref<T, Complex> ref;
+    ref.data = l.value.data;
+    ref.shape.assign(l.value.shape.begin(), l.value.shape.end());
+    ref.strides.resize(ref.shape.size());
+    std::ptrdiff_t stride = Complex ? 2 : 1;
+    for (std::size_t i = ref.shape.size(); i-- > 0;) {
+        ref.strides[i] = stride;
+        stride *= static_cast<std::ptrdiff_t>(ref.shape[i]);
+    }
+    return ref;
+}
+
+template <bool Strict, class N>
+value_t<N> eval(const N& n, eval_context& ctx);
+
+/// The scalar operand as a 0-d value of component type T.
+template <class T, class S>
+tensor_value<T> scalar_value(const scalar_node<S>& s) {
+    constexpr bool c = is_std_complex<S>::value;
+    auto v = allocate<T>({}, c);
+    if constexpr (c) {
+        v.data[0] = static_cast<T>(s.value.real());
+        v.data[1] = static_cast<T>(s.value.imag());
+    } else {
+        v.data[0] = static_cast<T>(s.value);
+    }
+    return v;
+}
+
+template <bool Strict, bool Deep, class T, class C>
+auto leaves_of_child(const C& c, eval_context& ctx);
+
+template <bool Strict, bool Deep, class T, class Tag, class... C>
+auto leaves_of(const node<Tag, C...>& n, eval_context& ctx) {
+    return std::apply([&](const auto&... child) { return std::tuple_cat(leaves_of_child<Strict, Deep, T>(child, ctx)...); },
+                      n.children);
+}
+
+template <bool Strict, bool Deep, class T, class C>
+auto leaves_of_child(const C& c, eval_context& ctx) {
+    if constexpr (inline_child_v<C, Deep>) return leaves_of<Strict, Deep, T>(c, ctx);
+    else if constexpr (is_scalar_node_v<C>) return std::make_tuple(leaf<T, traits_t<C>::is_complex>{scalar_value<T>(c)});
+    else return std::make_tuple(leaf<T, traits_t<C>::is_complex>{eval<Strict>(c, ctx)});
+}
+
+/// True when the inline descendants of n are private to it (not shared, not
+/// CSE'd, not folded, not outputs): only then may they live inside one loop.
+template <bool Deep, class Tag, class... C>
+bool region_is_private(const node<Tag, C...>& n, const eval_context& ctx) {
+    bool ok = true;
+    std::apply(
+        [&](const auto&... child) {
+            auto check = [&]<class X>(const X& x) {
+                if constexpr (inline_child_v<X, Deep>) {
+                    const std::size_t s = ctx.ir->slot(x.id);
+                    const ir_node& r = ctx.ir->nodes[s];
+                    if (r.canonical != s || r.folded || r.uses != 1 || r.output) ok = false;
+                    else if (!region_is_private<Deep>(x, ctx)) ok = false;
+                }
+            };
+            (check(child), ...);
+        },
+        n.children);
+    return ok;
+}
+
+/// Runs the fused loop of n over its leaves, writing into `out` (the broadcast
+/// shape is returned). `out == nullptr`: allocate.
+template <bool Strict, bool Deep, class Tag, class... C>
+value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
+                                   typename traits_t<node<Tag, C...>>::real_type* out,
+                                   const shape_vector* expected) {
+    using N = node<Tag, C...>;
+    using T = typename traits_t<N>::real_type;
+    constexpr bool complex_result = traits_t<N>::is_complex;
+    auto leaves = leaves_of<Strict, Deep, T>(n, ctx);
+    auto refs = std::apply([](const auto&... l) { return std::make_tuple(make_ref(l)...); }, leaves);
+    const shape_vector shape =
+        std::apply([&](const auto&... r) { return realify::detail::broadcast_shapes(Tag::name, r...); }, refs);
+    value_t<N> result;
+    if (out != nullptr) {
+        if (expected != nullptr && *expected != shape) {
+            std::ostringstream m;
+            m << "realify::graph: output buffer of shape " << realify::detail::format_sequence(*expected)
+              << " does not match the result of " << Tag::name << ", of shape " << realify::detail::format_sequence(shape);
+            throw shape_error(m.str());
+        }
+        result.data = out;
+        result.shape = shape;
+        result.complex = complex_result;
+        // in place is fine when an input IS the output element for element;
+        // any other overlap would read already-written results
+        const std::size_t bytes = result.components() * sizeof(T);
+        bool unsafe = false;
+        std::apply(
+            [&](const auto&... l) {
+                ((unsafe = unsafe || (overlaps(l.value, out, bytes) &&
+                                      !(static_cast<const void*>(l.value.data) == static_cast<const void*>(out) &&
+                                        l.value.shape == shape && l.value.complex == complex_result))),
+                 ...);
+            },
+            leaves);
+        if (unsafe) {
+            auto temp = allocate<T>(shape, complex_result);
+            auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
+            std::apply([&](const auto&... r) { realify::detail::run_into<complex_result ? 2 : 1>(temp.data, shape, kernel, r...); },
+                       refs);
+            std::memmove(out, temp.data, bytes);
+            return result;
+        }
+    } else {
+        result = allocate<T>(shape, complex_result);
+    }
+    auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
+    std::apply([&](const auto&... r) { realify::detail::run_into<complex_result ? 2 : 1>(result.data, shape, kernel, r...); },
+               refs);
+    return result;
+}
+
+// ---- zero-copy shape rules ------------------------------------------------------------
+
+inline std::size_t wrap_dim(std::string_view op, std::ptrdiff_t d, std::size_t rank) {
+    const auto r = static_cast<std::ptrdiff_t>(rank);
+    const std::ptrdiff_t a = d < 0 ? d + r : d;
+    if (a < 0 || a >= r) {
+        std::ostringstream m;
+        m << "realify::graph::" << op << ": dimension " << d << " is out of range for a tensor of rank " << rank;
+        throw shape_error(m.str());
+    }
+    return static_cast<std::size_t>(a);
+}
+
+inline shape_vector resolve_shape(std::string_view op, const dim_list& requested, const shape_vector& from) {
+    shape_vector result(requested.size(), 0);
+    std::size_t count = 1, known = 1;
+    for (std::size_t s : from) count *= s;
+    std::ptrdiff_t infer = -1;
+    for (std::size_t i = 0; i < requested.size(); ++i) {
+        const std::ptrdiff_t d = requested[i];
+        if (is_same_marker(d)) {
+            const std::size_t k = same_marker_dim(d);
+            if (k >= from.size()) throw shape_error("realify::graph::" + std::string(op) + ": same(" + std::to_string(k) +
+                                                    ") refers past the rank of a tensor of shape " +
+                                                    realify::detail::format_sequence(from));
+            result[i] = from[k];
+        } else if (d == -1 && infer < 0) {
+            infer = static_cast<std::ptrdiff_t>(i);
+            continue;
+        } else if (d < 0) {
+            throw shape_error("realify::graph::" + std::string(op) + ": invalid shape " +
+                              realify::detail::format_sequence(requested));
+        } else {
+            result[i] = static_cast<std::size_t>(d);
+        }
+        known *= result[i];
+    }
+    if (infer >= 0) {
+        if (known == 0 || count % known != 0)
+            throw shape_error("realify::graph::" + std::string(op) + ": shape " + realify::detail::format_sequence(requested) +
+                              " is invalid for a tensor of shape " + realify::detail::format_sequence(from));
+        result[static_cast<std::size_t>(infer)] = count / known;
+    } else if (known != count) {
+        throw shape_error("realify::graph::" + std::string(op) + ": shape " + realify::detail::format_sequence(requested) +
+                          " is invalid for a tensor of shape " + realify::detail::format_sequence(from));
+    }
+    return result;
+}
+
+template <class Tag>
+shape_vector zero_copy_shape(const node_attrs& a, const shape_vector& from) {
+    if constexpr (std::is_same_v<Tag, op::reshape> || std::is_same_v<Tag, op::view> || std::is_same_v<Tag, op::unsafe_view>) {
+        return resolve_shape(Tag::name, a.dims, from);
+    } else if constexpr (std::is_same_v<Tag, op::flatten>) {
+        if (from.empty()) return shape_vector{1};
+        const std::size_t s = wrap_dim("flatten", a.i0, from.size()), e = wrap_dim("flatten", a.i1, from.size());
+        if (s > e) throw shape_error("realify::graph::flatten: start dim must not be after end dim");
+        shape_vector r(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(s));
+        std::size_t merged = 1;
+        for (std::size_t i = s; i <= e; ++i) merged *= from[i];
+        r.push_back(merged);
+        r.insert(r.end(), from.begin() + static_cast<std::ptrdiff_t>(e) + 1, from.end());
+        return r;
+    } else if constexpr (std::is_same_v<Tag, op::unsqueeze>) {
+        const std::size_t axis = wrap_dim("unsqueeze", a.i0, from.size() + 1);
+        shape_vector r = from;
+        r.insert(r.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+        return r;
+    } else if constexpr (std::is_same_v<Tag, op::squeeze_dim>) {
+        const std::size_t axis = wrap_dim("squeeze", a.i0, from.size());
+        shape_vector r = from;
+        if (r[axis] == 1) r.erase(r.begin() + static_cast<std::ptrdiff_t>(axis));
+        return r;
+    } else if constexpr (std::is_same_v<Tag, op::squeeze>) {
+        shape_vector r;
+        for (std::size_t s : from)
+            if (s != 1) r.push_back(s);
+        return r;
+    } else {
+        return from;  // alias, detach, clone: values are never written in place
+    }
+}
+
+// ---- the table route --------------------------------------------------------------------
+
+template <class Tag, class T, class... Ops>
+decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
+    using sig = typename attr_signature<Tag, T>::type;
+    if constexpr (std::is_same_v<sig, type_list<dim_list>>) {
+        return dispatch::call<Tag>(ops..., a.dims);
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list, dim_list>>) {
+        const auto n = static_cast<std::size_t>(a.i0);
+        const dim_list shifts(a.dims.begin(), a.dims.end() - static_cast<std::ptrdiff_t>(n));
+        const dim_list dims(a.dims.end() - static_cast<std::ptrdiff_t>(n), a.dims.end());
+        return dispatch::call<Tag>(ops..., shifts, dims);
+    } else if constexpr (sig::size == 1 && std::is_same_v<sig, type_list<std::ptrdiff_t>>) {
+        return dispatch::call<Tag>(ops..., a.i0);
+    } else if constexpr (sig::size == 2 && std::is_same_v<sig, type_list<std::ptrdiff_t, std::ptrdiff_t>>) {
+        return dispatch::call<Tag>(ops..., a.i0, a.i1);
+    } else if constexpr (sig::size == 3) {
+        return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2);
+    } else if constexpr (sig::size == 4) {
+        return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2, a.i3);
+    } else if constexpr (std::is_same_v<sig, type_list<T>>) {
+        return dispatch::call<Tag>(ops..., static_cast<T>(a.scalar.real()));
+    } else {
+        return dispatch::call<Tag>(ops...);
+    }
+}
+
+template <class T, class C>
+auto hold(const C& c, eval_context& ctx);
+
+template <class C>
+struct held {
+    value_t<C> value;
+};
+template <class S>
+struct held_number {
+    S value;
+};
+template <class C>
+auto operand_from(const held<C>& h) {
+    return as_operand<traits_t<C>::is_complex>(h.value);
+}
+template <class S>
+S operand_from(const held_number<S>& h) {
+    return h.value;
+}
+
+template <class Tag, class T, bool Strict, class... C>
+tensor_value<T> through_table(const node_attrs& a, const std::tuple<C...>& children, eval_context& ctx) {
+    // values first (they own the memory the operands view), then the call
+    auto values = std::apply(
+        [&](const auto&... c) {
+            return std::make_tuple([&]<class X>(const X& x) {
+                if constexpr (is_scalar_node_v<X>) return held_number<decltype(x.value)>{x.value};
+                else return held<X>{eval<Strict>(x, ctx)};
+            }(c)...);
+        },
+        children);
+    return std::apply([&](const auto&... h) { return from_result<T>(call_table<Tag, T>(a, operand_from(h)...)); }, values);
+}
+
+// ---- fallback of a user op on std::complex --------------------------------------------------
+
+template <bool Strict, class Tag, class R, class... C>
+value_t<custom_node<Tag, R, C...>> fallback_on_std_complex(const custom_node<Tag, R, C...>& n, eval_context& ctx) {
+    using N = custom_node<Tag, R, C...>;
+    using T = typename traits_t<N>::real_type;
+    auto leaves = std::apply(
+        [&](const auto&... c) {
+            return std::make_tuple([&]<class X>(const X& x) {
+                if constexpr (is_scalar_node_v<X>) return leaf<T, traits_t<X>::is_complex>{scalar_value<T>(x)};
+                else return leaf<T, traits_t<X>::is_complex>{eval<Strict>(x, ctx)};
+            }(c)...);
+        },
+        n.children);
+    auto refs = std::apply([](const auto&... l) { return std::make_tuple(make_ref(l)...); }, leaves);
+    const shape_vector shape =
+        std::apply([&](const auto&... r) { return realify::detail::broadcast_shapes(Tag::name, r...); }, refs);
+    constexpr bool complex_result = traits_t<N>::is_complex;
+    auto result = allocate<T>(shape, complex_result);
+    auto to_std = []<class X>(X x) {
+        if constexpr (is_pair_v<X>) return std::complex<decltype(x.re)>(x.re, x.im);
+        else return x;
+    };
+    auto kernel = [&](auto... loaded) {
+        const auto r = n.reference(to_std(loaded)...);
+        if constexpr (is_std_complex<std::remove_cvref_t<decltype(r)>>::value) return cpair<T>{T(r.real()), T(r.imag())};
+        else return static_cast<T>(r);
+    };
+    std::apply([&](const auto&... r) { realify::detail::run_into<complex_result ? 2 : 1>(result.data, shape, kernel, r...); },
+               refs);
+    return result;
+}
+
+// ---- compute: one node, its rule chosen by its type ---------------------------------------------
+
+template <class Tag, class... C>
+type_list<Tag, C...> tag_and_children(const node<Tag, C...>&) { return {}; }
+template <class Tag, class R, class... C>
+type_list<Tag, C...> tag_and_children(const custom_node<Tag, R, C...>&) { return {}; }
+template <class To, class C>
+type_list<To, C> tag_and_children(const cast_node<To, C>&) { return {}; }
+
+template <bool Strict, class N>
+value_t<N> compute(const N& n, eval_context& ctx) {
+    using V = value_t<N>;
+    using Tr = traits_t<N>;
+    using T = typename Tr::real_type;
+    if constexpr (requires { n.name; }) {  // input_node
+        const std::size_t slot = ctx.ir->slot(n.id);
+        std::size_t position = 0;
+        while (ctx.ir->inputs[position] != slot) ++position;
+        const std::any& bound = (*ctx.inputs)[position];
+        const V* v = std::any_cast<V>(&bound);
+        if (v == nullptr || v->complex != Tr::is_complex) {
+            std::ostringstream m;
+            m << "realify::graph: input '" << n.name << "' is declared " << (Tr::is_complex ? "complex" : "real")
+              << " with components of " << sizeof(T) * 8 << " bits, and was given a tensor of another element type"
+              << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
+            throw layout_error(m.str());
+        }
+        return *v;
+    } else if constexpr (requires { n.value.get(); }) {  // constant_node: unpacked to (…,2) once, at lower time
+        return bind_argument(*n.value);
+    } else if constexpr (is_scalar_node_v<N>) {
+        return scalar_value<T>(n);
+    } else {
+        return [&]<class Tag, class... C>(const auto& m, type_list<Tag, C...>) -> V {
+            using M = std::remove_cvref_t<decltype(m)>;
+            if constexpr (is_cast_v<M>) {  // .float() / type_as
+                const auto& child = std::get<0>(m.children);
+                auto v = eval<Strict>(child, ctx);
+                if constexpr (std::is_same_v<typename traits_t<decltype(child)>::real_type, T>) {
+                    return v;  // same component type: erased
+                } else {
+                    auto r = allocate<T>(v.shape, v.complex);
+                    for (std::size_t i = 0; i < v.components(); ++i) r.data[i] = static_cast<T>(v.data[i]);
+                    return r;
+                }
+            } else if constexpr (std::is_same_v<M, node<Tag, C...>>) {
+                if constexpr (erased_tag<Tag> && !user_overridden_v<Tag>) {
+                    auto v = eval<Strict>(std::get<0>(m.children), ctx);
+                    V r{v.data, v.shape, Tr::is_complex, v.keep};
+                    if constexpr (std::is_same_v<Tag, op::view_as_complex>) {
+                        if (v.shape.empty() || v.shape.back() != 2)
+                            throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
+                                               realify::detail::format_sequence(v.shape));
+                        r.shape.pop_back();
+                    } else {
+                        r.shape.push_back(2);
+                    }
+                    return r;
+                } else if constexpr (zero_copy_tag<Tag> && !user_overridden_v<Tag>) {
+                    auto v = eval<Strict>(std::get<0>(m.children), ctx);
+                    v.shape = zero_copy_shape<Tag>(m.attrs, v.shape);
+                    return v;
+                } else if constexpr (fusable_v<M>) {
+                    if (region_is_private<true>(m, ctx)) return run_fused<Strict, true>(m, ctx, nullptr, nullptr);
+                    return run_fused<Strict, false>(m, ctx, nullptr, nullptr);
+                } else if constexpr (table_of<M>::ok) {
+                    return through_table<Tag, T, Strict>(m.attrs, m.children, ctx);
+                } else {
+                    static_assert(table_of<M>::ok,
+                                  "realify::graph: no lowering of the dispatch table accepts this op with these operand "
+                                  "types (see Tag in the instantiation above); wrap it in graph::custom<Tag>(reference, …) "
+                                  "to evaluate it on std::complex, or register a user lowering.");
+                    return V{};
+                }
+            } else {  // custom_node
+                if constexpr (table_of<M>::ok) {
+                    return through_table<Tag, T, Strict>(m.attrs, m.children, ctx);
+                } else if constexpr (Strict) {
+                    [[maybe_unused]] constexpr std::size_t error = sizeof(strict_mode_no_lowering_for_op<Tag>);
+                    return V{};
+                } else {
+                    return fallback_on_std_complex<Strict>(m, ctx);
+                }
+            }
+        }(n, tag_and_children(n));
+    }
+}
+
+/// Evaluates a node once per call (memo by canonical slot; folded constants reused).
+template <bool Strict, class N>
+value_t<N> eval(const N& n, eval_context& ctx) {
+    const std::size_t slot = ctx.ir->slot(n.id);
+    const std::size_t c = ctx.ir->nodes[slot].canonical;
+    const ir_node& record = ctx.ir->nodes[c];
+    if (record.folded) return std::any_cast<value_t<N>>(record.folded_value);
+    std::any& memo = (*ctx.memo)[c];
+    if (memo.has_value()) return std::any_cast<value_t<N>>(memo);
+    value_t<N> v = compute<Strict>(n, ctx);
+    memo = v;
+    return v;
+}
+
+}  // namespace detail
+}  // namespace realify::graph

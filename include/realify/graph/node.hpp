@@ -1,0 +1,170 @@
+// The nodes of the type-level expression graph.
+//
+// A node's TYPE carries its op tag and its children's types
+// (node<op::mul, input_node<...>, node<op::reshape, ...>>), so dtype, "is it
+// complex", rank and (when every input is fixed-shape) the static shape are
+// known at compile time. Run-time attributes — dims, shapes, scalars — live in
+// the node object (node_attrs). Every node gets an identity when it is built;
+// copies keep it, so two outputs that share a subexpression share the node
+// (the seed's merged subgraphs: xq_out and xk_out both reading freqs_cis).
+//
+// "Is complex" is decided here by the type only: input<float> is real whatever
+// its run-time shape, so a real parameter with a trailing extent 2 is never
+// mistaken for a complex tensor (the seed system's shape-heuristic bug).
+#pragma once
+
+#include <atomic>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <xtensor/xarray.hpp>
+#include <xtensor/xfixed.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "realify/layout/scalar_traits.hpp"
+#include "realify/layout/shape_traits.hpp"
+#include "realify/ops/tags.hpp"
+
+namespace realify::graph {
+
+using dim_list = std::vector<std::ptrdiff_t>;
+
+/// In a reshape/view shape: "the input's extent at dim k" (PyTorch's
+/// `x.reshape(*x.shape[:-1], -1, 2)` is `reshape(x, {same(0), same(1), same(2), -1, 2})`
+/// for a rank-4 x). Shapes are run-time; graphs are built before them.
+constexpr std::ptrdiff_t same(std::size_t k) {
+    return std::numeric_limits<std::ptrdiff_t>::min() + static_cast<std::ptrdiff_t>(k);
+}
+constexpr bool is_same_marker(std::ptrdiff_t d) { return d < std::numeric_limits<std::ptrdiff_t>::min() / 2; }
+constexpr std::size_t same_marker_dim(std::ptrdiff_t d) {
+    return static_cast<std::size_t>(d - std::numeric_limits<std::ptrdiff_t>::min());
+}
+
+/// Run-time attributes of a node; which fields an op reads is fixed per op.
+struct node_attrs {
+    dim_list dims;                  // permute dims, reshape shape, repeat counts …
+    std::ptrdiff_t i0 = 0, i1 = 0, i2 = 0, i3 = 1;  // dim / start / end / step …
+    std::complex<double> scalar{0.0, 0.0};          // mul_scalar, pow_scalar, full_like …
+    bool has_scalar = false;
+};
+
+namespace detail {
+inline std::uint64_t next_node_id() {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
+template <class T>
+struct is_std_complex : std::false_type {};
+template <class T>
+struct is_std_complex<std::complex<T>> : std::true_type {};
+
+template <class T>
+struct component_of {
+    using type = T;
+};
+template <class T>
+struct component_of<std::complex<T>> {
+    using type = T;
+};
+}  // namespace detail
+
+/// Marker base of every graph node (for concepts).
+struct node_base {
+    std::uint64_t id = detail::next_node_id();
+};
+
+template <class T>
+concept graph_node = std::is_base_of_v<node_base, std::remove_cvref_t<T>>;
+
+/// Static facts of a node's value. rank is realify::dynamic_rank when only
+/// known at run time; fixed_shape is an xt::fixed_shape<…> or void.
+template <class Scalar, bool Complex, std::size_t Rank, class FixedShape = void>
+struct value_traits {
+    using real_type = Scalar;  // component type (float, double) or bool / integer for masks
+    static constexpr bool is_complex = Complex;
+    static constexpr std::size_t rank = Rank;
+    using fixed_shape = FixedShape;
+};
+
+// ---- leaves ------------------------------------------------------------------------
+
+/// Placeholder for a run-time tensor. T is an element type (float,
+/// std::complex<double>: any rank, known at run time) or a container type
+/// (xt::xtensor<std::complex<float>, 3>, xt::xtensor_fixed<…>: rank / shape static).
+template <class T>
+struct input_node : node_base {
+    std::string name;
+    explicit input_node(std::string n) : name(std::move(n)) {}
+};
+
+namespace detail {
+template <class T, class = void>
+struct element_traits {
+    using element = T;
+    static constexpr std::size_t rank = dynamic_rank;
+    using fixed = void;
+};
+template <class T>
+struct element_traits<T, std::void_t<typename T::value_type, typename T::shape_type>> {
+    using element = typename T::value_type;
+    static constexpr std::size_t rank = static_rank_v<T>;
+    using fixed = std::conditional_t<has_fixed_shape_v<T>, typename T::shape_type, void>;
+};
+template <class T>
+using leaf_traits = value_traits<typename component_of<typename element_traits<T>::element>::type,
+                                 is_std_complex<typename element_traits<T>::element>::value,
+                                 element_traits<T>::rank, typename element_traits<T>::fixed>;
+}  // namespace detail
+
+/// A constant tensor (the seed's get_attr buffer). Complex constants are
+/// unpacked to the (…,2) layout once, when the graph is lowered.
+template <class C>
+struct constant_node : node_base {
+    std::shared_ptr<const C> value;
+    explicit constant_node(C v) : value(std::make_shared<const C>(std::move(v))) {}
+};
+
+/// A number operand (x * 2.0, x + std::complex<double>(0, 1)).
+template <class S>
+struct scalar_node : node_base {
+    S value;
+    explicit scalar_node(S v) : value(v) {}
+};
+
+/// An op node: tag, children, run-time attributes.
+template <class Tag, class... Children>
+struct node : node_base {
+    using tag = Tag;
+    std::tuple<Children...> children;
+    node_attrs attrs;
+    explicit node(node_attrs a, Children... c) : children(std::move(c)...), attrs(std::move(a)) {}
+};
+
+/// A user op with no entry in the table (or one the table may not accept):
+/// `reference` is its std::complex (or real) per-element definition, used for
+/// the fallback when no lowering accepts it.
+template <class Tag, class Reference, class... Children>
+struct custom_node : node_base {
+    using tag = Tag;
+    std::tuple<Children...> children;
+    Reference reference;
+    node_attrs attrs;
+    explicit custom_node(Reference r, Children... c) : children(std::move(c)...), reference(std::move(r)) {}
+};
+
+/// Conversion of the component type (the seed's `.float()` and `type_as`).
+template <class To, class Child>
+struct cast_node : node_base {
+    std::tuple<Child> children;
+    explicit cast_node(Child c) : children(std::move(c)) {}
+};
+
+}  // namespace realify::graph

@@ -1,0 +1,238 @@
+// The pass pipeline over graph_ir (the seed's lowering passes, seed 003):
+// ordered, and a user pass can be inserted at a given position, like
+// `@_aten_lowering_pass(index=N)`.
+//
+// Standard order:
+//   0 detect_complex_subgraphs   anchor on view_as_real, walk back; boundary
+//                                inputs; overlapping subgraphs merged; complex
+//                                nodes with no anchor collected too
+//   1 replace_complex_inputs     complex inputs become zero-copy (…,2) views,
+//                                complex constants are unpacked once
+//   2 eliminate_common_subexpressions
+//   3 fold_constants             constant-only subgraphs evaluated once, now
+//   4 remove_dead_nodes          unreachable nodes dropped, uses counted
+//   5 fuse_elementwise           private elementwise chains marked as one loop
+#pragma once
+
+#include <any>
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realify/errors.hpp"
+#include "realify/graph/ir.hpp"
+
+namespace realify::graph {
+
+struct pass {
+    std::string name;
+    std::function<void(graph_ir&)> run;
+};
+
+namespace passes {
+
+inline void detect_complex_subgraphs(graph_ir& g) {
+    auto& nodes = g.nodes;
+    std::vector<int> group(nodes.size(), -1);
+    std::vector<int> parent;
+    auto find = [&](int x) {
+        while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)];
+        return x;
+    };
+    auto join = [&](int a, int b) { parent[static_cast<std::size_t>(find(a))] = find(b); };
+    auto in_subgraph = [&](const ir_node& n) {
+        if (!n.is_op) return false;
+        if (n.is_complex || n.op == "view_as_complex") return true;
+        for (std::size_t c : n.children)
+            if (nodes[c].is_complex) return true;  // real-output ops of complex values (abs, angle, …)
+        return false;
+    };
+    auto walk = [&](std::size_t start, int id) {
+        std::vector<std::size_t> stack{start};
+        while (!stack.empty()) {
+            const std::size_t s = stack.back();
+            stack.pop_back();
+            if (group[s] >= 0) {
+                if (group[s] != id) join(group[s], id);  // shared nodes: one merged subgraph
+                continue;
+            }
+            group[s] = id;
+            nodes[s].in_complex_subgraph = true;
+            for (std::size_t c : nodes[s].children) {
+                if (in_subgraph(nodes[c])) stack.push_back(c);
+                else nodes[c].boundary_input = true;
+            }
+        }
+    };
+    for (std::size_t s = 0; s < nodes.size(); ++s) {
+        if (nodes[s].op == "view_as_real") {
+            nodes[s].anchor = true;
+            parent.push_back(static_cast<int>(parent.size()));
+            walk(s, static_cast<int>(parent.size()) - 1);
+        }
+    }
+    // complex nodes no view_as_real reaches (complex outputs): the seed's find_all_complex_subgraphs
+    for (std::size_t s = nodes.size(); s-- > 0;) {
+        if (group[s] < 0 && in_subgraph(nodes[s])) {
+            parent.push_back(static_cast<int>(parent.size()));
+            walk(s, static_cast<int>(parent.size()) - 1);
+        }
+    }
+    std::map<int, int> renumber;
+    for (std::size_t s = 0; s < nodes.size(); ++s) {
+        if (group[s] < 0) continue;
+        const int root = find(group[s]);
+        auto it = renumber.emplace(root, static_cast<int>(renumber.size())).first;
+        nodes[s].subgraph = it->second;
+    }
+}
+
+inline void replace_complex_inputs(graph_ir& g) {
+    for (ir_node& n : g.nodes) {
+        if (!n.is_complex) continue;
+        if (n.is_input) n.lowering = "zero-copy (…,2) view of the argument (realify::complex_layout_of)";
+        if (n.is_constant) n.lowering = "unpacked once to (…,2) at lower time";
+    }
+}
+
+inline void eliminate_common_subexpressions(graph_ir& g) {
+    std::map<std::string, std::size_t> seen;
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+        ir_node& n = g.nodes[s];
+        std::ostringstream key;
+        if (n.is_input || n.is_constant || !n.evaluate) {
+            key << "leaf#" << n.id;  // leaves are distinct unless they are the same node
+        } else {
+            key << n.op << '[' << n.label << "](";
+            for (std::size_t c : n.children) key << g.nodes[c].canonical << ',';
+            key << ')';
+        }
+        n.key = key.str();
+        auto [it, inserted] = seen.emplace(n.key, s);
+        n.canonical = it->second;
+    }
+}
+
+inline void remove_dead_nodes(graph_ir& g) {
+    for (ir_node& n : g.nodes) {
+        n.live = false;
+        n.uses = 0;
+    }
+    std::vector<std::size_t> stack;
+    for (std::size_t o : g.outputs) {
+        const std::size_t c = g.nodes[o].canonical;
+        g.nodes[c].output = true;
+        ++g.nodes[c].uses;
+        stack.push_back(c);
+    }
+    std::vector<bool> visited(g.nodes.size(), false);
+    while (!stack.empty()) {
+        const std::size_t s = stack.back();
+        stack.pop_back();
+        if (visited[s]) continue;
+        visited[s] = true;
+        ir_node& n = g.nodes[s];
+        n.live = true;
+        if (n.folded) continue;  // a folded value needs nothing below it
+        for (std::size_t child : n.children) {
+            const std::size_t c = g.nodes[child].canonical;
+            ++g.nodes[c].uses;
+            stack.push_back(c);
+        }
+    }
+    for (ir_node& n : g.nodes)
+        if (n.is_input) n.live = true;  // inputs stay: they are the program's signature
+}
+
+inline void fold_constants(graph_ir& g) {
+    for (ir_node& n : g.nodes) {
+        if (n.is_constant || n.is_scalar) n.constant_only = true;
+        else if (n.is_input) n.constant_only = false;
+        else {
+            n.constant_only = !n.children.empty();
+            for (std::size_t c : n.children) n.constant_only = n.constant_only && g.nodes[c].constant_only;
+        }
+    }
+    std::vector<bool> needed(g.nodes.size(), false);  // folded: a constant-only node a non-constant node (or an output) reads
+    for (std::size_t o : g.outputs) needed[g.nodes[o].canonical] = true;
+    for (const ir_node& n : g.nodes)
+        if (!n.constant_only)
+            for (std::size_t c : n.children) needed[g.nodes[c].canonical] = true;
+    std::vector<std::any> memo(g.nodes.size());
+    eval_context ctx{&g, &memo, nullptr};
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+        ir_node& n = g.nodes[s];
+        if (!n.constant_only || n.is_scalar || n.canonical != s || !needed[s] || !n.evaluate) continue;
+        n.folded_value = n.evaluate(ctx);
+        n.folded = true;
+    }
+}
+
+inline void fuse_elementwise(graph_ir& g) {
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+        ir_node& n = g.nodes[s];
+        if (!n.live || !n.fusable || n.folded) continue;
+        for (std::size_t child : n.children) {
+            ir_node& c = g.nodes[child];
+            if (c.fusable && c.canonical == child && !c.folded && c.uses == 1 && !c.output) c.fused_into_consumer = true;
+        }
+    }
+}
+
+}  // namespace passes
+
+/// An ordered list of passes; lower() runs them in order.
+class pipeline {
+public:
+    /// The standard passes (see the header comment).
+    static pipeline standard() {
+        pipeline p;
+        p.m_passes = {{"detect_complex_subgraphs", passes::detect_complex_subgraphs},
+                      {"replace_complex_inputs", passes::replace_complex_inputs},
+                      {"eliminate_common_subexpressions", passes::eliminate_common_subexpressions},
+                      {"fold_constants", passes::fold_constants},
+                      {"remove_dead_nodes", passes::remove_dead_nodes},
+                      {"fuse_elementwise", passes::fuse_elementwise}};
+        return p;
+    }
+    /// Inserts a pass before position `index` (0 = first; size() = last).
+    pipeline& insert(std::size_t index, pass p) {
+        if (index > m_passes.size())
+            throw error("realify::graph::pipeline::insert: index " + std::to_string(index) + " is past the end (" +
+                        std::to_string(m_passes.size()) + " passes)");
+        m_passes.insert(m_passes.begin() + static_cast<std::ptrdiff_t>(index), std::move(p));
+        return *this;
+    }
+    pipeline& append(pass p) {
+        m_passes.push_back(std::move(p));
+        return *this;
+    }
+    /// Index of the pass named `name` (throws realify::error if absent).
+    std::size_t index_of(const std::string& name) const {
+        for (std::size_t i = 0; i < m_passes.size(); ++i)
+            if (m_passes[i].name == name) return i;
+        throw error("realify::graph::pipeline: no pass named " + name);
+    }
+    std::vector<std::string> names() const {
+        std::vector<std::string> r;
+        for (const pass& p : m_passes) r.push_back(p.name);
+        return r;
+    }
+    void run(graph_ir& g) const {
+        for (const pass& p : m_passes) {
+            p.run(g);
+            g.pass_log.push_back(p.name);
+        }
+    }
+    std::size_t size() const { return m_passes.size(); }
+
+private:
+    std::vector<pass> m_passes;
+};
+
+}  // namespace realify::graph

@@ -1,0 +1,173 @@
+// The run-time value of a node during evaluation: contiguous row-major memory
+// of component type T (interleaved (re, im) pairs when the node is complex),
+// its logical shape (the complex shape for complex values, without the
+// trailing 2) and a handle that keeps the memory alive. Shape ops that only
+// re-describe contiguous memory (reshape, flatten, view_as_complex, …) share
+// the memory: no copy.
+#pragma once
+
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xarray.hpp>
+#include <xtensor/xtensor.hpp>
+
+#include "realify/dispatch/elementwise.hpp"
+#include "realify/graph/node.hpp"
+#include "realify/layout/complex_layout.hpp"
+#include "realify/layout/pointer_cast.hpp"
+
+namespace realify::graph {
+
+using shape_vector = realify::detail::dim_vector;
+
+template <class T>
+struct tensor_value {
+    T* data = nullptr;
+    shape_vector shape;
+    bool complex = false;
+    std::shared_ptr<void> keep;
+
+    std::size_t count() const {
+        std::size_t n = 1;
+        for (std::size_t s : shape) n *= s;
+        return n;
+    }
+    /// Components in memory (2 per complex element).
+    std::size_t components() const { return count() * (complex ? 2 : 1); }
+};
+
+namespace detail {
+
+template <class C>
+inline constexpr bool owning_row_major_v = false;
+template <class T>
+inline constexpr bool owning_row_major_v<xt::xarray<T>> = true;
+template <class T, std::size_t N>
+inline constexpr bool owning_row_major_v<xt::xtensor<T, N>> = true;
+
+/// A fresh zero-initialised value of the given shape.
+template <class T>
+tensor_value<T> allocate(const shape_vector& shape, bool complex) {
+    tensor_value<T> v;
+    v.shape = shape;
+    v.complex = complex;
+    auto storage = std::make_shared<std::vector<T>>(v.components());
+    v.data = storage->data();
+    v.keep = std::move(storage);
+    return v;
+}
+
+/// A real container (value_type T) taken over by a value: moved when it is an
+/// owning row-major container, evaluated into one otherwise.
+template <class T, class C>
+tensor_value<T> take_container(C&& c, bool complex) {
+    using D = std::remove_cvref_t<C>;
+    tensor_value<T> v;
+    v.complex = complex;
+    auto keep = [&] {
+        if constexpr (owning_row_major_v<D> && std::is_rvalue_reference_v<C&&>) return std::make_shared<D>(std::move(c));
+        else return std::make_shared<xt::xarray<T>>(c);
+    }();
+    v.data = keep->data();
+    const auto& s = keep->shape();
+    v.shape.assign(s.begin(), s.end() - (complex ? 1 : 0));
+    v.keep = std::move(keep);
+    return v;
+}
+
+/// A dispatch-table result (complex_layout<C> or a real container) as a value.
+template <class T, class R>
+tensor_value<T> from_result(R&& r) {
+    using D = std::remove_cvref_t<R>;
+    if constexpr (is_complex_layout_v<D>) {
+        using E = typename D::expression_type;
+        if constexpr (std::is_same_v<typename E::value_type, T>) return take_container<T>(std::move(r.real_layout()), true);
+        else return take_container<T>(xt::xarray<T>(xt::cast<T>(r.real_layout())), true);
+    } else if constexpr (std::is_same_v<typename D::value_type, T>) {
+        return take_container<T>(std::forward<R>(r), false);
+    } else {
+        return take_container<T>(xt::xarray<T>(xt::cast<T>(r)), false);
+    }
+}
+
+/// The value as an xtensor adaptor of its real memory (shape + [2] when complex).
+template <class T>
+auto real_adaptor(const tensor_value<T>& v) {
+    std::vector<std::size_t> shape(v.shape.begin(), v.shape.end());
+    if (v.complex) shape.push_back(2);
+    return xt::adapt(v.data, v.components(), xt::no_ownership(), shape);
+}
+
+/// The operand a dispatch lowering receives: complex_layout over the value's
+/// memory (zero copy) for complex values, a real adaptor otherwise.
+template <bool Complex, class T>
+auto as_operand(const tensor_value<T>& v) {
+    if constexpr (Complex) return as_complex_layout(real_adaptor(v));
+    else return real_adaptor(v);
+}
+template <bool Complex, class T>
+using operand_t = decltype(as_operand<Complex>(std::declval<const tensor_value<T>&>()));
+
+/// The value of an argument: complex tensors become their (…,2) real layout
+/// through realify::complex_layout_of — zero copy for contiguous row-major
+/// memory, one contiguous copy otherwise; real tensors likewise.
+template <class A>
+auto bind_argument(const A& arg) {
+    using D = std::remove_cvref_t<A>;
+    using E = std::remove_cv_t<typename D::value_type>;
+    constexpr bool is_complex = is_std_complex<E>::value;
+    using T = typename component_of<E>::type;
+    tensor_value<T> v;
+    v.complex = is_complex;
+    const auto& s = arg.shape();
+    v.shape.assign(s.begin(), s.end());
+    auto adopt = [&](const auto& real) {
+        using R = std::remove_cvref_t<decltype(real)>;
+        if constexpr (requires { real.data(); real.data_offset(); } && R::static_layout == xt::layout_type::row_major) {
+            v.data = const_cast<T*>(real.data() + real.data_offset());
+        } else {
+            auto copy = std::make_shared<xt::xarray<T>>(real);
+            v.data = copy->data();
+            v.keep = std::move(copy);
+        }
+    };
+    if constexpr (is_complex) {
+        const auto layout = realify::complex_layout_of(arg);
+        adopt(layout.real_layout());
+    } else if constexpr (requires { arg.data(); arg.strides(); }) {
+        bool contiguous = true;
+        std::ptrdiff_t expected = 1;
+        for (std::size_t i = s.size(); i-- > 0;) {
+            if (s[i] != 1 && static_cast<std::ptrdiff_t>(arg.strides()[i]) != expected) contiguous = false;
+            expected *= static_cast<std::ptrdiff_t>(s[i]);
+        }
+        if (contiguous) {
+            v.data = const_cast<T*>(arg.data() + arg.data_offset());
+        } else {
+            auto copy = std::make_shared<xt::xarray<T>>(arg);
+            v.data = copy->data();
+            v.keep = std::move(copy);
+        }
+    } else {
+        auto copy = std::make_shared<xt::xarray<T>>(arg);
+        v.data = copy->data();
+        v.keep = std::move(copy);
+    }
+    return v;
+}
+
+template <class T>
+bool overlaps(const tensor_value<T>& v, const void* begin, std::size_t bytes) {
+    const char* a = reinterpret_cast<const char*>(v.data);
+    const char* b = static_cast<const char*>(begin);
+    return a < b + bytes && b < a + v.components() * sizeof(T);
+}
+
+}  // namespace detail
+}  // namespace realify::graph
