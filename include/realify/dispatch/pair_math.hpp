@@ -53,12 +53,20 @@ template <class T> inline cpair<T> mul(cpair<T> a, cpair<T> b) {
 }
 /// Complex times real: scale both parts.
 template <class T> inline cpair<T> scale(cpair<T> a, T s) { return {a.re * s, a.im * s}; }
+/// Complex divided by real; a zero divisor gives NaN + NaN·i as PyTorch 1.13.
+template <class T> inline cpair<T> div_real(cpair<T> a, T s) {
+    if (s == T(0)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
+    return {a.re / s, a.im / s};
+}
 
-/// Smith's algorithm (scaled by the larger of |c|, |d|): no overflow in c² + d².
+/// Smith's algorithm (scaled by the larger of |c|, |d|): no overflow in c² + d²
+/// (PyTorch 1.13's naive formula gives NaN once c² + d² overflows; realify
+/// returns the finite quotient).
 template <class T> inline cpair<T> div(cpair<T> a, cpair<T> b) {
     const T abs_c = std::abs(b.re), abs_d = std::abs(b.im);
     if (abs_c >= abs_d) {
-        if (abs_c == T(0) && abs_d == T(0)) return {a.re / abs_c, a.im / abs_d};  // complex inf or NaN
+        // Division by a complex zero: NaN + NaN·i, as PyTorch 1.13 (C99 would give an infinity).
+        if (abs_c == T(0) && abs_d == T(0)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
         const T rat = b.im / b.re;
         const T scl = T(1) / (b.re + b.im * rat);
         return {(a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl};

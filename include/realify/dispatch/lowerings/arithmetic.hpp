@@ -58,12 +58,12 @@ struct mul_pairs {
 struct div_by_real {
     using op = op::div;
     static constexpr std::string_view name = "div_by_real";
-    static constexpr std::string_view formula = "a/s + i·b/s";
+    static constexpr std::string_view formula = "a/s + i·b/s (s = 0: NaN + NaN·i as PyTorch)";
     template <class A, class B>
     static constexpr bool accepts = complex_operand<A> && real_operand<B> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>([](auto x, auto s) { return cpair<decltype(s)>{x.re / s, x.im / s}; }, a, b);
+        return elementwise<op>([](auto x, auto s) { return kernel::div_real(x, s); }, a, b);
     }
 };
 struct div_pairs {
@@ -151,7 +151,7 @@ struct scale_layout {
     static auto apply(const A& a, const S& s) {
         using T = promoted_real_t<A, S>;
         const T v = static_cast<T>(s);
-        if constexpr (Divide) return elementwise<op>([v](auto x) { return cpair<T>{x.re / v, x.im / v}; }, a);
+        if constexpr (Divide) return elementwise<op>([v](auto x) { return kernel::div_real(x, v); }, a);
         else return elementwise<op>([v](auto x) { return kernel::scale(x, v); }, a);
     }
 };
