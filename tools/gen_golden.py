@@ -312,8 +312,8 @@ def gen_scalar(ctx, op, fn):
             label = f"s{k}_" + ("x".join(map(str, shape)) or "scalar")
             rng = rng_for(op, label)
             ctx.run(label, lambda x: fn(x, s), [ctx.c(rand_complex(rng, shape, 1.5))], {"other": s})
-    for s in [2.5, complex(0.0, -1.0), -0.0]:
-        ctx.run("special_grid", lambda x: fn(x, s), [ctx.c(special_grid())], {"other": s}, special=True)
+    for k, s in enumerate([2.5, complex(0.0, -1.0), -0.0]):
+        ctx.run(f"special_grid_s{k}", lambda x: fn(x, s), [ctx.c(special_grid())], {"other": s}, special=True)
 
 
 POW_EXPONENTS = [2.0, 3.0, 0.5, -0.5, -1.0, -2.0, 2.5, 0.0, 1.0, complex(1.0, 1.0), complex(0.0, -2.0), 2, 3]
@@ -325,9 +325,10 @@ def gen_pow_scalar(ctx, op):
             label = f"e{k}_" + ("x".join(map(str, shape)) or "scalar")
             rng = rng_for(op, label)
             ctx.run(label, lambda x: torch.pow(x, e), [ctx.c(rand_complex(rng, shape, 1.5))], {"exponent": e})
-    for e in [2.0, 0.5, -1.0, 2.5, complex(0.0, 1.0), 3]:
-        ctx.run("special_grid", lambda x: torch.pow(x, e), [ctx.c(special_grid())], {"exponent": e}, special=True)
-        ctx.run("branch_cuts", lambda x: torch.pow(x, e), [ctx.c(branch_cut_points())], {"exponent": e},
+    for k, e in enumerate([2.0, 0.5, -1.0, 2.5, complex(0.0, 1.0), 3]):
+        ctx.run(f"special_grid_e{k}", lambda x: torch.pow(x, e), [ctx.c(special_grid())], {"exponent": e},
+                special=True)
+        ctx.run(f"branch_cuts_e{k}", lambda x: torch.pow(x, e), [ctx.c(branch_cut_points())], {"exponent": e},
                 special=True)
 
 
@@ -344,6 +345,33 @@ def gen_polar(ctx, op):
     ctx.run("special_grid", torch.polar, [ctx.r(a), ctx.r(t)], special=True)
 
 
+def dot_via_gemm(a, b):
+    """dot of two 1-D tensors through a (1,n)@(n,1) matmul.
+
+    Debian's PyTorch 1.13 returns 0 from torch.dot / torch.vdot / 1-D·1-D
+    torch.matmul on complex tensors (its BLAS ?dotu/?dotc call returns the
+    complex result through the wrong ABI); gemm is unaffected. check_linalg()
+    below verifies every linalg golden against numpy in complex128.
+    """
+    return (a.unsqueeze(0) @ b.unsqueeze(1)).reshape(())
+
+
+def torch_matmul(a, b):
+    if a.dim() == 1 and b.dim() == 1:
+        return dot_via_gemm(a, b)
+    return torch.matmul(a, b)
+
+
+def check_linalg(op, a, b, result):
+    """The golden must agree with numpy (complex128) to float32 accuracy."""
+    x, y = a.numpy().astype(np.complex128), b.numpy().astype(np.complex128)
+    expected = {"mm": np.matmul, "bmm": np.matmul, "matmul": np.matmul, "dot": np.dot,
+                "vdot": np.vdot}[op](x, y)
+    scale = np.abs(x).max(initial=0) * np.abs(y).max(initial=0) * max(a.shape[-1] if a.dim() else 1, 1)
+    err = np.abs(result.numpy().astype(np.complex128) - expected).max(initial=0)
+    assert err <= 1e-5 * max(scale, 1e-300), f"{op}: PyTorch result differs from numpy by {err}"
+
+
 def gen_linalg(ctx, op):
     if op == "mm":
         cases = [((3, 4), (4, 2)), ((1, 1), (1, 1)), ((0, 3), (3, 2)), ((2, 0), (0, 3)), ((5, 7), (7, 6))]
@@ -355,20 +383,27 @@ def gen_linalg(ctx, op):
         cases = [((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((3, 4), (4, 2)), ((2, 3, 4), (4, 5)),
                  ((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,)), ((0, 3, 4), (4, 2)),
                  ((3, 0), (0, 2))]
-        fn = torch.matmul
+        fn = torch_matmul
     elif op in ("dot", "vdot"):
         cases = [((7,), (7,)), ((1,), (1,)), ((0,), (0,)), ((33,), (33,))]
-        fn = torch.dot if op == "dot" else torch.vdot
+        fn = dot_via_gemm if op == "dot" else (lambda a, b: dot_via_gemm(a.conj().resolve_conj(), b))
+    checked = lambda a, b: checked_result(op, fn, a, b)
     for sa, sb in cases:
         label = "x".join(map(str, sa)) + "_" + "x".join(map(str, sb))
         rng = rng_for(op, label)
-        ctx.run(label, fn, [ctx.c(rand_complex(rng, sa)), ctx.c(rand_complex(rng, sb))])
+        ctx.run(label, checked, [ctx.c(rand_complex(rng, sa)), ctx.c(rand_complex(rng, sb))])
     # Mixed magnitudes (no overflow) to check accumulation accuracy.
     rng = rng_for(op, "wide")
     sa, sb = cases[0]
     a = rand_complex(rng, sa) * 10.0 ** rng.uniform(-8, 8, sa)
     b = rand_complex(rng, sb) * 10.0 ** rng.uniform(-8, 8, sb)
-    ctx.run("wide_range", fn, [ctx.c(a), ctx.c(b)])
+    ctx.run("wide_range", checked, [ctx.c(a), ctx.c(b)])
+
+
+def checked_result(op, fn, a, b):
+    result = fn(a, b)
+    check_linalg(op, a, b, result)
+    return result
 
 
 def gen_construction(ctx, op):
