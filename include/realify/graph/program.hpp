@@ -127,6 +127,9 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
                 r.label = format_attrs<typename Tr::real_type>(Tag::name, n.attrs);
                 using table = table_of<N>;
                 constexpr bool is_custom = !std::is_same_v<N, node<Tag, C...>>;
+                // a user op's reference is a run-time object: two nodes of the same tag may
+                // compute different things, so they are never merged by CSE
+                if constexpr (is_custom) r.label += "#" + std::to_string(n.id);
                 if constexpr (!is_custom && erased_tag<Tag> && !user_overridden_v<Tag>) {
                     r.erased = true;
                     r.lowering = "erased";
