@@ -442,6 +442,9 @@ TEST(RopeSixteenBit, HalfIsTheFloatResultRounded) { check_sixteen_bit<Eigen::hal
 TEST(RopeSixteenBit, BFloat16IsTheFloatResultRounded) { check_sixteen_bit<Eigen::bfloat16>(std::ldexp(1.0, -8)); }
 
 // ------------------------------------------- SIMD levels vs scalar kernel
+// head_dim 2 and 6: narrower than a vector (flat-stream walk); 16 and 48:
+// whole vectors per head (48 = one register-blocked column block of 4
+// AVX2 vectors + 2 single ones); 130: not a multiple of any width.
 
 /// Runs the portable scalar kernel: the reference for the SIMD kernels.
 template <class T>
@@ -481,7 +484,7 @@ void check_levels_against_scalar() {
         if (realify::simd::is_supported(a)) levels.push_back(a);
     ASSERT_FALSE(levels.empty());
     unsigned seed = 100;
-    for (std::size_t d : {2u, 6u, 16u, 130u})
+    for (std::size_t d : {2u, 6u, 16u, 48u, 130u})
         for (std::size_t s : {1u, 3u, 17u})
             for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
                 const std::size_t b = 2, hq = 3, hk = 1, start = 5;

@@ -11,8 +11,11 @@
 // — one in-lane permute, one multiply, one FMA (the Eigen/VOLK sequence with the
 // moveldup/movehdup done once per row instead of once per vector). The heads
 // of one position are contiguous, so a row of heads·head_dim reals is one
-// flat stream; the pattern offset wraps at head_dim, which makes head_dim 2 or
-// 6 as fast as 128 and needs no per-head tail.
+// flat stream; when head_dim is not a multiple of the vector width the pattern
+// offset wraps at head_dim, which makes head_dim 2 or 6 run at full width with
+// no per-head tail. When it is (128, 64, …) heads are walked one by one and
+// the patterns indexed directly, keeping the wrap arithmetic (a loop-carried
+// add + cmov, ~2 cycles) off the critical path.
 //
 // Half-split layout: per head, vectors of the low half and of the high half
 // are combined with contiguous cos/sin rows: lo = a·c − b·s, hi = a·s + b·c.
@@ -58,6 +61,41 @@ struct rope_simd {
             if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(x, x, 0xB1);
             else return _mm_shuffle_pd(x, x, 0x1);
         }
+    }
+
+    /// [f0, f1, f2, f3, …] -> [f0, f0, f2, f2, …] (cos of each pair, twice)
+    static batch dup_even(const batch& f) noexcept {
+        if constexpr (sizeof(batch) == 64) {
+            if constexpr (sizeof(T) == 4) return _mm512_mask_permute_ps(f, 0xFFFF, f, 0xA0);
+            else return _mm512_mask_permute_pd(f, 0xFF, f, 0x00);
+        } else if constexpr (sizeof(batch) == 32) {
+            if constexpr (sizeof(T) == 4) return _mm256_permute_ps(f, 0xA0);
+            else return _mm256_permute_pd(f, 0x0);
+        } else {
+            if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(f, f, 0xA0);
+            else return _mm_shuffle_pd(f, f, 0x0);
+        }
+    }
+
+    /// [f0, f1, f2, f3, …] -> [f1, f1, f3, f3, …] (sin of each pair, twice)
+    static batch dup_odd(const batch& f) noexcept {
+        if constexpr (sizeof(batch) == 64) {
+            if constexpr (sizeof(T) == 4) return _mm512_mask_permute_ps(f, 0xFFFF, f, 0xF5);
+            else return _mm512_mask_permute_pd(f, 0xFF, f, 0xFF);
+        } else if constexpr (sizeof(batch) == 32) {
+            if constexpr (sizeof(T) == 4) return _mm256_permute_ps(f, 0xF5);
+            else return _mm256_permute_pd(f, 0xF);
+        } else {
+            if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(f, f, 0xF5);
+            else return _mm_shuffle_pd(f, f, 0x3);
+        }
+    }
+
+    /// [−1, 1, −1, 1, …]
+    static batch alternating_sign() noexcept {
+        alignas(64) T values[width];
+        for (std::size_t i = 0; i < width; ++i) values[i] = i % 2 == 0 ? T(-1) : T(1);
+        return batch::load_aligned(values);
     }
 
     static bool aligned(const void* p, std::size_t bytes) noexcept {
@@ -110,9 +148,60 @@ struct rope_simd {
         v.store_unaligned(p);
     }
 
+    /// `B` consecutive vectors of columns, for every head of a flat row of `n`
+    /// reals: the 2·B pattern vectors are loaded once.
+    template <std::size_t B>
+    static void rotate_columns(const T* x, T* out, std::size_t n, std::size_t head_dim, const T* cos_dup,
+                               const T* sin_alt) noexcept {
+        batch c[B];
+        batch s[B];
+        for (std::size_t b = 0; b < B; ++b) {
+            c[b] = batch::load_unaligned(cos_dup + b * width);
+            s[b] = batch::load_unaligned(sin_alt + b * width);
+        }
+        for (std::size_t head = 0; head < n; head += head_dim) {
+#pragma GCC unroll 4
+            for (std::size_t b = 0; b < B; ++b) {
+                const batch v = batch::load_unaligned(x + head + b * width);
+                xsimd::fma(c[b], v, s[b] * swap_pairs(v)).store_unaligned(out + head + b * width);
+            }
+        }
+    }
+
     /// One flat row of `n` reals (whole heads, interleaved pairs).
     static void interleaved_row(const T* x, T* out, std::size_t n, const T* cos_dup, const T* sin_alt,
                                 std::size_t head_dim, bool stream) noexcept {
+        if (head_dim % width == 0 && !stream) {
+            // Whole vectors per head, ordinary stores: column blocks of
+            // `block` vectors keep their patterns in registers while every
+            // head of the row passes through, so each vector costs one load,
+            // one store and three arithmetic instructions. (Not with
+            // streaming stores: those want each cache line written at once.)
+            constexpr std::size_t block = 4;
+            std::size_t j = 0;
+            for (; j + block * width <= head_dim; j += block * width) {
+                rotate_columns<block>(x + j, out + j, n, head_dim, cos_dup + j, sin_alt + j);
+            }
+            for (; j < head_dim; j += width) {
+                rotate_columns<1>(x + j, out + j, n, head_dim, cos_dup + j, sin_alt + j);
+            }
+            return;
+        }
+        if (head_dim % width == 0) {
+            // Whole vectors per head (head_dim 128, 64, …): index the patterns
+            // directly; no wrap-around arithmetic on the critical path.
+            for (std::size_t head = 0; head < n; head += head_dim) {
+                const T* xh = x + head;
+                T* oh = out + head;
+                for (std::size_t j = 0; j < head_dim; j += width) {
+                    const batch v = batch::load_unaligned(xh + j);
+                    const batch c = batch::load_unaligned(cos_dup + j);
+                    const batch s = batch::load_unaligned(sin_alt + j);
+                    stream_or_store(oh + j, xsimd::fma(c, v, s * swap_pairs(v)), stream);
+                }
+            }
+            return;
+        }
         const std::size_t step = width % head_dim;
         std::size_t i = 0;
         std::size_t off = 0;
@@ -184,18 +273,28 @@ struct rope_simd {
         T* first = buffer;
         T* second = buffer + pattern;
         const bool interleaved = call.layout == pair_layout::interleaved;
+        const batch sign = alternating_sign();
 
         for (std::size_t s = 0; s < call.seq; ++s) {
             const T* freq = call.freqs + (call.start_pos + s) * head_dim;
             if (interleaved) {
-                for (std::size_t j = 0; j < half; ++j) {
+                std::size_t j = 0;
+                for (; 2 * j + width <= head_dim; j += width / 2) {
+                    const batch f = batch::load_unaligned(freq + 2 * j);
+                    dup_even(f).store_unaligned(first + 2 * j);
+                    (dup_odd(f) * sign).store_unaligned(second + 2 * j);
+                }
+                for (; j < half; ++j) {
                     first[2 * j] = first[2 * j + 1] = freq[2 * j];
                     second[2 * j] = -freq[2 * j + 1];
                     second[2 * j + 1] = freq[2 * j + 1];
                 }
-                for (std::size_t i = head_dim; i < pattern; ++i) {
-                    first[i] = first[i % head_dim];
-                    second[i] = second[i % head_dim];
+                if (head_dim % width != 0) {  // wrap-around for the flat-stream walk
+                    for (std::size_t i = head_dim, from = 0; i < pattern; ++i, ++from) {
+                        if (from == head_dim) from = 0;
+                        first[i] = first[from];
+                        second[i] = second[from];
+                    }
                 }
             } else {
                 for (std::size_t j = 0; j < half; ++j) {

@@ -1,0 +1,124 @@
+#!/usr/bin/python3
+"""Turns a bench_rope JSON run into docs/benchmarks_rope.md and its plot.
+
+    build/rope/benchmarks/bench_rope --benchmark_repetitions=5 \\
+        --benchmark_report_aggregates_only=true \\
+        --benchmark_out=rope.json --benchmark_out_format=json
+    tools/rope_bench_report.py rope.json            # writes docs/benchmarks_rope.{md,png}
+
+Medians of the repetitions are used; every ratio is taken within this one run.
+The plot needs gnuplot (scripts/ensure-packages gnuplot-nox); without it the
+markdown is still written and says so.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+METHODS = [
+    ("realify_out_of_place", "realify out-of-place"),
+    ("realify_in_place", "realify in-place"),
+    ("std_complex", "std::complex (seed formula)"),
+    ("ggml_style", "ggml-style scalar loop"),
+    ("eigen_rows", "Eigen row by row"),
+    ("memcpy_same_bytes", "memcpy of the same bytes"),
+]
+SHAPES = [("seq:2048/start_pos:0", "prefill (seq 2048)"), ("seq:1/start_pos:4095", "decode (seq 1, start_pos 4095)")]
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    with open(sys.argv[1]) as f:
+        run = json.load(f)
+    medians = {}
+    for b in run["benchmarks"]:
+        if b.get("aggregate_name") != "median":
+            continue
+        name = b["run_name"]
+        method, shape = name.split("/", 1)
+        scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3}[b["time_unit"]]
+        medians[(method, shape)] = b["real_time"] * scale  # microseconds
+    ctx = run["context"]
+
+    lines = [
+        "# RoPE benchmarks",
+        "",
+        "Llama-3-8B heads (32 q heads, 8 kv heads, head_dim 128), float32, theta 500000;",
+        "prefill = batch 1, seq 2048, start_pos 0 (40 MiB in, 40 MiB out);",
+        "decode = batch 1, seq 1, start_pos 4095 (20 KiB in, 20 KiB out).",
+        "Source: `benchmarks/bench_rope.cpp` (competitors in `benchmarks/rope_baselines.cpp`,",
+        "compiled with `-march=native`; realify is built without `-march` and picks its",
+        "kernel at run time). Regenerate with `tools/rope_bench_report.py` (see its header).",
+        "",
+        f"Machine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
+        f"library build `{ctx.get('library_build_type')}`, run {ctx.get('date')}. "
+        "The machine is shared with other jobs, so absolute times are noisy; medians of "
+        f"{run['benchmarks'][0].get('repetitions', '?')} repetitions, ratios within this one run.",
+        "",
+    ]
+    for shape, title in SHAPES:
+        mem = medians.get(("memcpy_same_bytes", shape))
+        ref = medians.get(("std_complex", shape))
+        lines += [f"## {title}", "", "| method | median µs | time / memcpy | speed-up vs std::complex |",
+                  "|---|---:|---:|---:|"]
+        for key, label in METHODS:
+            t = medians.get((key, shape))
+            if t is None:
+                continue
+            lines.append(f"| {label} | {t:.3f} | {t / mem:.2f} | {ref / t:.2f}× |")
+        lines.append("")
+
+    def ratio(method, shape, base):
+        return medians[(method, shape)] / medians[(base, shape)]
+
+    pre, dec = SHAPES[0][0], SHAPES[1][0]
+    targets = [
+        ("prefill out-of-place ≤ 1.05 × memcpy", ratio("realify_out_of_place", pre, "memcpy_same_bytes"), 1.05, "le"),
+        ("prefill in-place ≤ 0.85 × memcpy", ratio("realify_in_place", pre, "memcpy_same_bytes"), 0.85, "le"),
+        ("prefill ≥ 1.6 × faster than std::complex", 1 / ratio("realify_out_of_place", pre, "std_complex"), 1.6, "ge"),
+        ("decode ≥ 2 × faster than std::complex", 1 / ratio("realify_out_of_place", dec, "std_complex"), 2.0, "ge"),
+    ]
+    lines += ["## Targets (issue 6)", "", "| target | measured | met |", "|---|---:|:---:|"]
+    for text, value, bound, kind in targets:
+        met = value <= bound if kind == "le" else value >= bound
+        lines.append(f"| {text} | {value:.2f} | {'yes' if met else 'NO'} |")
+    lines += ["", "![RoPE benchmark](benchmarks_rope.png)", ""]
+
+    png = os.path.join(ROOT, "docs", "benchmarks_rope.png")
+    if shutil.which("gnuplot"):
+        with tempfile.TemporaryDirectory() as tmp:
+            dat = os.path.join(tmp, "rope.dat")
+            with open(dat, "w") as f:
+                f.write("method prefill decode\n")
+                for key, label in METHODS:
+                    f.write('"{}" {:.4f} {:.4f}\n'.format(label, ratio(key, pre, "memcpy_same_bytes"),
+                                                         ratio(key, dec, "memcpy_same_bytes")))
+            script = f"""
+set terminal png size 900,520 noenhanced
+set output '{png}'
+set title 'RoPE, Llama-3-8B heads, float32: time relative to memcpy of the same bytes (lower is better)'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set xtics rotate by -20
+set ylabel 'time / memcpy time'
+set yrange [0:*]
+set grid ytics
+set key top left
+plot '{dat}' using 2:xtic(1) title 'prefill (seq 2048)', '' using 3 title 'decode (seq 1, pos 4095)'
+"""
+            subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    else:
+        lines.insert(-2, "(plot not regenerated: gnuplot is not installed)")
+    with open(os.path.join(ROOT, "docs", "benchmarks_rope.md"), "w") as f:
+        f.write("\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
