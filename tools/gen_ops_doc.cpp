@@ -70,7 +70,7 @@ operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
 - Elementwise lowerings run over contiguous interleaved pairs (never strided views of the
   `(…, 2)` layout): one tight loop when shapes match and memory is contiguous, a strided
   odometer loop otherwise.
-- mul is the plain formula (as PyTorch); div is Smith's scaled algorithm (no overflow in
+- mul is the plain formula (as PyTorch); div scales the divisor by max(|c|, |d|) first (no overflow in
   c² + d², where PyTorch 1.13's naive formula returns NaN); division by zero (complex or
   real) gives NaN + NaN·i as PyTorch 1.13 does.
 - For non-finite inputs the transcendental functions return the C99 Annex G special values

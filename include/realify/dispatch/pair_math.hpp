@@ -4,8 +4,8 @@
 //
 // Numerics follow PyTorch 1.13 / C99 where it matters:
 //   - mul is the plain formula (PyTorch's c10::complex and its vector kernels
-//     do no Annex G NaN recovery either), div is Smith's scaled algorithm
-//     (numpy's, as c10::complex), abs is hypot (no overflow at 3e30+4e30i
+//     do no Annex G NaN recovery either), div scales the divisor by max(|c|, |d|)
+//     (c² + d² cannot overflow; branch-free), abs is hypot (no overflow at 3e30+4e30i
 //     in float), log uses log1p near |z| = 1, log1p/expm1 stay accurate near
 //     0, tanh uses Kahan's algorithm, the inverse functions use
 //     cancellation-free forms (acosh = log1p((z-1) + sqrt(z+1)·sqrt(z-1)),
@@ -59,21 +59,18 @@ template <class T> inline cpair<T> div_real(cpair<T> a, T s) {
     return {a.re / s, a.im / s};
 }
 
-/// Smith's algorithm (scaled by the larger of |c|, |d|): no overflow in c² + d²
-/// (PyTorch 1.13's naive formula gives NaN once c² + d² overflows; realify
-/// returns the finite quotient).
+/// The divisor is scaled by 1/max(|c|, |d|) first (the idea of Smith's
+/// algorithm, without its branch): c² + d² cannot overflow or underflow, and
+/// the loop stays branch-free so it vectorises. PyTorch 1.13's naive formula
+/// gives NaN once c² + d² overflows; realify returns the finite quotient.
+/// A zero divisor gives 0/0 = NaN + NaN·i, as PyTorch 1.13 (C99 would give an
+/// infinity); so does an infinite one (as PyTorch; C99 gives 0).
 template <class T> inline cpair<T> div(cpair<T> a, cpair<T> b) {
     const T abs_c = std::abs(b.re), abs_d = std::abs(b.im);
-    if (abs_c >= abs_d) {
-        // Division by a complex zero: NaN + NaN·i, as PyTorch 1.13 (C99 would give an infinity).
-        if (abs_c == T(0) && abs_d == T(0)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
-        const T rat = b.im / b.re;
-        const T scl = T(1) / (b.re + b.im * rat);
-        return {(a.re + a.im * rat) * scl, (a.im - a.re * rat) * scl};
-    }
-    const T rat = b.re / b.im;
-    const T scl = T(1) / (b.im + b.re * rat);
-    return {(a.re * rat + a.im) * scl, (a.im * rat - a.re) * scl};
+    const T m = abs_c > abs_d ? abs_c : abs_d;
+    const T c = b.re / m, d = b.im / m;  // in [-1, 1]
+    const T inv = T(1) / (b.re * c + b.im * d);  // 1 / ((c² + d²)/m)
+    return {(a.re * c + a.im * d) * inv, (a.im * c - a.re * d) * inv};
 }
 template <class T> inline cpair<T> reciprocal(cpair<T> a) { return div(cpair<T>{T(1), T(0)}, a); }
 template <class T> inline cpair<T> neg(cpair<T> a) { return {-a.re, -a.im}; }

@@ -68,9 +68,10 @@ struct div_by_real {
 };
 struct div_pairs {
     using op = op::div;
-    static constexpr std::string_view name = "div_smith";
+    static constexpr std::string_view name = "div_scaled";
     static constexpr std::string_view formula =
-        "Smith: |c|≥|d|: r=d/c, ((a + b·r) + i(b − a·r))/(c + d·r); else symmetric (no overflow in c²+d²)";
+        "m = max(|c|,|d|), c' = c/m, d' = d/m: ((a·c' + b·d') + i(b·c' − a·d')) / (c·c' + d·d') — no overflow in c²+d², "
+        "branch-free; zero divisor: NaN (as PyTorch)";
     template <class A, class B>
     static constexpr bool accepts = complex_operand<B> && elementwise_operand<A> && some_tensor<A, B>;
     template <class A, class B>
@@ -174,7 +175,7 @@ using div_scalar_passthrough = scale_layout<op::div_scalar, true>;
 
 REALIFY_UNARY_PAIR_LOWERING(neg, neg_passthrough, "−layout (both components)", kernel::neg(z))
 REALIFY_UNARY_PAIR_LOWERING(conj, conj_pairs, "a − i·b", kernel::conj(z))
-REALIFY_UNARY_PAIR_LOWERING(reciprocal, reciprocal_smith, "1/z by Smith's division", kernel::reciprocal(z))
+REALIFY_UNARY_PAIR_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)", kernel::reciprocal(z))
 REALIFY_UNARY_PAIR_LOWERING(square, square_pairs, "(a² − b²) + i·2ab (as z·z)", kernel::square(z))
 
 // ---- pow ------------------------------------------------------------------------------
@@ -229,7 +230,7 @@ REALIFY_BUILTIN_CANDIDATES(mul_scalar, lowering::mul_scalar_passthrough)
 REALIFY_BUILTIN_CANDIDATES(div_scalar, lowering::div_scalar_passthrough)
 REALIFY_BUILTIN_CANDIDATES(neg, lowering::neg_passthrough)
 REALIFY_BUILTIN_CANDIDATES(conj, lowering::conj_pairs)
-REALIFY_BUILTIN_CANDIDATES(reciprocal, lowering::reciprocal_smith)
+REALIFY_BUILTIN_CANDIDATES(reciprocal, lowering::reciprocal_scaled)
 REALIFY_BUILTIN_CANDIDATES(square, lowering::square_pairs)
 REALIFY_BUILTIN_CANDIDATES(pow_scalar, lowering::pow_scalar_pairs)
 REALIFY_BUILTIN_CANDIDATES(pow_tensor, lowering::pow_tensor_pairs)
