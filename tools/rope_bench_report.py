@@ -4,7 +4,11 @@
     build/rope/benchmarks/bench_rope --benchmark_repetitions=5 \\
         --benchmark_report_aggregates_only=true \\
         --benchmark_out=rope.json --benchmark_out_format=json
-    tools/rope_bench_report.py rope.json            # writes docs/benchmarks_rope.{md,png}
+    tools/rope_bench_report.py rope.json
+
+writes docs/benchmarks_rope.md and docs/benchmarks_rope.png, and the same
+tables as the RoPE section of docs/benchmarks.md (between the
+<!-- rope:begin --> / <!-- rope:end --> markers; other sections are kept).
 
 Medians of the repetitions are used; every ratio is taken within this one run.
 The plot needs gnuplot (scripts/ensure-packages gnuplot-nox); without it the
@@ -41,7 +45,9 @@ def main():
         name = b["run_name"]
         method, shape = name.split("/", 1)
         scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3}[b["time_unit"]]
-        medians[(method, shape)] = b["real_time"] * scale  # microseconds
+        # CPU time: the two cores are shared with compile jobs, so wall time
+        # would also measure the scheduler (as in tools/bench_report.py).
+        medians[(method, shape)] = b["cpu_time"] * scale  # microseconds
     ctx = run["context"]
 
     lines = [
@@ -56,7 +62,7 @@ def main():
         "",
         f"Machine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz, "
         f"library build `{ctx.get('library_build_type')}`, run {ctx.get('date')}. "
-        "The machine is shared with other jobs, so absolute times are noisy; medians of "
+        "The machine is shared with other jobs, so absolute times are noisy; median CPU times of "
         f"{run['benchmarks'][0].get('repetitions', '?')} repetitions, ratios within this one run.",
         "",
     ]
@@ -117,7 +123,28 @@ plot '{dat}' using 2:xtic(1) title 'prefill (seq 2048)', '' using 3 title 'decod
         lines.insert(-2, "(plot not regenerated: gnuplot is not installed)")
     with open(os.path.join(ROOT, "docs", "benchmarks_rope.md"), "w") as f:
         f.write("\n".join(lines))
+    # The section in docs/benchmarks.md: same content, one heading level down.
+    section = [("#" + l if l.startswith("#") else l) for l in lines]
+    section[0] = "## RoPE (Llama-3-8B shapes)"
+    section += ["Full page: [benchmarks_rope.md](benchmarks_rope.md).", ""]
+    upsert_section(os.path.join(ROOT, "docs", "benchmarks.md"), "\n".join(section))
     print("\n".join(lines))
+
+
+BEGIN = "<!-- rope:begin -->"
+END = "<!-- rope:end -->"
+
+
+def upsert_section(path, body):
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    block = f"{BEGIN}\n\n{body}\n{END}"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + block + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":
