@@ -52,7 +52,23 @@ void fix_mul_add(const std::complex<double>* a, const std::complex<double>* b,
 
 }  // namespace realify::simd::detail
 
+// Everything below lives in an inline namespace named after the instruction
+// set the including TU is compiled for. Per-arch TUs are linked into one
+// binary; without this, an inline non-template helper (or an out-of-line copy
+// at -O0) compiled with -mavx512f could be the copy the linker keeps for the
+// SSE2 path too. Distinct names make such sharing impossible.
+#if defined(__AVX512F__)
+#define REALIFY_SIMD_KERNEL_NAMESPACE for_avx512f
+#elif defined(__AVX2__) && defined(__FMA__)
+#define REALIFY_SIMD_KERNEL_NAMESPACE for_avx2_fma
+#elif defined(__AVX__)
+#define REALIFY_SIMD_KERNEL_NAMESPACE for_avx
+#else
+#define REALIFY_SIMD_KERNEL_NAMESPACE for_baseline
+#endif
+
 namespace realify::simd::kernels {
+inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 template <class T>
 using uint_of_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -488,4 +504,5 @@ struct complex_mul_kernels {
     }
 };
 
+}  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
 }  // namespace realify::simd::kernels
