@@ -379,6 +379,70 @@ bool region_is_private(const node<Tag, C...>& n, const eval_context& ctx) {
     return ok;
 }
 
+template <class T, bool C>
+constexpr bool ref_is_complex(const realify::detail::operand_ref<T, C>&) {
+    return C;
+}
+/// The loader of one operand for the row at `index` (outer axes only).
+template <class T, bool C, bool Contiguous>
+auto make_row_loader(const realify::detail::operand_ref<T, C>& ref, const realify::detail::stride_vector& strides,
+                     const shape_vector& index, std::bool_constant<Contiguous>) {
+    const T* p = ref.data;
+    for (std::size_t a = 0; a + 1 < index.size(); ++a) p += static_cast<std::ptrdiff_t>(index[a]) * strides[a];
+    if constexpr (Contiguous) return realify::detail::contiguous_loader<T, C>{p};
+    else return realify::detail::constant_loader<T, C>{p};
+}
+
+/// The loop of a fused region over the broadcast shape. Beyond the engine's
+/// two paths (all operands contiguous / general strided), the common
+/// broadcast case — every operand either contiguous along the last axis or
+/// constant along it (RoPE's freqs_cis (1, S, 1, D/2) against (B, S, H, D/2))
+/// — runs row by row with loaders chosen at compile time, so the inner loop
+/// is the same tight, vectorisable loop as the contiguous path.
+template <std::size_t Width, class O, class Kernel, class Refs, std::size_t I = 0, class... Kinds>
+void row_loop(O* out, const shape_vector& shape, const Kernel& kernel, const Refs& refs,
+              const std::array<realify::detail::stride_vector, std::tuple_size_v<Refs>>& strides, Kinds... kinds) {
+    if constexpr (I < std::tuple_size_v<Refs>) {
+        if (strides[I].back() == 0)
+            row_loop<Width, O, Kernel, Refs, I + 1>(out, shape, kernel, refs, strides, kinds..., std::false_type{});
+        else
+            row_loop<Width, O, Kernel, Refs, I + 1>(out, shape, kernel, refs, strides, kinds..., std::true_type{});
+    } else {
+        const std::size_t rank = shape.size();
+        const std::size_t inner = shape[rank - 1];
+        std::size_t total = 1;
+        for (std::size_t e : shape) total *= e;
+        shape_vector index(rank, 0);
+        for (std::size_t done = 0; done < total; done += inner) {
+            [&]<std::size_t... J>(std::index_sequence<J...>) {
+                realify::detail::tight_loop(out + done * Width, inner, kernel,
+                                            make_row_loader(std::get<J>(refs), strides[J], index, Kinds{})...);
+            }(std::make_index_sequence<std::tuple_size_v<Refs>>{});
+            for (std::size_t a = rank - 1; a-- > 0;) {
+                if (++index[a] < shape[a]) break;
+                index[a] = 0;
+            }
+        }
+    }
+}
+
+/// Runs a fused kernel over the broadcast of refs into out.
+template <std::size_t Width, class O, class Kernel, class... Refs>
+void fused_loop(O* out, const shape_vector& shape, const Kernel& kernel, const Refs&... refs) {
+    std::size_t total = 1;
+    for (std::size_t e : shape) total *= e;
+    if (total == 0) return;
+    const bool all_contiguous = ((refs.shape.empty() || realify::detail::is_contiguous_as(refs, shape)) && ...);
+    if (!all_contiguous && !shape.empty() && sizeof...(Refs) <= 4) {
+        const std::array<realify::detail::stride_vector, sizeof...(Refs)> strides{realify::detail::aligned_strides(refs, shape)...};
+        bool rows = true;
+        std::size_t k = 0;
+        ((rows = rows && (strides[k].back() == 0 || strides[k].back() == (ref_is_complex(refs) ? 2 : 1)), ++k), ...);
+        if (rows) return row_loop<Width>(out, shape, kernel, std::make_tuple(refs...), strides);
+    }
+    realify::detail::run_into<Width>(out, shape, kernel, refs...);
+}
+
 /// Runs the fused loop of n over its leaves, writing into `out` (the broadcast
 /// shape is returned). `out == nullptr`: allocate.
 template <bool Strict, bool Deep, class Tag, class... C>
@@ -418,7 +482,7 @@ value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
         if (unsafe) {
             auto temp = allocate<T>(shape, complex_result);
             auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
-            std::apply([&](const auto&... r) { realify::detail::run_into<complex_result ? 2 : 1>(temp.data, shape, kernel, r...); },
+            std::apply([&](const auto&... r) { fused_loop<complex_result ? 2 : 1>(temp.data, shape, kernel, r...); },
                        refs);
             std::memmove(out, temp.data, bytes);
             return result;
@@ -427,7 +491,7 @@ value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
         result = allocate<T>(shape, complex_result);
     }
     auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
-    std::apply([&](const auto&... r) { realify::detail::run_into<complex_result ? 2 : 1>(result.data, shape, kernel, r...); },
+    std::apply([&](const auto&... r) { fused_loop<complex_result ? 2 : 1>(result.data, shape, kernel, r...); },
                refs);
     return result;
 }
