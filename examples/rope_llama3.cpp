@@ -18,6 +18,7 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <time.h>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
@@ -33,14 +34,24 @@ constexpr double theta = 500000.0;
 
 using clock_type = std::chrono::steady_clock;
 
-/// Median wall time in milliseconds of `reps` calls of f (after one warm-up).
-double median_ms(const std::function<void()>& f, int reps) {
+/// CPU time of this thread in milliseconds. The demo may share its cores with
+/// other jobs; wall time would then also measure the scheduler.
+double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+}
+
+/// Median thread CPU time in milliseconds of one call of f, over `reps`
+/// samples (after one warm-up). Short calls are batched so that each sample
+/// lasts ~50 µs or more, well above the clock's resolution.
+double median_ms(const std::function<void()>& f, int reps, int calls_per_sample = 1) {
     f();
     std::vector<double> times;
     for (int r = 0; r < reps; ++r) {
-        const auto t0 = clock_type::now();
-        f();
-        times.push_back(std::chrono::duration<double, std::milli>(clock_type::now() - t0).count());
+        const double t0 = thread_cpu_ms();
+        for (int c = 0; c < calls_per_sample; ++c) f();
+        times.push_back((thread_cpu_ms() - t0) / calls_per_sample);
     }
     std::nth_element(times.begin(), times.begin() + reps / 2, times.end());
     return times[reps / 2];
@@ -111,7 +122,7 @@ int run(int argc, char** argv) {
     std::cout << "max abs error " << max_err << " (tolerance " << tolerance << "), in place identical: "
               << (in_place_same ? "yes" : "NO") << " -> " << (ok ? "PASS" : "FAIL") << "\n";
 
-    step("[4/5] timing (median of repeated runs)\n");
+    step("[4/5] timing (median thread CPU time of repeated runs)\n");
     std::vector<float> cos_cache, sin_cache;
     rope_baselines::split_cos_sin(freqs.data(), freqs.size(), cos_cache, sin_cache);
     xt::xtensor<float, 4> scratch_q = xq, scratch_k = xk;
@@ -159,12 +170,14 @@ int run(int argc, char** argv) {
     std::vector<std::vector<double>> times(methods.size(), std::vector<double>(lengths.size()));
     for (std::size_t l = 0; l < lengths.size(); ++l) {
         const rope_baselines::dims d{batch, lengths[l], q_heads, k_heads, head_dim, 0};
-        // Aim for ~0.3 s per method and length, at least 15 runs.
-        const double probe = median_ms([&] { methods[0].run(d); }, 3);
-        const int reps = std::clamp(static_cast<int>(300.0 / std::max(probe * 4, 1e-3)), 15, 2001);
+        // 41 samples of at least ~50 µs each per method and length (about
+        // 0.25 s per method at the prefill length).
+        const double probe = std::max(median_ms([&] { methods[0].run(d); }, 5), 1e-4);
+        const int calls = std::clamp(static_cast<int>(0.05 / probe), 1, 10000);
+        const int reps = 41;
         std::cout << "      seq " << lengths[l] << ":";
         for (std::size_t m = 0; m < methods.size(); ++m) {
-            times[m][l] = median_ms([&] { methods[m].run(d); }, reps);
+            times[m][l] = median_ms([&] { methods[m].run(d); }, reps, calls);
             std::cout << " ." << std::flush;
         }
         std::cout << "\n";

@@ -528,6 +528,24 @@ TEST(RopeSimd, ActiveArchIsReported) {
     EXPECT_TRUE(name == "sse2" || name == "avx2" || name == "avx512") << name;
 }
 
+TEST(RopeSimd, LargeCallsWalkHeadByHead) {
+    // Above the kernels' register-blocking limit (256 KiB of input) with
+    // ordinary stores: the head-by-head walk, in place and out of place.
+    threshold_guard guard;
+    realify::simd::set_streaming_threshold(std::numeric_limits<std::size_t>::max());
+    const auto xq = random4<float>(1, 600, 4, 64, 61);
+    const auto xk = random4<float>(1, 600, 1, 64, 62);
+    const auto freqs = precompute_freqs_cis(64, 700);
+    const auto [sq, sk] = scalar_rope(xq, xk, freqs, 100, pair_layout::interleaved);
+    const auto [q, k] = apply_rotary_emb(xq, xk, freqs, 100);
+    EXPECT_LE(max_abs_diff(q, sq), 4e-6);
+    EXPECT_LE(max_abs_diff(k, sk), 4e-6);
+    xt::xtensor<float, 4> iq = xq, ik = xk;
+    apply_rotary_emb(iq, ik, freqs, 100, iq, ik);
+    EXPECT_EQ(iq, q);
+    EXPECT_EQ(ik, k);
+}
+
 TEST(RopeSimd, LargeHeadDimUsesHeapPatterns) {
     // head_dim 1100 exceeds the kernels' stack pattern buffer.
     const std::size_t d = 1100;
