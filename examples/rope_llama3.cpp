@@ -13,6 +13,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -194,6 +195,7 @@ int run(int argc, char** argv) {
     std::printf("  (x memcpy: time / memcpy time, lower is better; vs std::complex: speed-up, higher is better)\n\n");
 
     step("[5/5] plot ... ");
+    std::filesystem::create_directories(out_dir);
     const std::string dat = out_dir + "/rope_llama3.dat";
     const std::string png = out_dir + "/rope_llama3.png";
     {
