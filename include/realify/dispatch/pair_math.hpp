@@ -73,6 +73,19 @@ template <class T> inline cpair<T> div(cpair<T> a, cpair<T> b) {
     return {(a.re * c + a.im * d) * inv, (a.im * c - a.re * d) * inv};
 }
 template <class T> inline cpair<T> reciprocal(cpair<T> a) { return div(cpair<T>{T(1), T(0)}, a); }
+
+/// div for the elements where the branch-free div gave a non-finite value:
+/// a zero divisor of finite operands gives NaN + NaN·i (PyTorch 1.13); any
+/// non-finite operand takes C99 Annex G (std::complex division); the rest
+/// are genuine overflows of div.
+template <class T> inline cpair<T> div_careful(cpair<T> a, cpair<T> b) {
+    if (detail::finite(a) && detail::finite(b)) {
+        if (b.re == T(0) && b.im == T(0)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
+        return div(a, b);
+    }
+    const std::complex<T> r = std::complex<T>(a.re, a.im) / std::complex<T>(b.re, b.im);
+    return {r.real(), r.imag()};
+}
 template <class T> inline cpair<T> neg(cpair<T> a) { return {-a.re, -a.im}; }
 template <class T> inline cpair<T> conj(cpair<T> a) { return {a.re, -a.im}; }
 template <class T> inline cpair<T> square(cpair<T> a) { return mul(a, a); }
@@ -137,7 +150,12 @@ template <class T> inline cpair<T> sqrt(cpair<T> z) {
     if (z.re >= T(0)) return {t, z.im / (T(2) * t)};
     return {std::abs(z.im) / (T(2) * t), std::copysign(t, z.im)};
 }
-template <class T> inline cpair<T> rsqrt(cpair<T> z) { return reciprocal(sqrt(z)); }
+/// 1/sqrt(z); 0 gives NaN + NaN·i (PyTorch 1.13), non-finite z takes Annex G.
+template <class T> inline cpair<T> rsqrt(cpair<T> z) {
+    if (!detail::finite(z)) [[unlikely]]
+        return detail::annex_g(z, [](auto w) { return decltype(w)(1) / std::sqrt(w); });
+    return div_careful(cpair<T>{T(1), T(0)}, sqrt(z));
+}
 
 /// z / |z|, 0 at 0.
 template <class T> inline cpair<T> sgn(cpair<T> z) {
@@ -146,13 +164,29 @@ template <class T> inline cpair<T> sgn(cpair<T> z) {
     return {z.re / r, z.im / r};
 }
 
-/// z^w = exp(w·log z); 0^w = 0 (as libstdc++ and PyTorch).
-template <class T> inline cpair<T> pow(cpair<T> z, cpair<T> w) {
-    if (z.re == T(0) && z.im == T(0)) return {T(0), T(0)};
-    return exp(mul(w, log(z)));
+namespace detail {
+/// std::pow on the C library's complex functions (cexp(w·clog z)): the
+/// values for zero bases (0^0 = NaN), non-finite operands and overflow.
+template <class T>
+[[gnu::cold]] inline cpair<T> pow_annex_g(cpair<T> z, cpair<T> w) {
+    const std::complex<T> r = std::pow(std::complex<T>(z.re, z.im), std::complex<T>(w.re, w.im));
+    return {r.real(), r.imag()};
 }
-/// z^n for a small integer n by repeated squaring (exact-ish, as PyTorch's
-/// special cases for 2, 3, -1, -2…).
+template <class T>
+inline bool needs_pow_annex_g(cpair<T> z, cpair<T> w, cpair<T> r) {
+    return (z.re == T(0) && z.im == T(0)) || !finite(z) || !finite(w) || !finite(r);
+}
+}  // namespace detail
+
+/// z^w = exp(w·log z). Zero bases, non-finite operands and overflowing
+/// results take std::pow's (C99) values.
+template <class T> inline cpair<T> pow(cpair<T> z, cpair<T> w) {
+    const cpair<T> r = exp(mul(w, log(z)));
+    if (detail::needs_pow_annex_g(z, w, r)) [[unlikely]] return detail::pow_annex_g(z, w);
+    return r;
+}
+/// z^n for a small integer n by repeated squaring (exact for small n, as
+/// PyTorch's special cases z·z, z·z·z, 1/z); same fallback as pow.
 template <class T> inline cpair<T> pow_integer(cpair<T> z, long n) {
     cpair<T> result{T(1), T(0)}, base = z;
     unsigned long k = n < 0 ? static_cast<unsigned long>(-n) : static_cast<unsigned long>(n);
@@ -161,7 +195,10 @@ template <class T> inline cpair<T> pow_integer(cpair<T> z, long n) {
         k >>= 1u;
         if (k != 0) base = mul(base, base);
     }
-    return n < 0 ? reciprocal(result) : result;
+    if (n < 0) result = reciprocal(result);
+    const cpair<T> w{static_cast<T>(n), T(0)};
+    if (detail::needs_pow_annex_g(z, w, result)) [[unlikely]] return detail::pow_annex_g(z, w);
+    return result;
 }
 
 // ---- trigonometric and hyperbolic ------------------------------------------------
@@ -202,11 +239,16 @@ template <class T> inline cpair<T> tanh(cpair<T> z) {
 }
 /// sin z = −i·sinh(iz), cos z = cosh(iz), tan z = −i·tanh(iz).
 template <class T> inline cpair<T> sin(cpair<T> z) {
+    if (!detail::finite(z)) [[unlikely]] return detail::annex_g(z, [](auto w) { return std::sin(w); });
     const cpair<T> r = sinh(cpair<T>{-z.im, z.re});
     return {r.im, -r.re};
 }
-template <class T> inline cpair<T> cos(cpair<T> z) { return cosh(cpair<T>{-z.im, z.re}); }
+template <class T> inline cpair<T> cos(cpair<T> z) {
+    if (!detail::finite(z)) [[unlikely]] return detail::annex_g(z, [](auto w) { return std::cos(w); });
+    return cosh(cpair<T>{-z.im, z.re});
+}
 template <class T> inline cpair<T> tan(cpair<T> z) {
+    if (!detail::finite(z)) [[unlikely]] return detail::annex_g(z, [](auto w) { return std::tan(w); });
     const cpair<T> r = tanh(cpair<T>{-z.im, z.re});
     return {r.im, -r.re};
 }

@@ -76,7 +76,8 @@ struct div_pairs {
     static constexpr bool accepts = complex_operand<B> && elementwise_operand<A> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>([](auto x, auto y) { return kernel::div(to_pair(x), y); }, a, b);
+        return elementwise_with_fixup<op>([](auto x, auto y) { return kernel::div(to_pair(x), y); },
+                                          [](auto x, auto y) { return kernel::div_careful(to_pair(x), y); }, a, b);
     }
 };
 
@@ -175,7 +176,18 @@ using div_scalar_passthrough = scale_layout<op::div_scalar, true>;
 
 REALIFY_UNARY_PAIR_LOWERING(neg, neg_passthrough, "−layout (both components)", kernel::neg(z))
 REALIFY_UNARY_PAIR_LOWERING(conj, conj_pairs, "a − i·b", kernel::conj(z))
-REALIFY_UNARY_PAIR_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)", kernel::reciprocal(z))
+struct reciprocal_scaled {
+    using op = ::realify::op::reciprocal;
+    static constexpr std::string_view name = "reciprocal_scaled";
+    static constexpr std::string_view formula = "1/z by the scaled division (zero: NaN as PyTorch)";
+    template <class A>
+    static constexpr bool accepts = complex_tensor_operand<A>;
+    template <class A>
+    static auto apply(const A& a) {
+        return elementwise_with_fixup<op>([](auto z) { return kernel::reciprocal(z); },
+                                          [](auto z) { return kernel::div_careful(decltype(z){1, 0}, z); }, a);
+    }
+};
 REALIFY_UNARY_PAIR_LOWERING(square, square_pairs, "(a² − b²) + i·2ab (as z·z)", kernel::square(z))
 
 // ---- pow ------------------------------------------------------------------------------

@@ -38,6 +38,27 @@ auto elementwise(const Kernel& kernel, const A&... args) {
     }(std::index_sequence_for<A...>{});
 }
 
+/// True when an owning result holds an inf or NaN component (x − x is 0 only
+/// for finite x; the scan vectorises).
+template <class Layout>
+bool has_non_finite(const Layout& result) {
+    const auto& real = result.real_layout();
+    const auto* p = real.data();
+    bool bad = false;
+    for (std::size_t i = 0, n = real.size(); i < n; ++i) bad |= (p[i] - p[i]) != 0;  // NaN for inf and NaN
+    return bad;
+}
+
+/// The fast kernel everywhere; only if it produced a non-finite value, the
+/// whole op again with the careful kernel (special values are rare, and the
+/// fast loop stays branch-free so it vectorises).
+template <class Tag, class Fast, class Careful, class... A>
+auto elementwise_with_fixup(const Fast& fast, const Careful& careful, const A&... args) {
+    auto result = elementwise<Tag>(fast, args...);
+    if (has_non_finite(result)) [[unlikely]] result = elementwise<Tag>(careful, args...);
+    return result;
+}
+
 /// An owning complex layout of component type T and complex rank Rank.
 template <class T, std::size_t Rank>
 using owning_layout_t = complex_layout<realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>>;
