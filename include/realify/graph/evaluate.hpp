@@ -176,6 +176,12 @@ inline constexpr bool fusable_v<node<Tag, C...>> = [] {
 template <class C, bool Deep>
 inline constexpr bool inline_child_v = Deep && fusable_v<C>;
 
+/// Whether a fused node has a fusable child at all (else its deep and shallow loops coincide).
+template <class N>
+inline constexpr bool has_inline_child_v = false;
+template <class Tag, class... C>
+inline constexpr bool has_inline_child_v<node<Tag, C...>> = (fusable_v<C> || ...);
+
 template <class N, bool Deep>
 inline constexpr std::size_t leaf_count_v = 1;
 template <class Tag, class... C, bool Deep>
@@ -426,21 +432,33 @@ void row_loop(O* out, const shape_vector& shape, const Kernel& kernel, const Ref
     }
 }
 
-/// Runs a fused kernel over the broadcast of refs into out.
+/// Runs a fused kernel over the broadcast of refs into out. Up to four leaves,
+/// every case but fully strided operands is the row loop (a contiguous region
+/// is one row), so each fused kernel is instantiated at most 2^leaves times;
+/// more leaves, or strided leaves, take the engine's general path (one
+/// instantiation) — compile time stays bounded.
 template <std::size_t Width, class O, class Kernel, class... Refs>
 void fused_loop(O* out, const shape_vector& shape, const Kernel& kernel, const Refs&... refs) {
     std::size_t total = 1;
     for (std::size_t e : shape) total *= e;
     if (total == 0) return;
-    const bool all_contiguous = ((refs.shape.empty() || realify::detail::is_contiguous_as(refs, shape)) && ...);
-    if (!all_contiguous && !shape.empty() && sizeof...(Refs) <= 4) {
-        const std::array<realify::detail::stride_vector, sizeof...(Refs)> strides{realify::detail::aligned_strides(refs, shape)...};
-        bool rows = true;
-        std::size_t k = 0;
-        ((rows = rows && (strides[k].back() == 0 || strides[k].back() == (ref_is_complex(refs) ? 2 : 1)), ++k), ...);
-        if (rows) return row_loop<Width>(out, shape, kernel, std::make_tuple(refs...), strides);
+    if constexpr (sizeof...(Refs) <= 4) {
+        const bool all_contiguous = ((refs.shape.empty() || realify::detail::is_contiguous_as(refs, shape)) && ...);
+        if (all_contiguous) {
+            const std::array<realify::detail::stride_vector, sizeof...(Refs)> strides{
+                realify::detail::stride_vector(1, refs.shape.empty() ? 0 : (ref_is_complex(refs) ? 2 : 1))...};
+            return row_loop<Width>(out, shape_vector{total}, kernel, std::make_tuple(refs...), strides);
+        }
+        if (!shape.empty()) {
+            const std::array<realify::detail::stride_vector, sizeof...(Refs)> strides{realify::detail::aligned_strides(refs, shape)...};
+            bool rows = true;
+            std::size_t k = 0;
+            ((rows = rows && (strides[k].back() == 0 || strides[k].back() == (ref_is_complex(refs) ? 2 : 1)), ++k), ...);
+            if (rows) return row_loop<Width>(out, shape, kernel, std::make_tuple(refs...), strides);
+        }
     }
-    realify::detail::run_into<Width>(out, shape, kernel, refs...);
+    // the general path's odometer needs at least one axis
+    realify::detail::general_path<Width>(out, shape.empty() ? shape_vector{1} : shape, kernel, refs...);
 }
 
 /// Runs the fused loop of n over its leaves, writing into `out` (the broadcast
@@ -735,6 +753,8 @@ value_t<N> compute(const N& n, eval_context& ctx) {
                     auto v = eval<Strict>(std::get<0>(m.children), ctx);
                     v.shape = zero_copy_shape<Tag>(m.attrs, v.shape);
                     return v;
+                } else if constexpr (fusable_v<M> && !has_inline_child_v<M>) {
+                    return run_fused<Strict, false>(m, ctx, nullptr, nullptr);  // nothing to inline: one loop kind
                 } else if constexpr (fusable_v<M>) {
                     if (region_is_private<true>(m, ctx)) return run_fused<Strict, true>(m, ctx, nullptr, nullptr);
                     return run_fused<Strict, false>(m, ctx, nullptr, nullptr);

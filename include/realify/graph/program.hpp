@@ -257,6 +257,8 @@ void eval_into(const N& n, eval_context& ctx, typename traits_t<N>::real_type* d
                 } else {
                     generic();
                 }
+            } else if constexpr (fusable_v<N> && !has_inline_child_v<N>) {
+                run_fused<Strict, false>(n, ctx, dst, nullptr);
             } else if constexpr (fusable_v<N>) {
                 if (region_is_private<true>(n, ctx)) run_fused<Strict, true>(n, ctx, dst, nullptr);
                 else run_fused<Strict, false>(n, ctx, dst, nullptr);
