@@ -13,9 +13,11 @@
 #include <array>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
@@ -28,20 +30,63 @@ namespace {
 
 constexpr std::size_t q_heads = 32, k_heads = 8, head_dim = 128;
 
+using shape4 = std::array<std::size_t, 4>;
+
+inline auto adapt4(float* p, const shape4& shape) {
+    return xt::adapt(p, shape[0] * shape[1] * shape[2] * shape[3], xt::no_ownership(), shape);
+}
+using buffer4 = decltype(adapt4(nullptr, shape4{}));
+
 /// Inputs, outputs and tables of one shape, built once and shared by all cases.
+///
+/// The four buffers live in one arena, each starting 4096-aligned plus
+/// 0, 1, 2, 3 KiB: their page offsets are fixed and far apart. With heap
+/// placement the decode buffers' offsets depended on allocation order, and
+/// when out_q sat 16 bytes past xq modulo 4096 glibc's memcpy of them ran 15×
+/// slower (4K aliasing), which made the decode roofline meaningless.
 struct workload {
     rope_baselines::dims d;
-    xt::xtensor<float, 4> xq, xk, out_q, out_k;
+    std::vector<float> arena;
+    buffer4 xq, xk, out_q, out_k;
     xt::xtensor<std::complex<float>, 2> freqs;
     std::vector<float> cos_cache, sin_cache;
 
+    static std::size_t floats(const shape4& s) { return s[0] * s[1] * s[2] * s[3]; }
+
+    /// Start of buffer `index` (0..3) in the arena, after `used` floats.
+    float* place(std::size_t& used, std::size_t count, std::size_t index) {
+        const auto base = reinterpret_cast<std::uintptr_t>(arena.data());
+        std::uintptr_t at = base + used * sizeof(float);
+        at = (at + 4095) / 4096 * 4096 + index * 1024;
+        used = (at - base) / sizeof(float) + count;
+        return reinterpret_cast<float*>(at);
+    }
+
     workload(std::size_t seq, std::size_t start_pos)
         : d{1, seq, q_heads, k_heads, head_dim, start_pos},
-          xq(std::array<std::size_t, 4>{1, seq, q_heads, head_dim}),
-          xk(std::array<std::size_t, 4>{1, seq, k_heads, head_dim}),
-          out_q(xq.shape()),
-          out_k(xk.shape()),
+          arena(2 * floats({1, seq, q_heads, head_dim}) + 2 * floats({1, seq, k_heads, head_dim}) + 4 * 2048),
+          xq(adapt4(nullptr, shape4{})),
+          xk(adapt4(nullptr, shape4{})),
+          out_q(adapt4(nullptr, shape4{})),
+          out_k(adapt4(nullptr, shape4{})),
           freqs(realify::rope::precompute_freqs_cis(head_dim, start_pos + seq, 500000.0)) {
+        const shape4 q_shape{1, seq, q_heads, head_dim};
+        const shape4 k_shape{1, seq, k_heads, head_dim};
+        std::size_t used = 0;
+        // Re-seat the adaptors on the arena (xtensor's adaptor assignment
+        // would copy elements, so construct new ones in place).
+        float* pq = place(used, floats(q_shape), 0);
+        float* pk = place(used, floats(k_shape), 1);
+        float* poq = place(used, floats(q_shape), 2);
+        float* pok = place(used, floats(k_shape), 3);
+        xq.reset_buffer(pq, floats(q_shape));
+        xk.reset_buffer(pk, floats(k_shape));
+        out_q.reset_buffer(poq, floats(q_shape));
+        out_k.reset_buffer(pok, floats(k_shape));
+        xq.resize(q_shape);
+        xk.resize(k_shape);
+        out_q.resize(q_shape);
+        out_k.resize(k_shape);
         std::mt19937 gen(7);
         std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
         for (auto& v : xq) v = dist(gen);
@@ -144,4 +189,12 @@ BENCHMARK(ggml_style)->Apply(shapes);
 BENCHMARK(eigen_rows)->Apply(shapes);
 BENCHMARK(memcpy_same_bytes)->Apply(shapes);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    // Recorded in the JSON context for tools/rope_bench_report.py.
+    benchmark::AddCustomContext("realify_arch", std::string(realify::rope::active_arch()));
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
