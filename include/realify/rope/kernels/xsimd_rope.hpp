@@ -27,16 +27,27 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <type_traits>
-#include <utility>
-#include <vector>
 
 #include <immintrin.h>
 #include <xsimd/xsimd.hpp>
 
 #include "realify/rope/kernels/rope_call.hpp"
 
+// Everything below sits in an inline namespace named after the instruction
+// set of the including TU (as realify/simd/kernels does), so no symbol of it —
+// not even an out-of-line copy at -O0/-O1 — is shared between the arch TUs.
+#if defined(__AVX512F__)
+#define REALIFY_ROPE_KERNEL_NAMESPACE for_avx512f
+#elif defined(__AVX2__) && defined(__FMA__)
+#define REALIFY_ROPE_KERNEL_NAMESPACE for_avx2_fma
+#elif defined(__AVX__)
+#define REALIFY_ROPE_KERNEL_NAMESPACE for_avx
+#else
+#define REALIFY_ROPE_KERNEL_NAMESPACE for_baseline
+#endif
+
 namespace realify::rope::kernel {
+inline namespace REALIFY_ROPE_KERNEL_NAMESPACE {
 
 template <class T, class A>
 struct rope_simd {
@@ -255,6 +266,18 @@ struct rope_simd {
 
     static void fence() noexcept { _mm_sfence(); }
 
+    /// Owns a heap array. Deliberately not std::vector: a std template
+    /// instantiated here would be a symbol shared with the other arch TUs
+    /// (the linker might keep the AVX-512 copy for everyone); this type is
+    /// nested in the arch template, so its symbols are per arch.
+    struct heap_reals {
+        T* data = nullptr;
+        heap_reals() = default;
+        heap_reals(const heap_reals&) = delete;
+        heap_reals& operator=(const heap_reals&) = delete;
+        ~heap_reals() { delete[] data; }
+    };
+
     static void run(const detail::rope_call<T>& call) {
         const std::size_t head_dim = call.head_dim;
         const std::size_t half = head_dim / 2;
@@ -266,11 +289,11 @@ struct rope_simd {
         const std::size_t pattern = head_dim + width;
         constexpr std::size_t stack_reals = 2 * (512 + 64);
         alignas(64) T stack_buffer[stack_reals];
-        std::vector<T> heap_buffer;
+        heap_reals heap_buffer;
         T* buffer = stack_buffer;
         if (2 * pattern > stack_reals) {
-            heap_buffer.resize(2 * pattern);
-            buffer = heap_buffer.data();
+            heap_buffer.data = new T[2 * pattern];
+            buffer = heap_buffer.data;
         }
         T* first = buffer;
         T* second = buffer + pattern;
@@ -327,4 +350,5 @@ struct rope_simd {
     }
 };
 
+}  // namespace REALIFY_ROPE_KERNEL_NAMESPACE
 }  // namespace realify::rope::kernel
