@@ -455,6 +455,31 @@ TEST(GraphRewrite, ShapeOpsWithoutAZeroCopyRuleGoThroughTheTable) {
     EXPECT_NE(graph::explain(prog).find("transpose"), std::string::npos);
 }
 
+TEST(GraphRewrite, ListAndIndexOpsGoThroughTheTable) {
+    auto z = graph::input<cd>("z");
+    auto w = graph::input<cd>("w");
+    const auto a = random_complex({2, 3}, 22), b = random_complex({2, 3}, 23);
+    auto prog = graph::lower(graph::cat(0, z, graph::conj(w)), graph::stack(-1, z, w), graph::repeat(z, {2, 1}),
+                             graph::getitem(w, 1), graph::scalar_tensor(cd(1.5, -2.0)));
+    auto [c, s, r, g, t] = prog(a, b);
+    ASSERT_EQ(c.shape(), (xt::xarray<cd>::shape_type{4, 3}));
+    ASSERT_EQ(s.shape(), (xt::xarray<cd>::shape_type{2, 3, 2}));
+    ASSERT_EQ(r.shape(), (xt::xarray<cd>::shape_type{4, 3}));
+    ASSERT_EQ(g.shape(), (xt::xarray<cd>::shape_type{3}));
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j) {
+            EXPECT_EQ(c(i, j), a(i, j));
+            EXPECT_EQ(c(i + 2, j), std::conj(b(i, j)));
+            EXPECT_EQ(s(i, j, 0), a(i, j));
+            EXPECT_EQ(s(i, j, 1), b(i, j));
+            EXPECT_EQ(r(i, j), a(i, j));
+            EXPECT_EQ(r(i + 2, j), a(i, j));
+        }
+    for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(g(j), b(1, j));
+    EXPECT_EQ(t(), cd(1.5, -2.0));  // the complex value is kept (the seed's defect: 0.0)
+    EXPECT_EQ(graph::coverage(prog).n_fallbacks, 0u);
+}
+
 // ============================================================================ the seed's RoPE vs PyTorch
 
 namespace {

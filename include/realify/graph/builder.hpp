@@ -236,6 +236,36 @@ auto roll(X x, dim_list shifts, dim_list dims) {
     for (auto d : dims) a.dims.push_back(d);  // shifts then dims; i0 = how many dims
     return detail::make<op::roll>(std::move(a), std::move(x));
 }
+template <graph_node X>
+auto repeat(X x, dim_list repeats) {
+    return detail::make<op::repeat>(detail::with_dims(std::move(repeats)), std::move(x));
+}
+/// x[index] along dim 0 (the seed's getitem on a complex tensor).
+template <graph_node X>
+auto getitem(X x, std::ptrdiff_t index) {
+    return detail::make<op::getitem>(detail::with_ints(index), std::move(x));
+}
+/// A 0-d tensor holding a number (a complex value is kept — the seed replaced it by 0.0).
+template <class S>
+    requires(std::is_floating_point_v<S> || detail::is_std_complex<S>::value)
+auto scalar_tensor(S value) {
+    return detail::make<op::scalar_tensor>({}, scalar_node<S>(value));
+}
+/// torch.cat / torch.stack of tensors of one type along dim.
+template <graph_node X, graph_node... Xs>
+auto cat(std::ptrdiff_t dim, X x, Xs... xs) {
+    static_assert(((std::is_same_v<typename traits_t<X>::real_type, typename traits_t<Xs>::real_type> &&
+                    traits_t<X>::is_complex == traits_t<Xs>::is_complex) && ...),
+                  "realify::graph::cat: every operand must have the same element type.");
+    return detail::make<op::cat>(detail::with_ints(dim), std::move(x), std::move(xs)...);
+}
+template <graph_node X, graph_node... Xs>
+auto stack(std::ptrdiff_t dim, X x, Xs... xs) {
+    static_assert(((std::is_same_v<typename traits_t<X>::real_type, typename traits_t<Xs>::real_type> &&
+                    traits_t<X>::is_complex == traits_t<Xs>::is_complex) && ...),
+                  "realify::graph::stack: every operand must have the same element type.");
+    return detail::make<op::stack>(detail::with_ints(dim), std::move(x), std::move(xs)...);
+}
 template <graph_node C, graph_node A, graph_node B>
 auto where(C c, A a, B b) { return detail::make<op::where>({}, std::move(c), std::move(a), std::move(b)); }
 

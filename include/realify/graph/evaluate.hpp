@@ -112,6 +112,10 @@ REALIFY_GRAPH_ATTRS(cumsum, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(prod_dim, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(narrow, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(slice, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(repeat, std::vector<std::size_t>)
+REALIFY_GRAPH_ATTRS(getitem, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(cat, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(stack, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(mul_scalar, T)
 REALIFY_GRAPH_ATTRS(div_scalar, T)
 REALIFY_GRAPH_ATTRS(add_scalar, T)
@@ -142,6 +146,10 @@ struct table_query<Tag, T, type_list<A...>, Ops...> {
     }
 };
 
+/// cat / stack take their operands as one std::vector.
+template <class Tag>
+inline constexpr bool list_tag = std::is_same_v<Tag, op::cat> || std::is_same_v<Tag, op::stack>;
+
 template <class N>
 struct table_of;
 template <class Tag, class... C>
@@ -149,6 +157,11 @@ struct table_of<node<Tag, C...>>
     : table_query<Tag, typename traits_t<node<Tag, C...>>::real_type,
                   typename attr_signature<Tag, typename traits_t<node<Tag, C...>>::real_type>::type,
                   typename operand_type<C>::type...> {};
+template <class Tag, class C0, class... C>
+    requires list_tag<Tag>
+struct table_of<node<Tag, C0, C...>>
+    : table_query<Tag, typename traits_t<C0>::real_type, type_list<std::ptrdiff_t>,
+                  std::vector<typename operand_type<C0>::type>> {};
 template <class Tag, class R, class... C>
 struct table_of<custom_node<Tag, R, C...>>
     : table_query<Tag, typename traits_t<custom_node<Tag, R, C...>>::real_type, type_list<>,
@@ -602,7 +615,13 @@ shape_vector zero_copy_shape(const node_attrs& a, const shape_vector& from) {
 template <class Tag, class T, class... Ops>
 decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
     using sig = typename attr_signature<Tag, T>::type;
-    if constexpr (std::is_same_v<sig, type_list<dim_list>>) {
+    if constexpr (list_tag<Tag>) {
+        using operand = std::remove_cvref_t<decltype((ops, ...))>;
+        std::vector<operand> parts{ops...};
+        return dispatch::call<Tag>(parts, a.i0);
+    } else if constexpr (std::is_same_v<sig, type_list<std::vector<std::size_t>>>) {
+        return dispatch::call<Tag>(ops..., std::vector<std::size_t>(a.dims.begin(), a.dims.end()));
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list>>) {
         return dispatch::call<Tag>(ops..., a.dims);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, dim_list>>) {
         const auto n = static_cast<std::size_t>(a.i0);

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <any>
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstring>
@@ -351,7 +352,10 @@ private:
         using C = output_container_t<O>;
         auto v = detail::eval<Strict>(o, ctx);
         C result = [&] {
-            if constexpr (requires { C::from_shape(v.shape); }) {
+            if constexpr (traits_t<O>::rank == 0 && requires { C::from_shape(std::array<std::size_t, 0>{}); }) {
+                // rank 0: no extents to copy (copying zero of them trips GCC's nonnull check at -O3)
+                return C::from_shape(std::array<std::size_t, 0>{});
+            } else if constexpr (requires { C::from_shape(v.shape); }) {
                 return C::from_shape(v.shape);
             } else {
                 C fixed;
