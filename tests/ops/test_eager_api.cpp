@@ -257,6 +257,22 @@ TEST(EagerApi, SizeZeroAndRankZeroOperands) {
     const auto e = realify::exp(complex_layout_of(empty));
     EXPECT_EQ(e.size(), 0u);
     EXPECT_EQ(e.shape()[1], 3u);
+    // shape ops and reductions on an empty tensor (xtensor's views would do
+    // pointer arithmetic on its null data)
+    const auto le = complex_layout_of(empty);
+    EXPECT_EQ(realify::permute(le, {1, 0}).shape()[0], 3u);
+    EXPECT_EQ(realify::transpose(le, 0, 1).shape()[1], 0u);
+    EXPECT_EQ(realify::flip(le, {0, 1}).size(), 0u);
+    EXPECT_EQ(realify::roll(le, {1}, {1}).size(), 0u);
+    EXPECT_EQ(realify::slice(le, 1, 1, 3).shape()[1], 2u);
+    EXPECT_EQ(realify::select(le, 1, 0).shape()[0], 0u);
+    EXPECT_EQ(realify::expand(le, {2, 0, 3}).shape()[0], 2u);
+    EXPECT_EQ(realify::repeat(le, {2, 2}).shape()[1], 6u);
+    EXPECT_EQ(realify::cumsum(le, 1).size(), 0u);
+    const auto total = realify::sum(le);
+    EXPECT_EQ(total(), C(0, 0));
+    EXPECT_TRUE(std::isnan(realify::mean(le)().real()));
+    EXPECT_EQ(realify::sum(le, {0}).shape()[0], 3u);
     const auto s = realify::scalar_tensor(C(2, 1));
     const auto sq = realify::mul(s, s);
     EXPECT_EQ(sq(), C(3, 4));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -49,6 +50,16 @@ template <bool Mean, class A>
 auto sum_or_mean(std::string_view op, const A& a, const dim_list& dims, bool keepdim) {
     using T = typename A::real_type;
     const auto axes = axes_of(op, a, dims);
+    if (a.size() == 0) {
+        // xtensor's reducers do pointer arithmetic on the null data of an empty
+        // tensor (UB); the answer is known: 0 for sum, NaN (0/0) for mean.
+        auto target = reduced_shape(a, axes, keepdim);
+        std::vector<std::size_t> real_shape(target.begin(), target.end());
+        real_shape.push_back(2);
+        xt::xarray<T> filled = xt::xarray<T>::from_shape(real_shape);
+        filled.fill(Mean ? std::numeric_limits<T>::quiet_NaN() : T(0));
+        return shape_detail::reshaped(std::move(filled), target);
+    }
     const xt::xarray<T> real = shape_detail::evaluate(a);
     xt::xarray<T> reduced;
     if (axes.empty()) reduced = real;  // rank 0: nothing to reduce
@@ -135,6 +146,7 @@ struct cumsum_components {
     static auto apply(const A& a, std::ptrdiff_t dim) {
         if (a.dimension() == 0) return shape_detail::make_layout<A::rank>(shape_detail::evaluate(a));
         const std::size_t axis = shape_detail::layout_axis("cumsum", dim, a.dimension());
+        if (a.size() == 0) return shape_detail::make_layout<A::rank>(shape_detail::evaluate(a));
         return shape_detail::make_layout<A::rank>(xt::cumsum(shape_detail::evaluate(a), static_cast<std::ptrdiff_t>(axis)));
     }
 };

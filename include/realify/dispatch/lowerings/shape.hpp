@@ -73,6 +73,16 @@ auto make_layout(E&& real_expression) {
     return complex_layout<container>(container(std::forward<E>(real_expression)));
 }
 
+/// An empty owning layout of complex shape `shape`: xtensor's views and
+/// reducers do pointer arithmetic on the null data of empty tensors (UB), so
+/// ops on empty inputs build their (empty) result directly.
+template <std::size_t Rank, class T, class Shape>
+auto empty_layout(const Shape& shape) {
+    using container = realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>;
+    realify::detail::dim_vector dims(shape.begin(), shape.end());
+    return complex_layout<container>(realify::detail::make_container<container>(dims, 2));
+}
+
 /// Reshapes a contiguous real layout to complex shape `shape`.
 template <class T, class Shape>
 auto reshaped(xt::xarray<T>&& real, const Shape& shape) {
@@ -125,6 +135,12 @@ template <class T>
 auto slice_layout(std::string_view op, const xt::xarray<T>& real, std::size_t axis, std::ptrdiff_t start,
                   std::ptrdiff_t stop, std::ptrdiff_t step) {
     if (step <= 0) throw shape_error("realify::" + std::string(op) + ": slice step must be positive");
+    if (real.size() == 0) {
+        std::vector<std::size_t> shape(real.shape().begin(), real.shape().end());
+        const std::ptrdiff_t extent = std::max<std::ptrdiff_t>(0, (std::max(start, stop) - start + step - 1) / step);
+        shape[axis] = static_cast<std::size_t>(std::min<std::ptrdiff_t>(extent, static_cast<std::ptrdiff_t>(shape[axis])));
+        return xt::xarray<T>::from_shape(shape);
+    }
     xt::xstrided_slice_vector slices(real.dimension(), xt::all());
     slices[axis] = xt::range(start, std::max(start, stop), step);
     return xt::xarray<T>(xt::strided_view(real, slices));
@@ -157,6 +173,12 @@ struct permute_append_last {
             perm.push_back(axis);
         }
         perm.push_back(n);
+        if (a.size() == 0) {
+            const auto from = shape_detail::shape_of(a);
+            std::vector<std::size_t> to;
+            for (std::size_t i = 0; i < n; ++i) to.push_back(from[perm[i]]);
+            return shape_detail::empty_layout<A::rank, typename A::real_type>(to);
+        }
         return shape_detail::make_layout<A::rank>(xt::transpose(shape_detail::evaluate(a), perm));
     }
 };
@@ -335,6 +357,12 @@ struct transpose_swap {
         std::vector<std::size_t> perm(n + 1);
         std::iota(perm.begin(), perm.end(), 0);
         std::swap(perm[shape_detail::layout_axis("transpose", dim0, n)], perm[shape_detail::layout_axis("transpose", dim1, n)]);
+        if (a.size() == 0) {
+            const auto from = shape_detail::shape_of(a);
+            std::vector<std::size_t> to;
+            for (std::size_t i = 0; i < n; ++i) to.push_back(from[perm[i]]);
+            return shape_detail::empty_layout<A::rank, typename A::real_type>(to);
+        }
         return shape_detail::make_layout<A::rank>(xt::transpose(shape_detail::evaluate(a), perm));
     }
 };
@@ -358,6 +386,11 @@ struct select_index {
         if (index < -size || index >= size) {
             throw shape_error("realify::select: index " + std::to_string(index) + " is out of range for dimension " +
                               std::to_string(dim) + " of size " + std::to_string(size));
+        }
+        if (a.size() == 0) {
+            std::vector<std::size_t> to(shape.begin(), shape.end());
+            to.erase(to.begin() + static_cast<std::ptrdiff_t>(axis));
+            return shape_detail::reshaped(xt::xarray<typename A::real_type>::from_shape({std::size_t(0)}), to);
         }
         const xt::xarray<typename A::real_type> real = shape_detail::evaluate(a);
         xt::xstrided_slice_vector slices(real.dimension(), xt::all());
@@ -480,6 +513,7 @@ struct expand_append_two {
                 }
             }
         }
+        if (a.size() == 0) return complex_layout<xt::xarray<typename A::real_type>>(xt::xarray<typename A::real_type>::from_shape(target));
         return complex_layout<xt::xarray<typename A::real_type>>(
             xt::xarray<typename A::real_type>(xt::broadcast(shape_detail::evaluate(a), target)));
     }
@@ -507,6 +541,7 @@ struct repeat_append_one {
         split_shape.push_back(2);
         broadcast_shape.push_back(2);
         using T = typename A::real_type;
+        if (a.size() == 0) return shape_detail::empty_layout<dynamic_rank, T>(target);
         xt::xarray<T> real = shape_detail::evaluate(a);
         real.reshape(split_shape);
         return shape_detail::reshaped(xt::xarray<T>(xt::broadcast(real, broadcast_shape)), target);
@@ -519,6 +554,8 @@ struct flip_shifted {
     static auto apply(const A& a, const dim_list& dims) {
         xt::xarray<typename A::real_type> real = shape_detail::evaluate(a);
         for (std::ptrdiff_t d : dims) {
+            (void)shape_detail::layout_axis("flip", d, a.dimension());  // checks the dim
+            if (a.size() == 0) continue;
             real = xt::xarray<typename A::real_type>(xt::flip(real, shape_detail::layout_axis("flip", d, a.dimension())));
         }
         return shape_detail::make_layout<A::rank>(std::move(real));
@@ -531,6 +568,7 @@ struct roll_shifted {
     static auto apply(const A& a, const dim_list& shifts, const dim_list& dims = {}) {
         using T = typename A::real_type;
         xt::xarray<T> real = shape_detail::evaluate(a);
+        if (a.size() == 0) return shape_detail::make_layout<A::rank>(std::move(real));
         if (dims.empty()) {
             if (shifts.size() != 1) throw shape_error("realify::roll: without dims, exactly one shift is expected");
             const auto shape = real.shape();

@@ -1,0 +1,185 @@
+// High-priority lowerings of mul onto the SIMD kernels (realify/simd): when
+// the operands are contiguous row-major (…,2) layouts of one shape — the hot
+// path of RoPE and of most complex workloads — the interleaved kernels of the
+// compiled realify_simd library run instead of the generic elementwise engine.
+//
+// Each carries a compile-time validator (operand kinds and one component type,
+// so no promotion is needed) and a run-time validator (memory, contiguity,
+// equal shapes); when the run-time check fails the dispatcher falls through
+// to the standard lowering, which handles broadcasting and strides.
+//
+// Special values: the kernels run with nan_policy::fast, the plain formula —
+// the same formula as the standard mul_pairs lowering and as PyTorch's complex
+// mul, so the choice of lowering never changes inf/NaN results.
+//
+// This header includes only the span API of the kernels, not xsimd.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <span>
+#include <string_view>
+#include <type_traits>
+
+#include "realify/dispatch/elementwise.hpp"
+#include "realify/dispatch/lowerings/common.hpp"
+#include "realify/layout/pointer_cast.hpp"
+#include "realify/simd/complex_mul.hpp"
+
+namespace realify::dispatch::lowering {
+
+namespace simd_detail {
+
+/// The real expression behind an operand: the (…,2) layout of a complex one.
+template <class A>
+const auto& real_expression(const A& operand) {
+    if constexpr (complex_tensor_operand<A>) return operand.real_layout();
+    else return operand;
+}
+
+template <class A>
+using component_t = std::remove_cv_t<typename std::remove_cvref_t<decltype(real_expression(std::declval<const A&>()))>::value_type>;
+
+/// Operand kinds the kernels take, all of one component type float|double.
+template <class T, class... A>
+inline constexpr bool same_component_v = (std::is_same_v<component_t<A>, T> && ...);
+
+/// Row-major contiguous memory, checked on the strides (xtensor gives
+/// extent-1 axes stride 0).
+template <class E>
+bool is_packed(const E& expression) {
+    if constexpr (!realify::detail::strided_in_memory<const E&>) {
+        return false;
+    } else {
+        const auto& shape = expression.shape();
+        const auto& strides = expression.strides();
+        std::ptrdiff_t expected = 1;
+        for (std::size_t axis = shape.size(); axis-- > 0;) {
+            if (shape[axis] != 1 && strides[axis] != expected) return false;
+            expected *= static_cast<std::ptrdiff_t>(shape[axis]);
+        }
+        return true;
+    }
+}
+
+/// The complex (…) shape of the complex operand `a`; the real operand of
+/// mul_real must have exactly this shape, the complex one S+[2].
+template <class A, class B>
+bool same_packed_shape(const A& a, const B& b) {
+    const auto& ra = real_expression(a);
+    const auto& rb = real_expression(b);
+    if (!is_packed(ra) || !is_packed(rb)) return false;
+    const auto& sa = ra.shape();
+    const auto& sb = rb.shape();
+    const std::size_t compared = complex_tensor_operand<B> ? sb.size() : sb.size() + 1;
+    if (compared != sa.size()) return false;
+    for (std::size_t axis = 0; axis < sb.size(); ++axis)
+        if (sa[axis] != sb[axis]) return false;
+    return true;
+}
+
+template <class T>
+std::span<const std::complex<T>> complex_span(const T* first_real, std::size_t n) {
+    return {realify::detail::as_complex_pointer(first_real), n};
+}
+
+template <class E>
+auto first_component(const E& expression) {
+    return expression.data() + expression.data_offset();
+}
+
+/// A fresh owning result with the complex shape of `a`.
+template <class T, std::size_t Rank, class A>
+auto allocate_like(const A& a) {
+    const auto& real_shape = a.real_layout().shape();
+    realify::detail::dim_vector shape(real_shape.begin(), real_shape.end() - 1);
+    return realify::detail::make_container<realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>>(shape, 2);
+}
+
+}  // namespace simd_detail
+
+/// complex × complex, contiguous and of one shape: realify::simd::mul.
+struct mul_contiguous_simd {
+    using op = op::mul;
+    static constexpr std::string_view name = "mul_contiguous_simd";
+    static constexpr std::string_view formula =
+        "(ac − bd) + i(ad + bc), interleaved SIMD kernel (dup re/im, swap pairs, fmaddsub)";
+    static constexpr int priority = dispatch::priority::high;
+    template <class A, class B>
+    static constexpr bool accepts = complex_tensor_operand<A> && complex_tensor_operand<B> &&
+                                    real_scalar<simd_detail::component_t<A>> &&
+                                    simd_detail::same_component_v<simd_detail::component_t<A>, B>;
+    template <class A, class B>
+    static bool supports(const A& a, const B& b) {
+        return simd_detail::same_packed_shape(a, b);
+    }
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        using T = simd_detail::component_t<A>;
+        auto result = simd_detail::allocate_like<T, broadcast_rank_v<A, B>>(a);
+        const std::size_t n = result.size() / 2;
+        simd::mul(simd_detail::complex_span(simd_detail::first_component(a.real_layout()), n),
+                  simd_detail::complex_span(simd_detail::first_component(b.real_layout()), n),
+                  {realify::detail::as_complex_pointer(result.data()), n});
+        return complex_layout<decltype(result)>(std::move(result));
+    }
+};
+
+/// complex × real tensor (either order), contiguous, the real tensor of the
+/// complex shape: realify::simd::mul_real.
+struct mul_real_contiguous_simd {
+    using op = op::mul;
+    static constexpr std::string_view name = "mul_real_contiguous_simd";
+    static constexpr std::string_view formula = "(a·s) + i(b·s), interleaved SIMD kernel";
+    static constexpr int priority = dispatch::priority::high;
+    template <class A, class B>
+    static constexpr bool accepts =
+        ((complex_tensor_operand<A> && real_tensor_operand<B>) || (real_tensor_operand<A> && complex_tensor_operand<B>)) &&
+        real_scalar<simd_detail::component_t<A>> && simd_detail::same_component_v<simd_detail::component_t<A>, B>;
+    template <class A, class B>
+    static bool supports(const A& a, const B& b) {
+        if constexpr (complex_tensor_operand<A>) return simd_detail::same_packed_shape(a, b);
+        else return simd_detail::same_packed_shape(b, a);
+    }
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        if constexpr (complex_tensor_operand<A>) {
+            using T = simd_detail::component_t<A>;
+            auto result = simd_detail::allocate_like<T, broadcast_rank_v<A, B>>(a);
+            const std::size_t n = result.size() / 2;
+            simd::mul_real(simd_detail::complex_span(simd_detail::first_component(a.real_layout()), n),
+                           std::span<const T>(simd_detail::first_component(b), n),
+                           {realify::detail::as_complex_pointer(result.data()), n});
+            return complex_layout<decltype(result)>(std::move(result));
+        } else {
+            return apply(b, a);  // multiplication commutes
+        }
+    }
+};
+
+/// complex tensor × complex number, contiguous: realify::simd::mul_scalar.
+struct mul_complex_scalar_simd {
+    using op = op::mul;
+    static constexpr std::string_view name = "mul_complex_scalar_simd";
+    static constexpr std::string_view formula = "(ac − bd) + i(ad + bc) with a broadcast scalar, SIMD kernel";
+    static constexpr int priority = dispatch::priority::high;
+    template <class A, class B>
+    static constexpr bool accepts = complex_tensor_operand<A> && complex_number_operand<B> &&
+                                    real_scalar<simd_detail::component_t<A>> &&
+                                    std::is_same_v<typename std::remove_cvref_t<B>::value_type, simd_detail::component_t<A>>;
+    template <class A, class B>
+    static bool supports(const A& a, const B&) {
+        return simd_detail::is_packed(a.real_layout());
+    }
+    template <class A, class B>
+    static auto apply(const A& a, const B& s) {
+        using T = simd_detail::component_t<A>;
+        auto result = simd_detail::allocate_like<T, broadcast_rank_v<A, B>>(a);
+        const std::size_t n = result.size() / 2;
+        simd::mul_scalar(simd_detail::complex_span(simd_detail::first_component(a.real_layout()), n), s,
+                         {realify::detail::as_complex_pointer(result.data()), n});
+        return complex_layout<decltype(result)>(std::move(result));
+    }
+};
+
+}  // namespace realify::dispatch::lowering
