@@ -535,6 +535,15 @@ cxarray<T> cumsum_reference(const cxarray<T>& a, std::size_t axis) {
     return out;
 }
 
+/// xt::transpose, except for size-0 arrays (xtensor 0.24 steps a null pointer there).
+template <class T>
+cxarray<T> transpose_reference(const cxarray<T>& a, const std::vector<std::size_t>& perm) {
+    if (a.size() != 0) return xt::transpose(a, perm);
+    shape_t shape;
+    for (auto p : perm) shape.push_back(a.shape()[p]);
+    return cxarray<T>::from_shape(shape);
+}
+
 template <class T, class Shape>
 cxarray<T> keep_dims(const cxarray<T>& reduced, const Shape& in_shape, const std::vector<std::size_t>& axes) {
     shape_t kept(in_shape.begin(), in_shape.end());
@@ -623,7 +632,7 @@ int run_reduction_family() {
         auto dims = random_dims(rng, a.dimension(), a.dimension());
         std::vector<std::size_t> perm;
         for (auto d : dims) perm.push_back(normalize_dim(d, a.dimension()));
-        const cxarray<T> expected = xt::transpose(a, perm);
+        const cxarray<T> expected = transpose_reference<T>(a, perm);
         log.check(i, evaluate<T>(realify::permute(realify::complex_layout_of(op.view()), dims)), expected, tolerance{},
                   describe(op, a, "dims " + format_shape(dims)));
     });
@@ -632,14 +641,16 @@ int run_reduction_family() {
         std::vector<std::size_t> perm(a.dimension());
         std::iota(perm.begin(), perm.end(), std::size_t{0});
         std::swap(perm[normalize_dim(d0, a.dimension())], perm[normalize_dim(d1, a.dimension())]);
-        const cxarray<T> expected = xt::transpose(a, perm);
+        const cxarray<T> expected = transpose_reference<T>(a, perm);
         log.check(i, evaluate<T>(realify::transpose(realify::complex_layout_of(op.view()), d0, d1)), expected,
                   tolerance{}, describe(op, a, "dims " + std::to_string(d0) + ", " + std::to_string(d1)));
     });
     reduction("flip", [&](case_log& log, int i, case_rng& rng, const cxarray<T>& a, auto& op) {
         const auto dims = random_dims(rng, a.dimension(), rng.below(a.dimension() + 1));
         cxarray<T> expected = a;
-        for (auto d : dims) expected = xt::flip(expected, normalize_dim(d, a.dimension()));
+        // xt::flip of a size-0 array is undefined behaviour in xtensor 0.24 (null data + offset).
+        if (a.size() != 0)
+            for (auto d : dims) expected = xt::flip(expected, normalize_dim(d, a.dimension()));
         log.check(i, evaluate<T>(realify::flip(realify::complex_layout_of(op.view()), dims)), expected, tolerance{},
                   describe(op, a, "dims " + format_shape(dims)));
     });
