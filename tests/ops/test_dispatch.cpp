@@ -96,14 +96,21 @@ TEST(OpTags, NamesAreUniqueAndTheListHasEveryAddition) {
 
 using real_vec = xt::xtensor<float, 1>;
 // capability validators pick the lowering at compile time
+// (complex × real first tries the high-priority SIMD kernel, gated at run time
+// on contiguity and equal shapes; mul_by_real is the standard fallback)
 static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, real_vec>,
-                             realify::dispatch::lowering::mul_by_real>);
+                             realify::dispatch::lowering::mul_real_contiguous_simd>);
 static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, real_vec, f_layout>,
-                             realify::dispatch::lowering::mul_by_real>);
+                             realify::dispatch::lowering::mul_real_contiguous_simd>);
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, std::complex<float>>,
+                             realify::dispatch::lowering::mul_complex_scalar_simd>);
 // the user's high-priority entry comes first for complex × complex
 static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, f_layout>, user::counting_mul>);
 static_assert(std::is_same_v<realify::dispatch::candidates_t<realify::op::mul>,
-                             realify::type_list<user::counting_mul, realify::dispatch::lowering::mul_by_real,
+                             realify::type_list<user::counting_mul, realify::dispatch::lowering::mul_contiguous_simd,
+                                                realify::dispatch::lowering::mul_real_contiguous_simd,
+                                                realify::dispatch::lowering::mul_complex_scalar_simd,
+                                                realify::dispatch::lowering::mul_by_real,
                                                 realify::dispatch::lowering::mul_pairs>>);
 static_assert(!realify::dispatch::has_lowering_v<realify::op::exp, real_vec>, "exp of a real tensor is not a complex op");
 static_assert(realify::dispatch::has_lowering_v<realify::op::exp, f_layout>);

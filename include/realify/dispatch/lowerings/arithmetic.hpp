@@ -13,6 +13,7 @@
 #include <xtensor/xoperation.hpp>
 
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/dispatch/lowerings/simd_mul.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
@@ -232,7 +233,8 @@ struct pow_tensor_pairs {
 
 }  // namespace lowering
 
-REALIFY_BUILTIN_CANDIDATES(mul, lowering::mul_by_real, lowering::mul_pairs)
+REALIFY_BUILTIN_CANDIDATES(mul, lowering::mul_contiguous_simd, lowering::mul_real_contiguous_simd,
+                           lowering::mul_complex_scalar_simd, lowering::mul_by_real, lowering::mul_pairs)
 REALIFY_BUILTIN_CANDIDATES(div, lowering::div_by_real, lowering::div_pairs)
 REALIFY_BUILTIN_CANDIDATES(add, lowering::add_pairs)
 REALIFY_BUILTIN_CANDIDATES(sub, lowering::sub_pairs)

@@ -37,8 +37,28 @@ const auto& real_expression(const A& operand) {
     else return operand;
 }
 
+/// Component type of a tensor operand, of a std::complex number, or void for
+/// anything else (so validators stay well-formed for every operand kind).
 template <class A>
-using component_t = std::remove_cv_t<typename std::remove_cvref_t<decltype(real_expression(std::declval<const A&>()))>::value_type>;
+struct component {
+    using type = void;
+};
+template <class A>
+    requires complex_tensor_operand<A>
+struct component<A> {
+    using type = typename A::real_type;
+};
+template <class A>
+    requires real_tensor_operand<A>
+struct component<A> {
+    using type = std::remove_cv_t<typename A::value_type>;
+};
+template <class T>
+struct component<std::complex<T>> {
+    using type = T;
+};
+template <class A>
+using component_t = typename component<std::remove_cvref_t<A>>::type;
 
 /// Operand kinds the kernels take, all of one component type float|double.
 template <class T, class... A>
@@ -166,7 +186,7 @@ struct mul_complex_scalar_simd {
     template <class A, class B>
     static constexpr bool accepts = complex_tensor_operand<A> && complex_number_operand<B> &&
                                     real_scalar<simd_detail::component_t<A>> &&
-                                    std::is_same_v<typename std::remove_cvref_t<B>::value_type, simd_detail::component_t<A>>;
+                                    simd_detail::same_component_v<simd_detail::component_t<A>, B>;
     template <class A, class B>
     static bool supports(const A& a, const B&) {
         return simd_detail::is_packed(a.real_layout());
