@@ -76,7 +76,9 @@ public:
     shape_type shape() const {
         const auto& real_shape = m_expression.shape();
         shape_type result = detail::make_shape<shape_type>(real_shape.size() - 1);
-        std::copy(real_shape.begin(), real_shape.end() - 1, result.begin());
+        // A rank-0 complex shape is an empty std::array: nothing to copy (and
+        // GCC warns about copying into its null begin()).
+        if constexpr (rank != 0) std::copy(real_shape.begin(), real_shape.end() - 1, result.begin());
         return result;
     }
     std::size_t size() const noexcept { return static_cast<std::size_t>(m_expression.size()) / 2; }
