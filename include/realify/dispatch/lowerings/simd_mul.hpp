@@ -108,12 +108,17 @@ auto first_component(const E& expression) {
     return expression.data() + expression.data_offset();
 }
 
-/// A fresh owning result with the complex shape of `a`.
-template <class T, std::size_t Rank, class A>
-auto allocate_like(const A& a) {
+/// A fresh owning result with the complex shape of the complex operand `a`,
+/// filled by `kernel(a_span, out_span)`, as a complex layout.
+template <class T, std::size_t Rank, class A, class Kernel>
+auto into_new_layout(const A& a, const Kernel& kernel) {
     const auto& real_shape = a.real_layout().shape();
     realify::detail::dim_vector shape(real_shape.begin(), real_shape.end() - 1);
-    return realify::detail::make_container<realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>>(shape, 2);
+    auto result = realify::detail::make_container<realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>>(shape, 2);
+    const std::size_t n = result.size() / 2;
+    kernel(complex_span(first_component(a.real_layout()), n),
+           std::span<std::complex<T>>(realify::detail::as_complex_pointer(result.data()), n));
+    return complex_layout<decltype(result)>(std::move(result));
 }
 
 }  // namespace simd_detail
@@ -136,12 +141,9 @@ struct mul_contiguous_simd {
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         using T = simd_detail::component_t<A>;
-        auto result = simd_detail::allocate_like<T, broadcast_rank_v<A, B>>(a);
-        const std::size_t n = result.size() / 2;
-        simd::mul(simd_detail::complex_span(simd_detail::first_component(a.real_layout()), n),
-                  simd_detail::complex_span(simd_detail::first_component(b.real_layout()), n),
-                  {realify::detail::as_complex_pointer(result.data()), n});
-        return complex_layout<decltype(result)>(std::move(result));
+        return simd_detail::into_new_layout<T, broadcast_rank_v<A, B>>(a, [&](auto in, auto out) {
+            simd::mul(in, simd_detail::complex_span(simd_detail::first_component(b.real_layout()), in.size()), out);
+        });
     }
 };
 
@@ -165,12 +167,9 @@ struct mul_real_contiguous_simd {
     static auto apply(const A& a, const B& b) {
         if constexpr (complex_tensor_operand<A>) {
             using T = simd_detail::component_t<A>;
-            auto result = simd_detail::allocate_like<T, broadcast_rank_v<A, B>>(a);
-            const std::size_t n = result.size() / 2;
-            simd::mul_real(simd_detail::complex_span(simd_detail::first_component(a.real_layout()), n),
-                           std::span<const T>(simd_detail::first_component(b), n),
-                           {realify::detail::as_complex_pointer(result.data()), n});
-            return complex_layout<decltype(result)>(std::move(result));
+            return simd_detail::into_new_layout<T, broadcast_rank_v<A, B>>(a, [&](auto in, auto out) {
+                simd::mul_real(in, std::span<const T>(simd_detail::first_component(b), in.size()), out);
+            });
         } else {
             return apply(b, a);  // multiplication commutes
         }
@@ -194,11 +193,8 @@ struct mul_complex_scalar_simd {
     template <class A, class B>
     static auto apply(const A& a, const B& s) {
         using T = simd_detail::component_t<A>;
-        auto result = simd_detail::allocate_like<T, broadcast_rank_v<A, B>>(a);
-        const std::size_t n = result.size() / 2;
-        simd::mul_scalar(simd_detail::complex_span(simd_detail::first_component(a.real_layout()), n), s,
-                         {realify::detail::as_complex_pointer(result.data()), n});
-        return complex_layout<decltype(result)>(std::move(result));
+        return simd_detail::into_new_layout<T, broadcast_rank_v<A, B>>(
+            a, [&](auto in, auto out) { simd::mul_scalar(in, s, out); });
     }
 };
 
