@@ -11,7 +11,7 @@ namespace realify::simd::detail {
 template <class T, class Arch>
 constexpr kernel_set<T> make_kernel_set() noexcept {
     using k = kernels::complex_mul_kernels<T, Arch>;
-    return {&k::mul, &k::mul_conj, &k::mul_real, &k::mul_scalar, &k::mul_add};
+    return {&k::mul, &k::mul_conj, &k::mul_rows, &k::mul_real, &k::mul_scalar, &k::mul_add};
 }
 
 template <class Arch>

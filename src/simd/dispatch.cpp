@@ -215,21 +215,34 @@ void mul_add_impl(std::span<const std::complex<T>> a, std::span<const std::compl
     k.mul_add(reals(a), reals(b), reals(c), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
+// a and out: (blocks × reps × n); rows: (blocks × n). mul_rows is blocks = 1.
 template <class T>
-void mul_rows_impl(std::span<const std::complex<T>> a, std::span<const std::complex<T>> row,
-                   std::span<std::complex<T>> out, nan_policy policy) {
-    const std::size_t n = row.size();
-    if (a.size() != out.size() || (n == 0 ? !a.empty() : a.size() % n != 0))
-        throw shape_error("realify::simd::mul_rows: a has " + std::to_string(a.size()) + " elements, out has " +
-                          std::to_string(out.size()) + ", row has " + std::to_string(n) +
-                          "; need a.size() == out.size() == rows * row.size()");
-    check_alias("mul_rows", "a", a, out);
-    check_alias("mul_rows", "row", row, out);
+void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std::span<const std::complex<T>> rows,
+                   std::size_t blocks, std::span<std::complex<T>> out, nan_policy policy) {
+    const bool whole_blocks = blocks == 0 ? rows.empty() : rows.size() % blocks == 0;  // 0 blocks: all empty
+    const std::size_t n = whole_blocks && blocks != 0 ? rows.size() / blocks : 0;
+    const std::size_t one_repeat = blocks * n;  // elements of a covered by one repeat of every block
+    if (!whole_blocks || a.size() != out.size() || (one_repeat == 0 ? !a.empty() : a.size() % one_repeat != 0)) {
+        std::string message = std::string("realify::simd::") + function + ": a has " + std::to_string(a.size()) +
+                              " elements, out has " + std::to_string(out.size());
+        if (blocks == 1)
+            message += ", row has " + std::to_string(rows.size()) + "; need a.size() == out.size() == rows * row.size()";
+        else
+            message += ", rows has " + std::to_string(rows.size()) + " in " + std::to_string(blocks) +
+                       " blocks; need blocks to divide rows.size() and a.size() == out.size() == repeats * rows.size()";
+        throw shape_error(message);
+    }
+    check_alias(function, "a", a, out);
+    check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
     if (a.empty()) return;
+    const std::size_t reps = a.size() / one_repeat;
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(row, out));
-    for (std::size_t offset = 0; offset < a.size(); offset += n)
-        k.mul(reals(a) + 2 * offset, reals(row), reals(out) + 2 * offset, 2 * n, stream, strict(policy));
+    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(rows, out));
+    for (std::size_t b = 0; b < blocks; ++b) {
+        const std::size_t offset = 2 * b * reps * n;
+        k.mul_rows(reals(a) + offset, reals(rows) + 2 * b * n, reals(out) + offset, 2 * n, reps, stream,
+                   strict(policy));
+    }
 }
 
 }  // namespace
@@ -323,11 +336,19 @@ void mul_add(std::span<const std::complex<double>> a, std::span<const std::compl
 }
 void mul_rows(std::span<const std::complex<float>> a, std::span<const std::complex<float>> row,
               std::span<std::complex<float>> out, nan_policy policy) {
-    mul_rows_impl(a, row, out, policy);
+    mul_rows_impl("mul_rows", a, row, 1, out, policy);
 }
 void mul_rows(std::span<const std::complex<double>> a, std::span<const std::complex<double>> row,
               std::span<std::complex<double>> out, nan_policy policy) {
-    mul_rows_impl(a, row, out, policy);
+    mul_rows_impl("mul_rows", a, row, 1, out, policy);
+}
+void mul_block_rows(std::span<const std::complex<float>> a, std::span<const std::complex<float>> rows,
+                    std::size_t blocks, std::span<std::complex<float>> out, nan_policy policy) {
+    mul_rows_impl("mul_block_rows", a, rows, blocks, out, policy);
+}
+void mul_block_rows(std::span<const std::complex<double>> a, std::span<const std::complex<double>> rows,
+                    std::size_t blocks, std::span<std::complex<double>> out, nan_policy policy) {
+    mul_rows_impl("mul_block_rows", a, rows, blocks, out, policy);
 }
 
 }  // namespace realify::simd

@@ -31,7 +31,7 @@ inline void PrintTo(arch a, std::ostream* os) { *os << arch_name(a); }
 
 namespace {
 
-enum class kernel { mul, mul_conj, mul_real, mul_scalar, mul_add, mul_rows };
+enum class kernel { mul, mul_conj, mul_real, mul_scalar, mul_add, mul_rows, mul_block_rows };
 
 const char* kernel_name(kernel k) {
     switch (k) {
@@ -41,12 +41,15 @@ const char* kernel_name(kernel k) {
         case kernel::mul_scalar: return "mul_scalar";
         case kernel::mul_add: return "mul_add";
         case kernel::mul_rows: return "mul_rows";
+        case kernel::mul_block_rows: return "mul_block_rows";
     }
     return "?";
 }
 
-constexpr kernel all_kernels[] = {kernel::mul,        kernel::mul_conj, kernel::mul_real,
-                                  kernel::mul_scalar, kernel::mul_add,  kernel::mul_rows};
+constexpr kernel all_kernels[] = {kernel::mul,     kernel::mul_conj, kernel::mul_real,      kernel::mul_scalar,
+                                  kernel::mul_add, kernel::mul_rows, kernel::mul_block_rows};
+
+bool broadcasts_rows(kernel k) { return k == kernel::mul_rows || k == kernel::mul_block_rows; }
 
 // Which operand the output overwrites.
 enum class placement { out_of_place, in_place_a, in_place_b };
@@ -83,16 +86,18 @@ wide plain_mul(wide a, wide b) {
 template <class T>
 constexpr long double tolerance = sizeof(T) == 4 ? 1e-6L : 1e-14L;
 
-// One kernel run on n elements (rows × n for mul_rows) at a complex offset
+// One kernel run on n elements (3 rows × n for mul_rows, 2 blocks × 3 rows × n
+// for mul_block_rows, b then holding one row of n per block) at a complex offset
 // into larger buffers, compared with the reference. The error of a complex
 // product is bounded relative to |a|·|b| (+|c|), not to the result, which may
 // cancel: that is the scale the tolerance applies to.
 template <class T>
 void check(kernel k, std::size_t n, std::size_t offset, placement where, unsigned seed) {
     using C = std::complex<T>;
-    const std::size_t rows = k == kernel::mul_rows ? 3 : 1;
-    const std::size_t total = rows * n;
-    const std::size_t b_len = k == kernel::mul_rows ? n : total;
+    const std::size_t blocks = k == kernel::mul_block_rows ? 2 : 1;
+    const std::size_t rows = broadcasts_rows(k) ? 3 : 1;
+    const std::size_t total = blocks * rows * n;
+    const std::size_t b_len = broadcasts_rows(k) ? blocks * n : total;
     auto a_buf = random_complex<T>(total + offset + 1, seed);
     auto b_buf = random_complex<T>(b_len + offset + 1, seed + 1);
     auto c_buf = random_complex<T>(total + offset + 1, seed + 2);
@@ -118,18 +123,20 @@ void check(kernel k, std::size_t n, std::size_t offset, placement where, unsigne
         case kernel::mul_scalar: rs::mul_scalar(a, s, out); break;
         case kernel::mul_add: rs::mul_add(a, b, c, out); break;
         case kernel::mul_rows: rs::mul_rows(a, b, out); break;
+        case kernel::mul_block_rows: rs::mul_block_rows(a, b, blocks, out); break;
     }
 
     const long double tol = tolerance<T>;
     std::size_t failures = 0;
     for (std::size_t i = 0; i < total; ++i) {
         const wide wa = widen(a0[i]);
-        const wide wb = k == kernel::mul_rows ? widen(b0[i % n]) : widen(b0[i]);
+        const wide wb = broadcasts_rows(k) ? widen(b0[i / (rows * n) * n + i % n]) : widen(b0[i]);
         wide expected;
         long double scale = std::abs(wa) * std::abs(wb);
         switch (k) {
             case kernel::mul:
-            case kernel::mul_rows: expected = plain_mul(wa, wb); break;
+            case kernel::mul_rows:
+            case kernel::mul_block_rows: expected = plain_mul(wa, wb); break;
             case kernel::mul_conj: expected = plain_mul(wa, std::conj(wb)); break;
             case kernel::mul_real:
                 expected = {wa.real() * r[i], wa.imag() * r[i]};
@@ -188,10 +195,11 @@ void check_all(bool streaming) {
         for (std::size_t n : lengths)
             for (std::size_t offset : {0, 1, 3})
                 for (placement where : {placement::out_of_place, placement::in_place_a, placement::in_place_b}) {
-                    // mul_real and mul_scalar have no complex b; mul_rows's b
-                    // is one row, which out may only be for a single row.
+                    // mul_real and mul_scalar have no complex b; the row
+                    // kernels' b is one row per block, which out may only be
+                    // for a single row.
                     if (where == placement::in_place_b &&
-                        (k == kernel::mul_real || k == kernel::mul_scalar || k == kernel::mul_rows))
+                        (k == kernel::mul_real || k == kernel::mul_scalar || broadcasts_rows(k)))
                         continue;
                     // The long odd length (main loop + tail) once, unaligned, in and out of place.
                     if (n == 131071 && (offset != 1 || where == placement::in_place_b)) continue;
@@ -303,6 +311,14 @@ void check_strict_matches_std_complex() {
     rs::mul_rows(a, row, out, rs::nan_policy::strict);
     for (std::size_t i = 0; i < n; ++i)
         EXPECT_TRUE(same_complex(out[i], a[i] * row[i % 49])) << "mul_rows " << a[i] << " * " << row[i % 49];
+
+    // Blocked: 7 blocks of 7 rows, each block with its own row of 49.
+    std::vector<std::complex<T>> rows(b.begin(), b.begin() + 7 * 49);
+    rs::mul_block_rows(a, rows, 7, out, rs::nan_policy::strict);
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::complex<T> r = rows[i / (7 * 49) * 49 + i % 49];
+        EXPECT_TRUE(same_complex(out[i], a[i] * r)) << "mul_block_rows " << a[i] << " * " << r;
+    }
 }
 
 TEST_P(SimdArch, StrictPolicyEqualsStdComplexOnInfAndNaN) {
@@ -357,12 +373,22 @@ TEST(SimdErrors, SizeMismatchesNameTheFunctionAndSizes) {
     EXPECT_THROW(rs::mul_rows(a, b, out), realify::shape_error);
     EXPECT_NE(error_message([&] { rs::mul_rows(a, b, out); }).find("row has 3"), std::string::npos);
     EXPECT_THROW(rs::mul_rows(a, std::span<const std::complex<float>>(), out), realify::shape_error);
+    // mul_block_rows: the blocks must divide the rows, and a must be whole repeats of them.
+    std::vector<std::complex<float>> rows6(6), a12(12), out12(12);
+    EXPECT_NO_THROW(rs::mul_block_rows(a12, rows6, 2, out12));  // 2 blocks × 2 repeats × 3
+    EXPECT_THROW(rs::mul_block_rows(a12, rows6, 4, out12), realify::shape_error);
+    EXPECT_NE(error_message([&] { rs::mul_block_rows(a12, rows6, 4, out12); }).find("rows has 6 in 4 blocks"),
+              std::string::npos);
+    EXPECT_THROW(rs::mul_block_rows(std::span(a12).first(9), rows6, 2, std::span(out12).first(9)), realify::shape_error);
+    EXPECT_THROW(rs::mul_block_rows(a12, rows6, 0, out12), realify::shape_error);
     std::vector<std::complex<double>> ad(2), bd(2), outd(3);
     EXPECT_THROW(rs::mul(ad, bd, outd), realify::shape_error);
     // Empty is fine.
     std::vector<std::complex<float>> none;
     EXPECT_NO_THROW(rs::mul(none, none, none));
     EXPECT_NO_THROW(rs::mul_rows(none, none, none));
+    EXPECT_NO_THROW(rs::mul_block_rows(none, none, 0, none));
+    EXPECT_NO_THROW(rs::mul_block_rows(none, none, 3, none));
 }
 
 TEST(SimdErrors, PartialOverlapIsRefusedExactAliasIsFine) {
@@ -383,6 +409,9 @@ TEST(SimdErrors, PartialOverlapIsRefusedExactAliasIsFine) {
     EXPECT_NO_THROW(rs::mul(whole.first(8), whole.first(8), whole.first(8)));
     EXPECT_EQ(buf[0], (std::complex<float>(1.0f, 2.0f) * std::complex<float>(1.0f, 2.0f)));
     EXPECT_NO_THROW(rs::mul_rows(whole.first(4), whole.first(4), whole.first(4)));  // a single row
+    // mul_block_rows: rows may be out only when every block is one row (then rows IS a).
+    EXPECT_THROW(rs::mul_block_rows(whole.first(8), whole.first(4), 2, whole.first(8)), realify::layout_error);
+    EXPECT_NO_THROW(rs::mul_block_rows(whole.first(8), whole.first(8), 4, whole.first(8)));
 }
 
 // ---- architecture selection --------------------------------------------------

@@ -71,4 +71,15 @@ void mul_rows(std::span<const std::complex<float>> a, std::span<const std::compl
 void mul_rows(std::span<const std::complex<double>> a, std::span<const std::complex<double>> row,
               std::span<std::complex<double>> out, nan_policy policy = nan_policy::fast);
 
+// Blocked row broadcast (RoPE with one row of frequencies per position): a and
+// out are row-major (blocks × repeats × n), rows is (blocks × n) with
+// n = rows.size() / blocks; out[b, r, j] = a[b, r, j] · rows[b, j]. mul_rows
+// is blocks = 1. blocks must divide rows.size() and blocks·n must divide
+// a.size(). out may alias a exactly; it may alias rows only when repeats = 1.
+// Streaming stores are chosen on the whole output's size.
+void mul_block_rows(std::span<const std::complex<float>> a, std::span<const std::complex<float>> rows,
+                    std::size_t blocks, std::span<std::complex<float>> out, nan_policy policy = nan_policy::fast);
+void mul_block_rows(std::span<const std::complex<double>> a, std::span<const std::complex<double>> rows,
+                    std::size_t blocks, std::span<std::complex<double>> out, nan_policy policy = nan_policy::fast);
+
 }  // namespace realify::simd

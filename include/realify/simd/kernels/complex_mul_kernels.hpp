@@ -187,13 +187,29 @@ template <class A>
 xsimd::batch<double, A> swap_pairs(const xsimd::batch<double, A>& x, xsimd::kernel::requires_arch<xsimd::avx>) noexcept {
     return _mm256_permute_pd(x, 0x5);
 }
+// dst needs only 16-byte alignment: glibc hands out large blocks 16-byte
+// aligned, and a 32-byte register split into two 16-byte streams keeps the
+// write-combining benefit (rows of a block then all stream, with no partial
+// head per row).
 template <class A>
 void stream_store(float* dst, const xsimd::batch<float, A>& x, xsimd::kernel::requires_arch<xsimd::avx>) noexcept {
-    _mm256_stream_ps(dst, x);
+    const __m256 r = x;
+    if (reinterpret_cast<std::uintptr_t>(dst) % 32 == 0) {
+        _mm256_stream_ps(dst, r);
+    } else {
+        _mm_stream_ps(dst, _mm256_castps256_ps128(r));
+        _mm_stream_ps(dst + 4, _mm256_extractf128_ps(r, 1));
+    }
 }
 template <class A>
 void stream_store(double* dst, const xsimd::batch<double, A>& x, xsimd::kernel::requires_arch<xsimd::avx>) noexcept {
-    _mm256_stream_pd(dst, x);
+    const __m256d r = x;
+    if (reinterpret_cast<std::uintptr_t>(dst) % 32 == 0) {
+        _mm256_stream_pd(dst, r);
+    } else {
+        _mm_stream_pd(dst, _mm256_castpd256_pd128(r));
+        _mm_stream_pd(dst + 2, _mm256_extractf128_pd(r, 1));
+    }
 }
 #endif
 
@@ -290,6 +306,9 @@ struct complex_mul_kernels {
     using batch = xsimd::batch<T, A>;
     using complex = std::complex<T>;
     static constexpr std::size_t width = batch::size;  // reals per register
+    // The alignment stream_store needs: a register's, except 32-byte (AVX)
+    // registers, which it splits into two 16-byte streams when it must.
+    static constexpr std::size_t stream_alignment = sizeof(batch) == 32 ? 16 : sizeof(batch);
 
     static batch load(const T* p) noexcept { return batch::load_unaligned(p); }
     static const complex* as_complex(const T* p) noexcept { return reinterpret_cast<const complex*>(p); }
@@ -422,7 +441,7 @@ struct complex_mul_kernels {
         void operator()(std::size_t i, const batch& r) const noexcept { r.store_unaligned(out + i); }
     };
     struct streaming_store {
-        T* out;  // out + i is register-aligned for every i the driver passes
+        T* out;  // out + i is stream_alignment-aligned for every i the driver passes
         void operator()(std::size_t i, const batch& r) const noexcept { stream_store(out + i, r, A{}); }
     };
     struct scratch_store {
@@ -443,23 +462,26 @@ struct complex_mul_kernels {
         std::memcpy(out + i, result, count * sizeof(T));
     }
 
+    // `fence`: end a streaming run with its store fence (callers that run many
+    // rows in a row fence once, after the last one).
     template <class Op>
-    static void run(const Op& op, T* out, std::size_t n, bool stream) noexcept {
+    static void run(const Op& op, T* out, std::size_t n, bool stream, bool fence = true) noexcept {
         constexpr std::size_t step = Op::step;
         std::size_t i = 0;
         const auto address = reinterpret_cast<std::uintptr_t>(out);
-        // Streaming stores need register-aligned destinations; reach alignment
-        // with a partial block first. A complex array not even aligned to one
-        // complex number can never get there: it keeps ordinary stores.
+        // Streaming stores need aligned destinations (stream_alignment); reach
+        // alignment with a partial block first. A complex array not even
+        // aligned to one complex number can never get there: it keeps ordinary
+        // stores.
         if (stream && address % (2 * sizeof(T)) == 0) {
-            constexpr std::size_t alignment = width * sizeof(T);
+            constexpr std::size_t alignment = stream_alignment;
             std::size_t head = ((alignment - address % alignment) % alignment) / sizeof(T);
             head = head < n ? head : n;
             if (head != 0) partial(op, 0, head, out);
             i = head;
             streaming_store store{out};
             for (; i + step <= n; i += step) op(i, store);
-            stream_fence();
+            if (fence) stream_fence();
         }
         unaligned_store store{out};
         for (; i + 2 * step <= n; i += 2 * step) {
@@ -483,6 +505,20 @@ struct complex_mul_kernels {
             run(mul_conj_op<true>{a, b}, out, n, stream);
         else
             run(mul_conj_op<false>{a, b}, out, n, stream);
+    }
+    // `rows` consecutive rows of n reals, each times the same row (RoPE: the
+    // heads of one position times that position's frequencies). One call per
+    // block keeps the per-row cost to the loop itself: the row stays in L1 and
+    // a streaming block is fenced once.
+    static void mul_rows(const T* a, const T* row, T* out, std::size_t n, std::size_t rows, bool stream,
+                         bool strict) noexcept {
+        for (std::size_t r = 0; r < rows; ++r) {
+            if (strict)
+                run(mul_op<true>{a + r * n, row}, out + r * n, n, stream, false);
+            else
+                run(mul_op<false>{a + r * n, row}, out + r * n, n, stream, false);
+        }
+        if (stream) stream_fence();
     }
     static void mul_real(const T* a, const T* r, T* out, std::size_t n, bool stream) noexcept {
         run(mul_real_op{a, r}, out, n, stream);
