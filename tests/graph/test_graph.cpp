@@ -21,6 +21,7 @@
 #include <complex>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <new>
 #include <random>
 #include <string>
@@ -404,6 +405,84 @@ TEST(GraphEvaluation, ElementwiseChainIsOneLoopWithoutTemporaries) {
     for (std::size_t i = 0; i < n; i += 997) {
         const cd want = std::conj(std::exp(std::polar(rv(i), tv(i)) * zv(i))) * zv(i);
         EXPECT_NEAR(out(i), std::abs(want), 1e-12 * (1 + std::abs(want)));
+    }
+}
+
+// A lone complex multiply runs on realify::simd::mul_block_rows when one
+// operand is the output's contiguous layout and the other repeats rows of at
+// least 16 along the trailing axes (RoPE's freqs against xq_); any other layout
+// keeps the fused pair loop. Every layout class, at odd row lengths (the SIMD
+// tails), out of place and in place, must agree with std::complex to rounding
+// (the kernel uses FMA, so bit equality is not expected).
+template <class T>
+void check_lone_mul_layouts() {
+    using C = std::complex<T>;
+    struct layout_case {
+        std::vector<std::size_t> a, b;
+    };
+    const layout_case cases[] = {
+        {{3, 5, 4, 17}, {1, 5, 1, 17}},  // RoPE: blocks of rows (5), repeated (4), per batch (3)
+        {{1, 5, 1, 17}, {3, 5, 4, 17}},  // the same with the operands swapped
+        {{4, 6, 20}, {4, 1, 20}},        // blocks on the outermost axis
+        {{7, 33}, {7, 33}},              // one shape: a single row of 231
+        {{7, 33}, {33}},                 // rank broadcast: one row repeated 7 times
+        {{2, 3, 16}, {2, 3, 16}},        // exactly one AVX row, no tail
+        {{9, 15}, {15}},                 // rows shorter than 16: pair loop
+        {{5, 20}, {5, 1}},               // broadcast along the last axis: pair loop
+        {{2, 1, 19}, {1, 3, 19}},        // both broadcast: pair loop
+    };
+    auto x = graph::input<C>("x");
+    auto y = graph::input<C>("y");
+    auto prog = graph::lower(x * y);
+    unsigned seed = 40;
+    for (const layout_case& c : cases) {
+        const xt::xarray<C> a = xt::cast<C>(random_complex(c.a, ++seed));
+        const xt::xarray<C> b = xt::cast<C>(random_complex(c.b, ++seed));
+        const xt::xarray<C> want = a * b;
+        const xt::xarray<T> scale = xt::abs(a) * xt::abs(b);
+        const std::string where = "a " + realify::detail::format_sequence(c.a) + " · b " + realify::detail::format_sequence(c.b);
+        auto expect_close = [&](const xt::xarray<C>& got, const char* how) {
+            ASSERT_EQ(got.shape(), want.shape()) << where << ", " << how;
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < got.size(); ++i)
+                if (!(std::abs(got.data()[i] - want.data()[i]) <= 4 * std::numeric_limits<T>::epsilon() * scale.data()[i]) &&
+                    bad++ < 3)
+                    ADD_FAILURE() << where << ", " << how << ", element " << i << ": " << got.data()[i] << " vs "
+                                  << want.data()[i];
+        };
+        expect_close(prog(a, b), "new tensor");
+        xt::xarray<C> out = xt::zeros<C>(want.shape());
+        prog(graph::out(out), a, b);
+        expect_close(out, "out=");
+        if (a.shape() == want.shape()) {  // in place on the full operand
+            xt::xarray<C> in_place = a;
+            prog(graph::out(in_place), in_place, b);
+            expect_close(in_place, "in place");
+        }
+    }
+}
+
+TEST(GraphEvaluation, LoneComplexMulOnTheSimdRowKernelMatchesStdComplexOnEveryLayout) {
+    check_lone_mul_layouts<float>();
+    check_lone_mul_layouts<double>();
+}
+
+// The SIMD route writes the caller's buffer directly: no temporaries either.
+TEST(GraphEvaluation, SeedRopeShapedMulAllocatesNothingIntoCallerBuffers) {
+    auto x = graph::input<cf>("x");
+    auto f = graph::input<cf>("freqs");
+    auto prog = graph::lower(graph::view_as_real(x * graph::view(f, {1, graph::same(0), 1, graph::same(1)})));
+    const xt::xarray<cf> xv = xt::cast<cf>(random_complex({2, 64, 8, 64}, 50));  // 512 KiB
+    const xt::xarray<cf> fv = xt::cast<cf>(random_complex({64, 64}, 51));
+    xt::xarray<float> out = xt::zeros<float>({2, 64, 8, 64, 2});
+    const std::size_t before = g_large_allocations.load();
+    prog(graph::out(out), xv, fv);
+    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+    for (std::size_t i = 0; i < xv.size(); i += 101) {
+        const std::size_t s = i / (8 * 64) % 64, j = i % 64;
+        const cf want = xv.data()[i] * fv(s, j);
+        EXPECT_NEAR(out.data()[2 * i], want.real(), 1e-6f);
+        EXPECT_NEAR(out.data()[2 * i + 1], want.imag(), 1e-6f);
     }
 }
 

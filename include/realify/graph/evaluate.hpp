@@ -26,6 +26,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstring>
+#include <span>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -41,6 +42,8 @@
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"
 #include "realify/graph/value.hpp"
+#include "realify/layout/pointer_cast.hpp"
+#include "realify/simd/complex_mul.hpp"
 
 namespace realify::graph {
 
@@ -474,6 +477,87 @@ void fused_loop(O* out, const shape_vector& shape, const Kernel& kernel, const R
     realify::detail::general_path<Width>(out, shape.empty() ? shape_vector{1} : shape, kernel, refs...);
 }
 
+// ---- the SIMD route of a lone complex multiply ------------------------------------------
+
+/// A fused region that is exactly one complex × complex mul of two tensors.
+template <class N, bool Deep>
+inline constexpr bool lone_complex_mul_v = false;
+template <class A, class B, bool Deep>
+inline constexpr bool lone_complex_mul_v<node<op::mul, A, B>, Deep> =
+    std::is_floating_point_v<typename traits_t<node<op::mul, A, B>>::real_type> && traits_t<A>::is_complex &&
+    traits_t<B>::is_complex && !is_scalar_node_v<A> && !is_scalar_node_v<B> && !inline_child_v<A, Deep> &&
+    !inline_child_v<B, Deep>;
+
+/// Shorter rows lose more to per-row overhead than the SIMD kernel gains.
+inline constexpr std::size_t simd_min_row = 16;
+
+/// Runs out = x · y with realify::simd::mul_block_rows when the layout fits:
+/// one operand is the output's contiguous layout, the other is contiguous
+/// along the trailing axes ("rows"), repeated by the axes just before them
+/// (stride 0) and, optionally, advancing one row per step of the axis before
+/// those ("blocks"); any axes further out are walked one call each. RoPE's
+/// freqs_cis (1, S, 1, D/2) against xq_ (B, S, H, D/2) is B calls of S blocks
+/// × H repeats × D/2; two operands of one shape are one call of one row.
+/// Returns false, having written nothing, when the layout does not fit (the
+/// fused pair loop runs instead). The kernel's formula is the pair kernel's
+/// (the plain one, nan_policy::fast); it rounds with FMA.
+template <class T>
+bool mul_by_simd_rows(T* out, const shape_vector& shape, const realify::detail::operand_ref<T, true>& x,
+                      const realify::detail::operand_ref<T, true>& y) {
+    const std::size_t rank = shape.size();
+    std::size_t total = 1;
+    for (std::size_t e : shape) total *= e;
+    if (rank == 0 || total == 0) return false;
+    const bool x_full = realify::detail::is_contiguous_as(x, shape);
+    if (!x_full && !realify::detail::is_contiguous_as(y, shape)) return false;
+    const auto& full = x_full ? x : y;
+    const auto& other = x_full ? y : x;
+    const realify::detail::stride_vector strides = realify::detail::aligned_strides(other, shape);
+    std::size_t row_start = rank, row = 1;  // trailing axes `other` holds packed
+    for (std::ptrdiff_t packed = 2; row_start > 0; --row_start) {
+        const std::size_t a = row_start - 1;
+        if (shape[a] != 1 && strides[a] != packed) break;
+        packed *= static_cast<std::ptrdiff_t>(shape[a]);
+        row *= shape[a];
+    }
+    if (row < simd_min_row) return false;
+    std::size_t repeat_start = row_start, repeats = 1;  // axes before them that repeat the row
+    for (; repeat_start > 0 && (shape[repeat_start - 1] == 1 || strides[repeat_start - 1] == 0); --repeat_start)
+        repeats *= shape[repeat_start - 1];
+    std::size_t outer_rank = repeat_start, blocks = 1;  // one row per step of the axis before
+    if (outer_rank > 0 && strides[outer_rank - 1] == static_cast<std::ptrdiff_t>(2 * row)) {
+        blocks = shape[outer_rank - 1];
+        --outer_rank;
+    }
+    const std::size_t chunk = blocks * repeats * row;  // complex elements per call
+    using C = std::complex<T>;
+    shape_vector index(outer_rank, 0);
+    for (std::size_t call = 0; call < total / chunk; ++call) {
+        const T* rows = other.data;
+        for (std::size_t a = 0; a < outer_rank; ++a) rows += static_cast<std::ptrdiff_t>(index[a]) * strides[a];
+        const std::size_t offset = 2 * call * chunk;
+        realify::simd::mul_block_rows(std::span<const C>(realify::detail::as_complex_pointer(full.data + offset), chunk),
+                                      std::span<const C>(realify::detail::as_complex_pointer(rows), blocks * row), blocks,
+                                      std::span<C>(realify::detail::as_complex_pointer(out + offset), chunk));
+        for (std::size_t a = outer_rank; a-- > 0;) {
+            if (++index[a] < shape[a]) break;
+            index[a] = 0;
+        }
+    }
+    return true;
+}
+
+/// The loop of a fused region into out: the SIMD route for a lone complex
+/// multiply when its layout fits, the fused pair loop otherwise.
+template <bool Deep, class N, class T, class Refs>
+void run_region(const N& n, T* out, const shape_vector& shape, const Refs& refs) {
+    constexpr bool complex_result = traits_t<N>::is_complex;
+    if constexpr (lone_complex_mul_v<N, Deep>)
+        if (mul_by_simd_rows(out, shape, std::get<0>(refs), std::get<1>(refs))) return;
+    auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
+    std::apply([&](const auto&... r) { fused_loop<complex_result ? 2 : 1>(out, shape, kernel, r...); }, refs);
+}
+
 /// Runs the fused loop of n over its leaves, writing into `out` (the broadcast
 /// shape is returned). `out == nullptr`: allocate.
 template <bool Strict, bool Deep, class Tag, class... C>
@@ -512,18 +596,14 @@ value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
             leaves);
         if (unsafe) {
             auto temp = allocate<T>(shape, complex_result);
-            auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
-            std::apply([&](const auto&... r) { fused_loop<complex_result ? 2 : 1>(temp.data, shape, kernel, r...); },
-                       refs);
+            run_region<Deep>(n, temp.data, shape, refs);
             std::memmove(out, temp.data, bytes);
             return result;
         }
     } else {
         result = allocate<T>(shape, complex_result);
     }
-    auto kernel = [&n](auto... loaded) { return elem<Deep, 0>(n, std::tuple<decltype(loaded)...>(loaded...)); };
-    std::apply([&](const auto&... r) { fused_loop<complex_result ? 2 : 1>(result.data, shape, kernel, r...); },
-               refs);
+    run_region<Deep>(n, result.data, shape, refs);
     return result;
 }
 
