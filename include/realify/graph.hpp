@@ -5,6 +5,7 @@
 
 #include "realify/dispatch.hpp"
 #include "realify/graph/builder.hpp"
+#include "realify/graph/detect.hpp"
 #include "realify/graph/evaluate.hpp"
 #include "realify/graph/explain.hpp"
 #include "realify/graph/ir.hpp"

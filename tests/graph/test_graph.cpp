@@ -183,6 +183,46 @@ TEST(GraphDetection, AnchorsWalkBackMergeSharedNodesAndFindBoundaryInputs) {
     EXPECT_EQ(prog.input_names(), (std::vector<std::string>{"xq", "xk", "freqs_cis"}));
 }
 
+// The same detection, as compile-time constants of the output types: the
+// walk back from each anchor, per use (freqs_cis's view appears in both trees).
+TEST(GraphDetection, DetectionIsDoneByTheTypes) {
+    auto xq = graph::input<float>("xq");
+    auto xk = graph::input<float>("xk");
+    auto f = graph::input<cf>("freqs_cis");
+    auto fb = graph::view(f, {1, graph::same(0), 1, graph::same(1)});
+    auto pairs = graph::dim_list{graph::same(0), graph::same(1), graph::same(2), -1, 2};
+    auto q_ = graph::view_as_complex(graph::reshape(xq, pairs));
+    auto q = graph::view_as_real(q_ * fb);
+    auto k = graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * fb);
+    using rope = graph::detect<decltype(q), decltype(k)>;
+    static_assert(rope::anchors == 2 && rope::unanchored_complex_outputs == 0);
+    static_assert(rope::complex_nodes == 8 && rope::boundary_inputs == 4);
+    static_assert(rope::complex_ops == std::array<std::string_view, 8>{"view_as_complex", "view", "mul", "view_as_real",
+                                                                       "view_as_complex", "view", "mul", "view_as_real"});
+    static_assert(rope::boundary_ops == std::array<std::string_view, 4>{"reshape", "input", "reshape", "input"});
+    static_assert(rope::op_nodes == 10 && rope::fallbacks == 0);
+    // each node's rule is a property of its type
+    static_assert(graph::rule_v<decltype(q)> == graph::node_rule::erased);
+    static_assert(graph::rule_v<decltype(q_)> == graph::node_rule::erased);
+    static_assert(graph::rule_v<decltype(fb)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(q_ * fb)> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(graph::sum(q_))> == graph::node_rule::table);
+    static_assert(graph::rule_v<decltype(xq)> == graph::node_rule::input);
+    static_assert(!graph::in_complex_subgraph_v<decltype(graph::reshape(xq, pairs))>);
+    static_assert(graph::in_complex_subgraph_v<decltype(graph::abs(q_))>);  // real result, complex operand
+    // a complex output with no anchor; a user op no lowering accepts
+    auto z = graph::input<cd>("z");
+    auto cubed = graph::custom<user::cube>([](cd x) { return x * x * x; }, z);
+    using plain = graph::detect<decltype(graph::exp(z)), decltype(graph::abs(cubed))>;
+    static_assert(plain::anchors == 0 && plain::unanchored_complex_outputs == 1);
+    static_assert(plain::complex_ops == std::array<std::string_view, 3>{"exp", "user_cube", "abs"});
+    static_assert(plain::boundary_ops == std::array<std::string_view, 2>{"input", "input"});
+    static_assert(plain::fallbacks == 1 && graph::rule_v<decltype(cubed)> == graph::node_rule::fallback);
+    // lower() reads the same flags off the types; it only merges by identity
+    auto prog = graph::lower(q, k);
+    EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& n) { return n.in_complex_subgraph; }), 7u);  // the view once
+}
+
 TEST(GraphDetection, SharedNodeIsEvaluatedOnceForTwoOutputs) {
     static std::atomic<int> calls{0};
     calls = 0;
@@ -227,7 +267,7 @@ TEST(GraphDetection, RealInputWithTrailingTwoIsNeverComplex) {
     auto r = prog(a, b);
     ASSERT_EQ(r.shape(), (xt::xarray<cd>::shape_type{3, 2}));  // complex (3, 2): p scaled each element
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(std::abs(r.data()[i] - a.data()[i] * b.data()[i]), 0.0, 1e-14);
-    EXPECT_EQ(prog.ir().nodes.back().lowering, "mul_real_contiguous_simd");
+    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop (the table's pair kernel of mul)");
     // and a real (…,2) tensor is refused where a complex one is declared
     EXPECT_THROW(prog(b, b), realify::layout_error);
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "realify/graph/detect.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/program.hpp"
 
@@ -51,7 +52,12 @@ std::string explain(const program<Strict, Outs...>& p) {
         boundary += n.boundary_input ? 1 : 0;
         subgraphs = n.subgraph + 1 > subgraphs ? n.subgraph + 1 : subgraphs;
     }
-    s << "complex subgraphs: " << subgraphs << " (anchors: " << anchors << ", boundary inputs: " << boundary << ")\n";
+    using detected = detect<Outs...>;
+    s << "detected from the types (per use): " << detected::anchors << " anchors, " << detected::complex_nodes
+      << " complex-subgraph nodes, " << detected::boundary_inputs << " boundary inputs, "
+      << detected::unanchored_complex_outputs << " complex outputs without an anchor\n";
+    s << "complex subgraphs after merging shared nodes: " << subgraphs << " (anchors: " << anchors
+      << ", boundary inputs: " << boundary << ")\n";
     s << "graph after rewriting:\n" << program<Strict, Outs...>::describe(g, true);
     std::size_t erased = 0, dead = 0, folded = 0, fused = 0, shared = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {

@@ -33,11 +33,11 @@ struct ir_node {
     bool fallback = false;             // evaluated on std::complex (no lowering accepts it)
     bool strict_error = false;         // unused at run time: strict mode fails to compile instead
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
-    // detection (seed stage 1)
+    // detection (seed stage 1): the flags come from the node's type (graph/detect.hpp)
     bool anchor = false;               // a view_as_real
     bool in_complex_subgraph = false;  // complex value, or consumes one
-    bool boundary_input = false;       // input/constant feeding a complex subgraph
-    int subgraph = -1;                 // merged complex subgraph it belongs to
+    bool boundary_input = false;       // a node outside a complex subgraph feeding it
+    int subgraph = -1;                 // merged complex subgraph it belongs to (detect_complex_subgraphs)
     bool fused_into_consumer = false;  // computed inside its consumer's loop
     // pass results
     std::size_t canonical = 0;         // CSE representative (itself when unique)

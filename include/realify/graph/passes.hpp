@@ -3,9 +3,9 @@
 // `@_aten_lowering_pass(index=N)`.
 //
 // Standard order:
-//   0 detect_complex_subgraphs   anchor on view_as_real, walk back; boundary
-//                                inputs; overlapping subgraphs merged; complex
-//                                nodes with no anchor collected too
+//   0 detect_complex_subgraphs   the type-level detection (anchors, subgraph
+//                                nodes, boundary inputs: graph/detect.hpp)
+//                                grouped: subgraphs sharing nodes merged
 //   1 replace_complex_inputs     complex inputs become zero-copy (…,2) views,
 //                                complex constants are unpacked once
 //   2 eliminate_common_subexpressions
@@ -36,59 +36,30 @@ struct pass {
 
 namespace passes {
 
+/// Detection itself is done by the types (graph/detect.hpp): each record
+/// arrives with anchor / in_complex_subgraph / boundary_input set. What needs
+/// node identity is done here: subgraphs that share a node (xq_out and xk_out
+/// both reading freqs_cis) are merged into one, numbered in graph order — the
+/// connected components of the complex nodes, which is what walking back from
+/// every anchor, and from every complex node no anchor reaches, finds.
 inline void detect_complex_subgraphs(graph_ir& g) {
-    auto& nodes = g.nodes;
-    std::vector<int> group(nodes.size(), -1);
-    std::vector<int> parent;
-    auto find = [&](int x) {
-        while (parent[static_cast<std::size_t>(x)] != x) x = parent[static_cast<std::size_t>(x)];
+    std::vector<std::size_t> parent(g.nodes.size());
+    std::iota(parent.begin(), parent.end(), std::size_t{0});
+    auto find = [&](std::size_t x) {
+        while (parent[x] != x) x = parent[x] = parent[parent[x]];
         return x;
     };
-    auto join = [&](int a, int b) { parent[static_cast<std::size_t>(find(a))] = find(b); };
-    auto in_subgraph = [&](const ir_node& n) {
-        if (!n.is_op) return false;
-        if (n.is_complex || n.op == "view_as_complex") return true;
-        for (std::size_t c : n.children)
-            if (nodes[c].is_complex) return true;  // real-output ops of complex values (abs, angle, …)
-        return false;
-    };
-    auto walk = [&](std::size_t start, int id) {
-        std::vector<std::size_t> stack{start};
-        while (!stack.empty()) {
-            const std::size_t s = stack.back();
-            stack.pop_back();
-            if (group[s] >= 0) {
-                if (group[s] != id) join(group[s], id);  // shared nodes: one merged subgraph
-                continue;
-            }
-            group[s] = id;
-            nodes[s].in_complex_subgraph = true;
-            for (std::size_t c : nodes[s].children) {
-                if (in_subgraph(nodes[c])) stack.push_back(c);
-                else nodes[c].boundary_input = true;
-            }
-        }
-    };
-    for (std::size_t s = 0; s < nodes.size(); ++s) {
-        if (nodes[s].op == "view_as_real") {
-            nodes[s].anchor = true;
-            parent.push_back(static_cast<int>(parent.size()));
-            walk(s, static_cast<int>(parent.size()) - 1);
-        }
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+        if (!g.nodes[s].in_complex_subgraph) continue;
+        for (std::size_t c : g.nodes[s].children)
+            if (g.nodes[c].in_complex_subgraph) parent[find(c)] = find(s);
     }
-    // complex nodes no view_as_real reaches (complex outputs): the seed's find_all_complex_subgraphs
-    for (std::size_t s = nodes.size(); s-- > 0;) {
-        if (group[s] < 0 && in_subgraph(nodes[s])) {
-            parent.push_back(static_cast<int>(parent.size()));
-            walk(s, static_cast<int>(parent.size()) - 1);
-        }
-    }
-    std::map<int, int> renumber;
-    for (std::size_t s = 0; s < nodes.size(); ++s) {
-        if (group[s] < 0) continue;
-        const int root = find(group[s]);
-        auto it = renumber.emplace(root, static_cast<int>(renumber.size())).first;
-        nodes[s].subgraph = it->second;
+    std::map<std::size_t, int> number;
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+        ir_node& n = g.nodes[s];
+        n.subgraph = -1;
+        if (!n.in_complex_subgraph) continue;
+        n.subgraph = number.emplace(find(s), static_cast<int>(number.size())).first->second;
     }
 }
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "realify/errors.hpp"
+#include "realify/graph/detect.hpp"
 #include "realify/graph/evaluate.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/passes.hpp"
@@ -87,69 +88,73 @@ std::string type_name() {
     else return "other";
 }
 
+/// Adds n (and, first, its children) to the run-time mirror. Every flag comes
+/// from the node's type (graph/detect.hpp); only identities are new here.
 template <bool Strict, class N>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (auto it = g.slot_of.find(n.id); it != g.slot_of.end()) return it->second;  // shared node: once
+    using Tr = traits_t<N>;
+    constexpr node_rule rule = rule_v<N>;
     ir_node r;
     r.id = n.id;
-    using Tr = traits_t<N>;
+    r.op = std::string(detail::op_name<N>());
     r.is_complex = Tr::is_complex;
-    if constexpr (requires { n.name; }) {
-        r.op = "input";
+    r.is_op = detail::is_op_node_v<N>;
+    r.anchor = detail::is_anchor_v<N>;
+    r.in_complex_subgraph = in_complex_subgraph_v<N>;
+    if constexpr (requires { n.children; }) {
+        std::apply(
+            [&](const auto&... c) {
+                (
+                    [&]<class C>(const C& child) {
+                        const std::size_t slot = add_to_ir<Strict>(g, child);
+                        if constexpr (detail::is_boundary_v<N, C>) g.nodes[slot].boundary_input = true;
+                        r.children.push_back(slot);
+                    }(c),
+                    ...);
+            },
+            n.children);
+        r.evaluate = [n](eval_context& ctx) { return std::any(eval<Strict>(n, ctx)); };
+    }
+    if constexpr (rule == node_rule::input) {
         r.label = n.name + " : " + (Tr::is_complex ? "complex " : "real ") + type_name<typename Tr::real_type>();
         r.is_input = true;
         r.lowering = "bound argument (zero copy when contiguous)";
-    } else if constexpr (requires { n.value.get(); }) {
-        r.op = "constant";
+    } else if constexpr (rule == node_rule::constant) {
         r.label = std::string(Tr::is_complex ? "complex " : "real ") + type_name<typename Tr::real_type>();
         r.is_constant = true;
         r.lowering = "constant";
-    } else if constexpr (is_scalar_node_v<N>) {
-        r.op = "scalar";
+        r.evaluate = [n](eval_context& ctx) { return std::any(eval<false>(n, ctx)); };
+    } else if constexpr (rule == node_rule::number) {
         std::ostringstream s;
         s << n.value;
         r.label = s.str();
         r.is_scalar = true;
         r.lowering = "number operand";
-    } else {
-        std::vector<std::size_t> children;
-        std::apply([&](const auto&... c) { (children.push_back(add_to_ir<Strict>(g, c)), ...); }, n.children);
-        r.children = std::move(children);
-        r.is_op = true;
-        [&]<class Tag, class... C>(type_list<Tag, C...>) {
-            if constexpr (is_cast_v<N>) {
-                r.op = "to_" + type_name<Tag>();
-                r.is_op = false;  // the seed's .float() / type_as: not a complex op
-                constexpr bool same = (std::is_same_v<typename traits_t<C>::real_type, Tag> && ...);
-                r.erased = same;
-                r.lowering = same ? "erased (same component type)" : "component conversion";
-            } else {
-                r.op = std::string(Tag::name);
-                r.label = format_attrs<typename Tr::real_type>(Tag::name, n.attrs);
-                using table = table_of<N>;
-                constexpr bool is_custom = !std::is_same_v<N, node<Tag, C...>>;
-                // a user op's reference is a run-time object: two nodes of the same tag may
-                // compute different things, so they are never merged by CSE
-                if constexpr (is_custom) r.label += "#" + std::to_string(n.id);
-                if constexpr (!is_custom && erased_tag<Tag> && !user_overridden_v<Tag>) {
-                    r.erased = true;
-                    r.lowering = "erased";
-                } else if constexpr (!is_custom && zero_copy_tag<Tag> && !user_overridden_v<Tag>) {
-                    r.zero_copy = true;
-                    r.lowering = "zero-copy view of the contiguous (…,2) memory";
-                } else if constexpr (!is_custom && fusable_v<N>) {
-                    r.fusable = true;
-                    if constexpr (table::ok) r.lowering = std::string(table::name());
-                    else r.lowering = "real elementwise";
-                } else if constexpr (table::ok) {
-                    r.lowering = std::string(table::name());
-                } else {
-                    r.fallback = true;
-                    r.lowering = "std::complex fallback (graph break: this node only)";
-                }
-            }
+    } else if constexpr (rule == node_rule::cast) {
+        [&]<class To, class C>(type_list<To, C>) {
+            r.op = "to_" + type_name<To>();  // the seed's .float() / type_as: not a complex op
+            r.erased = std::is_same_v<typename traits_t<C>::real_type, To>;
+            r.lowering = r.erased ? "erased (same component type)" : "component conversion";
         }(tag_and_children(n));
-        r.evaluate = [n](eval_context& ctx) { return std::any(eval<Strict>(n, ctx)); };
+    } else {
+        r.label = format_attrs<typename Tr::real_type>(N::tag::name, n.attrs);
+        // a user op's reference is a run-time object: two nodes of the same tag may
+        // compute different things, so they are never merged by CSE
+        if constexpr (detail::is_custom_v<N>) r.label += "#" + std::to_string(n.id);
+        r.erased = rule == node_rule::erased;
+        r.zero_copy = rule == node_rule::zero_copy;
+        r.fusable = rule == node_rule::fused;
+        r.fallback = rule == node_rule::fallback;
+        if constexpr (rule == node_rule::erased) r.lowering = "erased";
+        else if constexpr (rule == node_rule::zero_copy) r.lowering = "zero-copy view of the contiguous (…,2) memory";
+        else if constexpr (rule == node_rule::fallback) r.lowering = "std::complex fallback (graph break: this node only)";
+        else if constexpr (rule == node_rule::table) r.lowering = std::string(table_of<N>::name());
+        else if constexpr (lone_complex_mul_v<N, true>)
+            r.lowering = "realify::simd::mul_block_rows when one operand repeats rows of the other, else the fused loop";
+        else if constexpr (Tr::is_complex || detail::any_complex_v<typename detail::children_of<N>::type>)
+            r.lowering = "fused loop (the table's pair kernel of " + r.op + ")";
+        else r.lowering = "fused loop (real arithmetic)";
     }
     if (r.is_input) {
         const std::size_t slot = g.nodes.size();
@@ -157,7 +162,6 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
         auto pos = std::find_if(g.inputs.begin(), g.inputs.end(), [&](std::size_t s) { return g.nodes[s].id > n.id; });
         g.inputs.insert(pos, slot);
     }
-    if (r.is_constant) r.evaluate = [n](eval_context& ctx) { return std::any(eval<false>(n, ctx)); };
     r.canonical = g.nodes.size();
     g.slot_of.emplace(n.id, g.nodes.size());
     g.nodes.push_back(std::move(r));
