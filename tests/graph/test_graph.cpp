@@ -599,6 +599,52 @@ TEST(GraphRewrite, ListAndIndexOpsGoThroughTheTable) {
     EXPECT_EQ(graph::coverage(prog).n_fallbacks, 0u);
 }
 
+// split / split_with_sizes / chunk return lists: a piece is taken by index
+// (PyTorch's getitem), each piece a node lowered through the table.
+TEST(GraphRewrite, SplitAndChunkPiecesGoThroughTheTable) {
+    auto z = graph::input<cd>("z");
+    const auto a = random_complex({4, 7}, 24);
+    auto halves = graph::chunk(z, 2, -1);                   // 4 and 3 columns
+    auto rows = graph::split_with_sizes(z, {1, 3}, 0);      // rows 0 and 1..3
+    auto by_three = graph::split(graph::exp(z), 3, 1);      // 3, 3 and 1 columns
+    auto prog = graph::lower(halves[0], halves[1], rows[1] * graph::conj(rows[1]), by_three[2], by_three[0] + halves[1]);
+    auto [h0, h1, r1, t2, sum] = prog(a);
+    ASSERT_EQ(h0.shape(), (xt::xarray<cd>::shape_type{4, 4}));
+    ASSERT_EQ(h1.shape(), (xt::xarray<cd>::shape_type{4, 3}));
+    ASSERT_EQ(r1.shape(), (xt::xarray<cd>::shape_type{3, 7}));
+    ASSERT_EQ(t2.shape(), (xt::xarray<cd>::shape_type{4, 1}));
+    for (std::size_t i = 0; i < 4; ++i) {
+        for (std::size_t j = 0; j < 7; ++j) {
+            EXPECT_EQ(j < 4 ? h0(i, j) : h1(i, j - 4), a(i, j));
+            if (i > 0) {
+                EXPECT_NEAR(std::abs(r1(i - 1, j) - a(i, j) * std::conj(a(i, j))), 0.0, 1e-14);
+            }
+        }
+        EXPECT_NEAR(std::abs(t2(i, 0) - std::exp(a(i, 6))), 0.0, 1e-14);
+        for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(std::abs(sum(i, j) - (std::exp(a(i, j)) + a(i, j + 4))), 0.0, 1e-14);
+    }
+    // halves[1] and rows[1] are each taken twice: CSE keeps one node of each
+    const auto& g = prog.ir();
+    auto distinct = [&](std::string_view op) {
+        std::size_t n = 0;
+        for (std::size_t i = 0; i < g.nodes.size(); ++i) n += g.nodes[i].op == op && g.nodes[i].canonical == i ? 1 : 0;
+        return n;
+    };
+    EXPECT_EQ(distinct("chunk"), 2u);
+    EXPECT_EQ(distinct("split_with_sizes"), 1u);
+    EXPECT_NE(graph::explain(prog).find("chunk[2, -1; piece 1]"), std::string::npos);
+    EXPECT_EQ(graph::coverage(prog).n_fallbacks, 0u);
+    // a piece past the end, a negative size: shape_error naming the op
+    auto past = graph::lower(graph::chunk(z, 2, 0)[2]);
+    EXPECT_THROW(past(a), realify::shape_error);
+    try {
+        past(a);
+    } catch (const realify::shape_error& e) {
+        EXPECT_NE(std::string(e.what()).find("chunk: piece 2"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(graph::lower(graph::split_with_sizes(z, {-1, 5}, 0)[0])(a), realify::shape_error);
+}
+
 // ============================================================================ the seed's RoPE vs PyTorch
 
 namespace {

@@ -240,6 +240,35 @@ template <graph_node X>
 auto repeat(X x, dim_list repeats) {
     return detail::make<op::repeat>(detail::with_dims(std::move(repeats)), std::move(x));
 }
+/// The pieces of torch.split / split_with_sizes / chunk. How many there are
+/// is known only once shapes are, so a piece is taken by index — PyTorch's
+/// getitem on the op's list: `auto halves = graph::chunk(x, 2, -1);` then
+/// halves[0], halves[1]. Each piece is a node of the op (lowered through the
+/// table); an index past the last piece is a shape_error when the graph runs.
+template <class Tag, class X>
+struct pieces {
+    X source;
+    node_attrs attrs;
+    node<Tag, X> operator[](std::size_t index) const {
+        node_attrs a = attrs;
+        a.i2 = static_cast<std::ptrdiff_t>(index);
+        return node<Tag, X>(std::move(a), source);
+    }
+};
+template <graph_node X>
+pieces<op::split, X> split(X x, std::ptrdiff_t split_size, std::ptrdiff_t dim = 0) {
+    return {std::move(x), detail::with_ints(split_size, dim)};
+}
+template <graph_node X>
+pieces<op::split_with_sizes, X> split_with_sizes(X x, dim_list sizes, std::ptrdiff_t dim = 0) {
+    node_attrs a = detail::with_dims(std::move(sizes));
+    a.i1 = dim;
+    return {std::move(x), std::move(a)};
+}
+template <graph_node X>
+pieces<op::chunk, X> chunk(X x, std::ptrdiff_t chunks, std::ptrdiff_t dim = 0) {
+    return {std::move(x), detail::with_ints(chunks, dim)};
+}
 /// x[index] along dim 0 (the seed's getitem on a complex tensor).
 template <graph_node X>
 auto getitem(X x, std::ptrdiff_t index) {

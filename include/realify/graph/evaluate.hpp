@@ -117,6 +117,9 @@ REALIFY_GRAPH_ATTRS(narrow, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(slice, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(repeat, std::vector<std::size_t>)
 REALIFY_GRAPH_ATTRS(getitem, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(split, std::size_t, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(split_with_sizes, std::vector<std::size_t>, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(chunk, std::size_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(cat, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(stack, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(mul_scalar, T)
@@ -692,10 +695,42 @@ shape_vector zero_copy_shape(const node_attrs& a, const shape_vector& from) {
 
 // ---- the table route --------------------------------------------------------------------
 
+/// split / split_with_sizes / chunk return a list; a node is one piece of it.
+template <class Tag>
+inline constexpr bool piece_tag =
+    std::is_same_v<Tag, op::split> || std::is_same_v<Tag, op::split_with_sizes> || std::is_same_v<Tag, op::chunk>;
+
+inline std::size_t non_negative(std::string_view op, std::string_view what, std::ptrdiff_t v) {
+    if (v < 0)
+        throw shape_error("realify::graph::" + std::string(op) + ": " + std::string(what) + " " + std::to_string(v) +
+                          " is negative");
+    return static_cast<std::size_t>(v);
+}
+
+template <class Tag, class... Ops>
+auto one_piece(const node_attrs& a, const Ops&... ops) {
+    auto pieces = [&] {
+        if constexpr (std::is_same_v<Tag, op::split_with_sizes>) {
+            std::vector<std::size_t> sizes;
+            for (std::ptrdiff_t d : a.dims) sizes.push_back(non_negative(Tag::name, "size", d));
+            return dispatch::call<Tag>(ops..., sizes, a.i1);
+        } else {
+            return dispatch::call<Tag>(ops..., non_negative(Tag::name, "size", a.i0), a.i1);
+        }
+    }();
+    const auto index = static_cast<std::size_t>(a.i2);
+    if (index >= pieces.size())
+        throw shape_error("realify::graph::" + std::string(Tag::name) + ": piece " + std::to_string(index) +
+                          " asked for, the tensor splits into " + std::to_string(pieces.size()));
+    return std::move(pieces[index]);
+}
+
 template <class Tag, class T, class... Ops>
 decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
     using sig = typename attr_signature<Tag, T>::type;
-    if constexpr (list_tag<Tag>) {
+    if constexpr (piece_tag<Tag>) {
+        return one_piece<Tag>(a, ops...);
+    } else if constexpr (list_tag<Tag>) {
         using operand = std::remove_cvref_t<decltype((ops, ...))>;
         std::vector<operand> parts{ops...};
         return dispatch::call<Tag>(parts, a.i0);

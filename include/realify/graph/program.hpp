@@ -73,6 +73,8 @@ std::string format_attrs(std::string_view op, const node_attrs& a) {
     else if (op == "unsqueeze" || op == "squeeze_dim" || op == "cumsum" || op == "prod_dim") s << a.i0;
     else if (op == "narrow") s << a.i0 << ", " << a.i1 << ", " << a.i2;
     else if (op == "slice") s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
+    else if (op == "split" || op == "chunk") s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
+    else if (op == "split_with_sizes") s << ", " << a.i1 << "; piece " << a.i2;
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();
         else s << a.scalar;
