@@ -159,11 +159,12 @@ std::string sizes_message(const char* function, std::initializer_list<std::pair<
     return message + " elements";
 }
 
-// Streaming only pays when the output does not fit in cache, and never when
-// out is an input (its lines are already cached: nothing to save).
-template <class T>
-bool use_streaming(std::span<std::complex<T>> out, bool aliases_input) noexcept {
-    return !aliases_input && out.size_bytes() >= stream_threshold.load(std::memory_order_relaxed);
+// Streaming only pays when what the call touches does not fit in cache, and
+// never when out is an input (its lines are already cached: nothing to save).
+template <class T, class... In>
+bool use_streaming(std::span<std::complex<T>> out, bool aliases_input, const In&... inputs) noexcept {
+    const std::size_t touched = (out.size_bytes() + ... + inputs.size_bytes());
+    return !aliases_input && touched >= stream_threshold.load(std::memory_order_relaxed);
 }
 
 bool strict(nan_policy policy) noexcept { return policy == nan_policy::strict; }
@@ -176,7 +177,7 @@ void mul_impl(const char* function, bool conjugate, std::span<const std::complex
     check_alias(function, "a", a, out);
     check_alias(function, "b", b, out);
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out));
+    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out), a, b);
     (conjugate ? k.mul_conj : k.mul)(reals(a), reals(b), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
@@ -188,7 +189,7 @@ void mul_real_impl(std::span<const std::complex<T>> a, std::span<const T> r, std
     if (overlaps(r, out))
         throw layout_error("realify::simd::mul_real: out overlaps the real array r");
     const auto& k = active_kernels<T>();
-    k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out)));
+    k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out), a, r));
 }
 
 template <class T>
@@ -198,7 +199,7 @@ void mul_scalar_impl(std::span<const std::complex<T>> a, std::complex<T> s, std:
         throw shape_error(sizes_message("mul_scalar", {{"a", a.size()}, {"out", out.size()}}));
     check_alias("mul_scalar", "a", a, out);
     const auto& k = active_kernels<T>();
-    k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out)), strict(policy));
+    k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out), a), strict(policy));
 }
 
 template <class T>
@@ -211,7 +212,7 @@ void mul_add_impl(std::span<const std::complex<T>> a, std::span<const std::compl
     check_alias("mul_add", "b", b, out);
     check_alias("mul_add", "c", c, out);
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out) || overlaps(c, out));
+    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out) || overlaps(c, out), a, b, c);
     k.mul_add(reals(a), reals(b), reals(c), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
@@ -237,7 +238,7 @@ void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std
     if (a.empty()) return;
     const std::size_t reps = a.size() / one_repeat;
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(rows, out));
+    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(rows, out), a, rows);
     for (std::size_t b = 0; b < blocks; ++b) {
         const std::size_t offset = 2 * b * reps * n;
         k.mul_rows(reals(a) + offset, reals(rows) + 2 * b * n, reals(out) + offset, 2 * n, reps, stream,

@@ -282,6 +282,16 @@ void rope_dispatch(const rope_call<T>& call) {
     rope_compiled(call);
 }
 
+/// Streaming stores for an out-of-place call whose bytes touched — q and k
+/// read and written, the rows of freqs_cis read — reach
+/// realify::simd::streaming_threshold() (see realify/simd/streaming.hpp).
+template <class T>
+bool use_streaming(const rope_call<T>& call, bool in_place) {
+    const std::size_t reals = 2 * call.batch * call.seq * (call.q_heads + call.k_heads) * call.head_dim +
+                              call.seq * call.head_dim;
+    return !in_place && reals * sizeof(T) >= simd::streaming_threshold();
+}
+
 /// Storage != compute (half types): blocks of positions are widened to float
 /// scratch, rotated there in place by the compiled float kernel, and narrowed
 /// into the outputs.
@@ -392,8 +402,7 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t 
     if (q_size != 0 || k_size != 0) {
         if constexpr (std::is_same_v<T, C>) {
             call.freqs = table.data;
-            const bool in_place = q_in.data == q_out.data || k_in.data == k_out.data;
-            call.stream = !in_place && (q_size + k_size) * sizeof(T) >= simd::streaming_threshold();
+            call.stream = detail::use_streaming(call, q_in.data == q_out.data || k_in.data == k_out.data);
             detail::rope_dispatch(call);
         } else {
             detail::rope_via_compute(call, table.data);
@@ -488,8 +497,7 @@ void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<
     call.head_dim = d.head_dim;
     call.start_pos = start_pos;
     call.layout = layout;
-    const bool in_place = xq.data() == out_q.data() || xk.data() == out_k.data();
-    call.stream = !in_place && (q_size + k_size) * sizeof(T) >= simd::streaming_threshold();
+    call.stream = use_streaming(call, xq.data() == out_q.data() || xk.data() == out_k.data());
     rope_dispatch(call);
 }
 

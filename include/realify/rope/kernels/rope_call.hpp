@@ -29,7 +29,7 @@ struct rope_call {
     std::size_t start_pos = 0;
     pair_layout layout = pair_layout::interleaved;
     /// Use non-temporal stores for the outputs (large out-of-place calls
-    /// only; the size threshold is realify::simd::streaming_threshold()).
+    /// only; on the bytes touched, see realify/simd/streaming.hpp).
     bool stream = false;
 };
 

@@ -377,6 +377,33 @@ struct complex_mul_kernels {
         }
     };
 
+    // row · x with the row's parts already duplicated into two patterns,
+    // re = [rr, rr, …] and im = [ri, ri, …]: one in-lane shuffle, one
+    // multiply and one fused multiply-add/sub per register (the RoPE kernel's
+    // sequence), where mul_op spends three shuffles. The strict fix-up sees
+    // the original row, as a · row.
+    template <bool Strict>
+    struct row_times_op {
+        static constexpr std::size_t step = width;
+        static constexpr std::size_t inputs = 4;
+        const T* x;
+        const T* re;
+        const T* im;
+        const T* row;  // the row itself, for the strict fix-up only
+        template <class Store>
+        void operator()(std::size_t i, Store& store) const noexcept {
+            const batch v = load(x + i);
+            batch r = fmaddsub(load(re + i), v, load(im + i) * swap_pairs(v, A{}), A{});
+            if constexpr (Strict)
+                r = strict_fix(r, [&](complex* res) { detail::fix_mul(as_complex(x + i), as_complex(row + i), res, width / 2); });
+            store(i, r);
+        }
+        row_times_op rebase(std::size_t i, std::size_t count, T (*scratch)[step]) const noexcept {
+            return {pad(x + i, count, scratch[0]), pad(re + i, count, scratch[1]), pad(im + i, count, scratch[2]),
+                    pad(row + i, count, scratch[3])};
+        }
+    };
+
     // a · r with r real: one register of r covers two registers of output.
     struct mul_real_op {
         static constexpr std::size_t step = 2 * width;
@@ -506,17 +533,37 @@ struct complex_mul_kernels {
         else
             run(mul_conj_op<false>{a, b}, out, n, stream);
     }
+    // Reals of the row patterns held at once: 2 × 4 KiB of float on the stack.
+    static constexpr std::size_t pattern_reals = 1024;
+
     // `rows` consecutive rows of n reals, each times the same row (RoPE: the
-    // heads of one position times that position's frequencies). One call per
-    // block keeps the per-row cost to the loop itself: the row stays in L1 and
-    // a streaming block is fenced once.
+    // heads of one position times that position's frequencies). The row's
+    // parts are duplicated once per call (in chunks of pattern_reals), then
+    // every row runs row_times_op; a streaming call is fenced once. Every
+    // element is computed the same way whatever n, rows or the alignment.
     static void mul_rows(const T* a, const T* row, T* out, std::size_t n, std::size_t rows, bool stream,
                          bool strict) noexcept {
-        for (std::size_t r = 0; r < rows; ++r) {
-            if (strict)
-                run(mul_op<true>{a + r * n, row}, out + r * n, n, stream, false);
-            else
-                run(mul_op<false>{a + r * n, row}, out + r * n, n, stream, false);
+        alignas(64) T re[pattern_reals];
+        alignas(64) T im[pattern_reals];
+        for (std::size_t start = 0; start < n; start += pattern_reals) {
+            const std::size_t len = n - start < pattern_reals ? n - start : pattern_reals;
+            std::size_t j = 0;
+            for (; j + width <= len; j += width) {
+                const batch r = load(row + start + j);
+                dup_real(r, A{}).store_aligned(re + j);
+                dup_imag(r, A{}).store_aligned(im + j);
+            }
+            for (; j < len; j += 2) {
+                re[j] = re[j + 1] = row[start + j];
+                im[j] = im[j + 1] = row[start + j + 1];
+            }
+            for (std::size_t r = 0; r < rows; ++r) {
+                const std::size_t offset = r * n + start;
+                if (strict)
+                    run(row_times_op<true>{a + offset, re, im, row + start}, out + offset, len, stream, false);
+                else
+                    run(row_times_op<false>{a + offset, re, im, row + start}, out + offset, len, stream, false);
+            }
         }
         if (stream) stream_fence();
     }
