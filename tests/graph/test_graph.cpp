@@ -16,6 +16,8 @@
 #error "realify/graph.hpp pulls in Eigen"
 #endif
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <complex>
@@ -159,33 +161,10 @@ TEST(GraphBuilder, NodeTypeCarriesTagAndChildrenAttributesLiveInTheNode) {
 
 // ============================================================================ detection
 
+// Detection is done by the types (graph::detect: compile-time constants, per
+// use, so freqs_cis's view counts in both trees); lower() reads the same
+// flags off the types and merges the subgraphs by node identity.
 TEST(GraphDetection, AnchorsWalkBackMergeSharedNodesAndFindBoundaryInputs) {
-    auto xq = graph::input<float>("xq");
-    auto xk = graph::input<float>("xk");
-    auto f = graph::input<cf>("freqs_cis");
-    auto fb = graph::view(f, {1, graph::same(0), 1, graph::same(1)});
-    auto pairs = graph::dim_list{graph::same(0), graph::same(1), graph::same(2), -1, 2};
-    auto q = graph::view_as_real(graph::view_as_complex(graph::reshape(xq, pairs)) * fb);
-    auto k = graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * fb);
-    auto prog = graph::lower(q, k);
-    const auto& g = prog.ir();
-    // the shared freqs_cis view is one node, in one merged subgraph with both anchors
-    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.op == "view"; }), 1u);
-    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.anchor; }), 2u);
-    for (const auto& n : g.nodes)
-        if (n.in_complex_subgraph) {
-            EXPECT_EQ(n.subgraph, 0) << n.op;
-        }
-    // subgraph: 2 view_as_complex, 1 view, 2 mul, 2 view_as_real; boundary: the two reshapes and freqs_cis
-    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.in_complex_subgraph; }), 7u);
-    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.boundary_input; }), 3u);
-    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.boundary_input && n.op == "reshape"; }), 2u);
-    EXPECT_EQ(prog.input_names(), (std::vector<std::string>{"xq", "xk", "freqs_cis"}));
-}
-
-// The same detection, as compile-time constants of the output types: the
-// walk back from each anchor, per use (freqs_cis's view appears in both trees).
-TEST(GraphDetection, DetectionIsDoneByTheTypes) {
     auto xq = graph::input<float>("xq");
     auto xk = graph::input<float>("xk");
     auto f = graph::input<cf>("freqs_cis");
@@ -194,6 +173,7 @@ TEST(GraphDetection, DetectionIsDoneByTheTypes) {
     auto q_ = graph::view_as_complex(graph::reshape(xq, pairs));
     auto q = graph::view_as_real(q_ * fb);
     auto k = graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * fb);
+
     using rope = graph::detect<decltype(q), decltype(k)>;
     static_assert(rope::anchors == 2 && rope::unanchored_complex_outputs == 0);
     static_assert(rope::complex_nodes == 8 && rope::boundary_inputs == 4);
@@ -210,7 +190,24 @@ TEST(GraphDetection, DetectionIsDoneByTheTypes) {
     static_assert(graph::rule_v<decltype(xq)> == graph::node_rule::input);
     static_assert(!graph::in_complex_subgraph_v<decltype(graph::reshape(xq, pairs))>);
     static_assert(graph::in_complex_subgraph_v<decltype(graph::abs(q_))>);  // real result, complex operand
-    // a complex output with no anchor; a user op no lowering accepts
+
+    auto prog = graph::lower(q, k);
+    const auto& g = prog.ir();
+    // the shared freqs_cis view is one node, in one merged subgraph with both anchors
+    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.op == "view"; }), 1u);
+    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.anchor; }), 2u);
+    for (const auto& n : g.nodes)
+        if (n.in_complex_subgraph) {
+            EXPECT_EQ(n.subgraph, 0) << n.op;
+        }
+    // subgraph: 2 view_as_complex, 1 view, 2 mul, 2 view_as_real; boundary: the two reshapes and freqs_cis
+    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.in_complex_subgraph; }), 7u);
+    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.boundary_input; }), 3u);
+    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.boundary_input && n.op == "reshape"; }), 2u);
+    EXPECT_EQ(prog.input_names(), (std::vector<std::string>{"xq", "xk", "freqs_cis"}));
+}
+
+TEST(GraphDetection, ComplexOutputsWithoutAnchorAndFallbacksAreDetectedFromTheTypes) {
     auto z = graph::input<cd>("z");
     auto cubed = graph::custom<user::cube>([](cd x) { return x * x * x; }, z);
     using plain = graph::detect<decltype(graph::exp(z)), decltype(graph::abs(cubed))>;
@@ -218,9 +215,11 @@ TEST(GraphDetection, DetectionIsDoneByTheTypes) {
     static_assert(plain::complex_ops == std::array<std::string_view, 3>{"exp", "user_cube", "abs"});
     static_assert(plain::boundary_ops == std::array<std::string_view, 2>{"input", "input"});
     static_assert(plain::fallbacks == 1 && graph::rule_v<decltype(cubed)> == graph::node_rule::fallback);
-    // lower() reads the same flags off the types; it only merges by identity
-    auto prog = graph::lower(q, k);
-    EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& n) { return n.in_complex_subgraph; }), 7u);  // the view once
+    // two unrelated complex subgraphs (no shared node) stay two
+    auto prog = graph::lower(graph::exp(z), graph::abs(cubed));
+    int most = -1;
+    for (const auto& n : prog.ir().nodes) most = std::max(most, n.subgraph);
+    EXPECT_EQ(most, 1);
 }
 
 TEST(GraphDetection, SharedNodeIsEvaluatedOnceForTwoOutputs) {
