@@ -715,7 +715,8 @@ auto one_piece(const node_attrs& a, const Ops&... ops) {
             for (std::ptrdiff_t d : a.dims) sizes.push_back(non_negative(Tag::name, "size", d));
             return dispatch::call<Tag>(ops..., sizes, a.i1);
         } else {
-            return dispatch::call<Tag>(ops..., non_negative(Tag::name, "size", a.i0), a.i1);
+            const char* what = std::is_same_v<Tag, op::chunk> ? "chunk count" : "split size";
+            return dispatch::call<Tag>(ops..., non_negative(Tag::name, what, a.i0), a.i1);
         }
     }();
     const auto index = static_cast<std::size_t>(a.i2);
