@@ -73,6 +73,18 @@ void graph_lowered(benchmark::State& state) {
 }
 BENCHMARK(graph_lowered)->Unit(benchmark::kMicrosecond);
 
+void graph_lowered_new_tensors(benchmark::State& state) {
+    auto& d = shared();
+    const auto program = seed_program();
+    for (auto _ : state) {
+        auto [q, k] = program(d.xq, d.xk, d.freqs);  // allocates both results, as PyTorch does
+        benchmark::DoNotOptimize(q.data());
+        benchmark::DoNotOptimize(k.data());
+    }
+    set_bytes(state);
+}
+BENCHMARK(graph_lowered_new_tensors)->Unit(benchmark::kMicrosecond);
+
 void graph_lowered_in_place(benchmark::State& state) {
     auto& d = shared();
     const auto program = seed_program();

@@ -353,24 +353,37 @@ private:
         return bound;
     }
 
+    /// The output container of O for a result of shape `shape`.
+    template <class O>
+    static output_container_t<O> make_output(const shape_vector& shape) {
+        using C = output_container_t<O>;
+        if constexpr (traits_t<O>::rank == 0 && requires { C::from_shape(std::array<std::size_t, 0>{}); }) {
+            // rank 0: no extents to copy (copying zero of them trips GCC's nonnull check at -O3)
+            return C::from_shape(std::array<std::size_t, 0>{});
+        } else if constexpr (requires { C::from_shape(shape); }) {
+            return C::from_shape(shape);
+        } else {
+            C fixed;
+            if (!std::equal(fixed.shape().begin(), fixed.shape().end(), shape.begin(), shape.end()))
+                throw shape_error("realify::graph::program: result of shape " + realify::detail::format_sequence(shape) +
+                                  " does not fit the output's fixed shape");
+            return fixed;
+        }
+    }
+
+    /// A new tensor for output o. When its shape follows from the inputs, the
+    /// container is made first and evaluation writes straight into it (a
+    /// fused loop or the SIMD kernel fills it: no copy); otherwise the value
+    /// is evaluated, then copied into a container of its shape.
     template <class O>
     static auto materialise(const O& o, eval_context& ctx) {
-        using C = output_container_t<O>;
+        if (auto shape = detail::infer_shape(o, ctx)) {
+            auto result = make_output<O>(*shape);
+            detail::eval_into<Strict>(o, ctx, detail::component_pointer(result));
+            return result;
+        }
         auto v = detail::eval<Strict>(o, ctx);
-        C result = [&] {
-            if constexpr (traits_t<O>::rank == 0 && requires { C::from_shape(std::array<std::size_t, 0>{}); }) {
-                // rank 0: no extents to copy (copying zero of them trips GCC's nonnull check at -O3)
-                return C::from_shape(std::array<std::size_t, 0>{});
-            } else if constexpr (requires { C::from_shape(v.shape); }) {
-                return C::from_shape(v.shape);
-            } else {
-                C fixed;
-                if (!std::equal(fixed.shape().begin(), fixed.shape().end(), v.shape.begin(), v.shape.end()))
-                    throw shape_error("realify::graph::program: result of shape " +
-                                      realify::detail::format_sequence(v.shape) + " does not fit the output's fixed shape");
-                return fixed;
-            }
-        }();
+        auto result = make_output<O>(v.shape);
         std::copy(v.data, v.data + v.components(), detail::component_pointer(result));
         return result;
     }
