@@ -540,14 +540,18 @@ struct complex_mul_kernels {
     // are the same either way.
     template <class Op>
     static void rows_times(Op op, T* out, std::size_t n, std::size_t len, std::size_t rows, bool stream) noexcept {
-        if (!stream && len % width == 0) {
-            for (std::size_t r = 0; r < rows; ++r, op.x += n, out += n) {
-                unaligned_store store{out};
+        const T* first = op.x;
+        const bool tight = !stream && len % width == 0;
+        for (std::size_t r = 0; r < rows; ++r) {
+            op.x = first + r * n;  // computed per row: never a pointer past the arrays' ends
+            T* row_out = out + r * n;
+            if (tight) {
+                unaligned_store store{row_out};
                 for (std::size_t i = 0; i < len; i += width) op(i, store);
+            } else {
+                run(op, row_out, len, stream, false);
             }
-            return;
         }
-        for (std::size_t r = 0; r < rows; ++r, op.x += n, out += n) run(op, out, len, stream, false);
     }
 
     // Reals of the row patterns held at once: 2 × 4 KiB of float on the stack.
