@@ -6,9 +6,11 @@ Writes raw little-endian float32 files into tests/golden/graph/ (no header:
 the shapes are fixed here and repeated in the C++ sources), committed so CI
 never needs torch.
 
-The case is the seed's apply_rotary_emb, verbatim (view_as_complex of
+The case is the seed's apply_rotary_emb (seed_apply_rotary_emb of
+gen_rope_golden.py, whose .to(xq.dtype) is the seed's .float() for these
+float32 inputs): view_as_complex of
 xq.float().reshape(*xq.shape[:-1], -1, 2), reshape_for_broadcast, view_as_real
-of the complex product, flatten(3), type_as) at a Llama-like shape:
+of the complex product, flatten(3), type_as, at a Llama-like shape:
 batch 1, seq 16, q heads 8, k heads 2 (GQA), head_dim 128, theta 500000
 (Llama 3), positions 0..15. freqs_cis is complex64 (seq, 64), computed in
 float64 and rounded, as the C++ side receives it.
@@ -25,32 +27,13 @@ import os
 import numpy as np
 import torch
 
+# The seed's formulas live in gen_rope_golden.py (this script's directory is on
+# sys.path, and importing it runs nothing); one copy keeps both goldens in step.
+from gen_rope_golden import freqs_cis as rope_freqs_cis
+from gen_rope_golden import seed_apply_rotary_emb
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "golden", "graph")
 B, S, HQ, HK, D, THETA = 1, 16, 8, 2, 128, 500000.0
-
-
-def precompute_freqs_cis(dim, end, theta):
-    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.float64)[: dim // 2] / dim))
-    t = torch.arange(end, dtype=torch.float64)
-    angles = torch.outer(t, freqs)
-    return torch.polar(torch.ones_like(angles), angles).to(torch.complex64)
-
-
-def reshape_for_broadcast(freqs_cis, x):
-    ndim = x.ndim
-    assert 0 <= 1 < ndim
-    assert freqs_cis.shape == (x.shape[1], x.shape[-1])
-    shape = [d if i == 1 or i == ndim - 1 else 1 for i, d in enumerate(x.shape)]
-    return freqs_cis.view(*shape)
-
-
-def apply_rotary_emb(xq, xk, freqs_cis):
-    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
-    xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
-    freqs_cis = reshape_for_broadcast(freqs_cis, xq_)
-    xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
-    xk_out = torch.view_as_real(xk_ * freqs_cis).flatten(3)
-    return xq_out.type_as(xq), xk_out.type_as(xk)
 
 
 def save(name, t):
@@ -63,8 +46,9 @@ def main():
     g = torch.Generator().manual_seed(20241122)
     xq = torch.randn(B, S, HQ, D, generator=g, dtype=torch.float32)
     xk = torch.randn(B, S, HK, D, generator=g, dtype=torch.float32)
-    freqs_cis = precompute_freqs_cis(D, S, THETA)
-    out_q, out_k = apply_rotary_emb(xq, xk, freqs_cis)
+    # complex128 table rounded to complex64, as the C++ side receives it
+    freqs_cis = rope_freqs_cis(D, range(S), THETA).to(torch.complex64)
+    out_q, out_k = seed_apply_rotary_emb(xq, xk, freqs_cis)
     save("rope_xq.f32", xq)
     save("rope_xk.f32", xk)
     save("rope_freqs.f32", torch.view_as_real(freqs_cis))
