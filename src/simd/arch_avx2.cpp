@@ -6,11 +6,6 @@
 #error "arch_avx2.cpp must be compiled with -mavx2 -mfma"
 #endif
 
-namespace realify::simd::kernels {
-template struct complex_mul_kernels<float, xsimd::fma3<xsimd::avx2>>;
-template struct complex_mul_kernels<double, xsimd::fma3<xsimd::avx2>>;
-}  // namespace realify::simd::kernels
-
 namespace realify::simd::detail {
 const kernel_table& avx2_kernels() noexcept {
     static constexpr kernel_table table = make_kernel_table<xsimd::fma3<xsimd::avx2>>();

@@ -15,11 +15,6 @@
 #error "arch_avx512.cpp must be compiled with -mavx512f"
 #endif
 
-namespace realify::simd::kernels {
-template struct complex_mul_kernels<float, xsimd::avx512f>;
-template struct complex_mul_kernels<double, xsimd::avx512f>;
-}  // namespace realify::simd::kernels
-
 namespace realify::simd::detail {
 const kernel_table& avx512_kernels() noexcept {
     static constexpr kernel_table table = make_kernel_table<xsimd::avx512f>();

@@ -6,11 +6,6 @@
 #error "arch_sse2.cpp must be compiled for x86-64 (SSE2)"
 #endif
 
-namespace realify::simd::kernels {
-template struct complex_mul_kernels<float, xsimd::sse2>;
-template struct complex_mul_kernels<double, xsimd::sse2>;
-}  // namespace realify::simd::kernels
-
 namespace realify::simd::detail {
 const kernel_table& sse2_kernels() noexcept {
     static constexpr kernel_table table = make_kernel_table<xsimd::sse2>();

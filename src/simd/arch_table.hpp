@@ -1,6 +1,6 @@
 // Included by exactly one architecture TU each (arch_sse2.cpp, arch_avx2.cpp,
-// arch_avx512.cpp), after that TU has been given its -m flags: explicitly
-// instantiates the kernel templates for the arch and fills its table.
+// arch_avx512.cpp), after that TU has been given its -m flags: fills the
+// arch's table, which instantiates the kernels for it (their addresses).
 #pragma once
 
 #include "kernel_table.hpp"

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <complex>
 #include <cstddef>
-#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <span>
@@ -236,14 +235,9 @@ void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std
     check_alias(function, "a", a, out);
     check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
     if (a.empty()) return;
-    const std::size_t reps = a.size() / one_repeat;
-    const auto& k = active_kernels<T>();
     const bool stream = use_streaming(out, overlaps(a, out) || overlaps(rows, out), a, rows);
-    for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t offset = 2 * b * reps * n;
-        k.mul_rows(reals(a) + offset, reals(rows) + 2 * b * n, reals(out) + offset, 2 * n, reps, stream,
-                   strict(policy));
-    }
+    active_kernels<T>().mul_rows(reals(a), reals(rows), reals(out), 2 * n, a.size() / one_repeat, blocks, stream,
+                                 strict(policy));
 }
 
 }  // namespace

@@ -13,8 +13,9 @@ template <class T>
 struct kernel_set {
     void (*mul)(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept;
     void (*mul_conj)(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept;
-    // rows × n reals (n per row), every row times the same row of n reals
-    void (*mul_rows)(const T* a, const T* row, T* out, std::size_t n, std::size_t rows, bool stream, bool strict) noexcept;
+    // blocks × repeats rows of n reals; the rows of block b times row b of `rows`
+    void (*mul_rows)(const T* a, const T* rows, T* out, std::size_t n, std::size_t repeats, std::size_t blocks,
+                     bool stream, bool strict) noexcept;
     void (*mul_real)(const T* a, const T* r, T* out, std::size_t n, bool stream) noexcept;
     void (*mul_scalar)(const T* a, std::complex<T> s, T* out, std::size_t n, bool stream, bool strict) noexcept;
     void (*mul_add)(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream, bool strict) noexcept;

@@ -60,9 +60,11 @@ struct component<std::complex<T>> {
 template <class A>
 using component_t = typename component<std::remove_cvref_t<A>>::type;
 
-/// Operand kinds the kernels take, all of one component type float|double.
-template <class T, class... A>
-inline constexpr bool same_component_v = (std::is_same_v<component_t<A>, T> && ...);
+/// Operands the kernels take: one component type, float or double, for both
+/// (so no promotion is needed).
+template <class A, class B>
+inline constexpr bool one_kernel_component_v =
+    real_scalar<component_t<A>> && std::is_same_v<component_t<A>, component_t<B>>;
 
 /// Row-major contiguous memory, checked on the strides (xtensor gives
 /// extent-1 axes stride 0).
@@ -131,9 +133,8 @@ struct mul_contiguous_simd {
         "(ac − bd) + i(ad + bc), interleaved SIMD kernel (dup re/im, swap pairs, fmaddsub)";
     static constexpr int priority = dispatch::priority::high;
     template <class A, class B>
-    static constexpr bool accepts = complex_tensor_operand<A> && complex_tensor_operand<B> &&
-                                    real_scalar<simd_detail::component_t<A>> &&
-                                    simd_detail::same_component_v<simd_detail::component_t<A>, B>;
+    static constexpr bool accepts =
+        complex_tensor_operand<A> && complex_tensor_operand<B> && simd_detail::one_kernel_component_v<A, B>;
     template <class A, class B>
     static bool supports(const A& a, const B& b) {
         return simd_detail::same_packed_shape(a, b);
@@ -157,7 +158,7 @@ struct mul_real_contiguous_simd {
     template <class A, class B>
     static constexpr bool accepts =
         ((complex_tensor_operand<A> && real_tensor_operand<B>) || (real_tensor_operand<A> && complex_tensor_operand<B>)) &&
-        real_scalar<simd_detail::component_t<A>> && simd_detail::same_component_v<simd_detail::component_t<A>, B>;
+        simd_detail::one_kernel_component_v<A, B>;
     template <class A, class B>
     static bool supports(const A& a, const B& b) {
         if constexpr (complex_tensor_operand<A>) return simd_detail::same_packed_shape(a, b);
@@ -183,9 +184,8 @@ struct mul_complex_scalar_simd {
     static constexpr std::string_view formula = "(ac − bd) + i(ad + bc) with a broadcast scalar, SIMD kernel";
     static constexpr int priority = dispatch::priority::high;
     template <class A, class B>
-    static constexpr bool accepts = complex_tensor_operand<A> && complex_number_operand<B> &&
-                                    real_scalar<simd_detail::component_t<A>> &&
-                                    simd_detail::same_component_v<simd_detail::component_t<A>, B>;
+    static constexpr bool accepts =
+        complex_tensor_operand<A> && complex_number_operand<B> && simd_detail::one_kernel_component_v<A, B>;
     template <class A, class B>
     static bool supports(const A& a, const B&) {
         return simd_detail::is_packed(a.real_layout());

@@ -32,22 +32,13 @@
 #include <xsimd/xsimd.hpp>
 
 #include "realify/rope/kernels/rope_call.hpp"
+#include "realify/simd/kernels/arch_namespace.hpp"
 
 // Everything below sits in an inline namespace named after the instruction
-// set of the including TU (as realify/simd/kernels does), so no symbol of it —
-// not even an out-of-line copy at -O0/-O1 — is shared between the arch TUs.
-#if defined(__AVX512F__)
-#define REALIFY_ROPE_KERNEL_NAMESPACE for_avx512f
-#elif defined(__AVX2__) && defined(__FMA__)
-#define REALIFY_ROPE_KERNEL_NAMESPACE for_avx2_fma
-#elif defined(__AVX__)
-#define REALIFY_ROPE_KERNEL_NAMESPACE for_avx
-#else
-#define REALIFY_ROPE_KERNEL_NAMESPACE for_baseline
-#endif
+// set of the including TU (realify/simd/kernels/arch_namespace.hpp).
 
 namespace realify::rope::kernel {
-inline namespace REALIFY_ROPE_KERNEL_NAMESPACE {
+inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 template <class T, class A>
 struct rope_simd {
@@ -350,5 +341,5 @@ struct rope_simd {
     }
 };
 
-}  // namespace REALIFY_ROPE_KERNEL_NAMESPACE
+}  // namespace REALIFY_SIMD_KERNEL_NAMESPACE
 }  // namespace realify::rope::kernel

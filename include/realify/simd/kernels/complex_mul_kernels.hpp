@@ -26,6 +26,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "realify/simd/kernels/arch_namespace.hpp"
+
 namespace realify::simd::detail {
 
 // Strict-policy fix-ups: for each of the n results, if both parts are NaN
@@ -53,19 +55,7 @@ void fix_mul_add(const std::complex<double>* a, const std::complex<double>* b,
 }  // namespace realify::simd::detail
 
 // Everything below lives in an inline namespace named after the instruction
-// set the including TU is compiled for. Per-arch TUs are linked into one
-// binary; without this, an inline non-template helper (or an out-of-line copy
-// at -O0) compiled with -mavx512f could be the copy the linker keeps for the
-// SSE2 path too. Distinct names make such sharing impossible.
-#if defined(__AVX512F__)
-#define REALIFY_SIMD_KERNEL_NAMESPACE for_avx512f
-#elif defined(__AVX2__) && defined(__FMA__)
-#define REALIFY_SIMD_KERNEL_NAMESPACE for_avx2_fma
-#elif defined(__AVX__)
-#define REALIFY_SIMD_KERNEL_NAMESPACE for_avx
-#else
-#define REALIFY_SIMD_KERNEL_NAMESPACE for_baseline
-#endif
+// set of the including TU (realify/simd/kernels/arch_namespace.hpp).
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
@@ -521,18 +511,23 @@ struct complex_mul_kernels {
 
     // ---- entry points (the dispatch table points here) ----
 
-    static void mul(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
+    // run() with the op of the policy (Op<true> fixes special values up as
+    // std::complex does); `in` initialises the op.
+    template <template <bool> class Op, class... In>
+    static void run_policy(bool strict, T* out, std::size_t n, bool stream, In... in) noexcept {
         if (strict)
-            run(mul_op<true>{a, b}, out, n, stream);
+            run(Op<true>{in...}, out, n, stream);
         else
-            run(mul_op<false>{a, b}, out, n, stream);
+            run(Op<false>{in...}, out, n, stream);
+    }
+
+    static void mul(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
+        run_policy<mul_op>(strict, out, n, stream, a, b);
     }
     static void mul_conj(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        if (strict)
-            run(mul_conj_op<true>{a, b}, out, n, stream);
-        else
-            run(mul_conj_op<false>{a, b}, out, n, stream);
+        run_policy<mul_conj_op>(strict, out, n, stream, a, b);
     }
+
     // `rows` rows of len reals, n apart, through op (whose x is the first row).
     // Rows of whole registers with ordinary stores (RoPE's heads) are the
     // tight loop itself: run()'s per-call alignment and tail handling would
@@ -557,31 +552,38 @@ struct complex_mul_kernels {
     // Reals of the row patterns held at once: 2 × 4 KiB of float on the stack.
     static constexpr std::size_t pattern_reals = 1024;
 
-    // `rows` consecutive rows of n reals, each times the same row (RoPE: the
-    // heads of one position times that position's frequencies). The row's
-    // parts are duplicated once per call (in chunks of pattern_reals), then
-    // every row runs row_times_op; a streaming call is fenced once. Every
-    // element is computed the same way whatever n, rows or the alignment.
-    static void mul_rows(const T* a, const T* row, T* out, std::size_t n, std::size_t rows, bool stream,
-                         bool strict) noexcept {
+    // `blocks` blocks of `repeats` rows of n reals; every row of block b times
+    // row b of `rows` (RoPE: the heads of position b times that position's
+    // frequencies). Per block the row's parts are duplicated once (in chunks
+    // of pattern_reals), then every row runs row_times_op; a streaming call is
+    // fenced once, after the last block. Every element is computed the same
+    // way whatever n, repeats, blocks or the alignment.
+    static void mul_rows(const T* a, const T* rows, T* out, std::size_t n, std::size_t repeats, std::size_t blocks,
+                         bool stream, bool strict) noexcept {
         alignas(64) T re[pattern_reals];
         alignas(64) T im[pattern_reals];
-        for (std::size_t start = 0; start < n; start += pattern_reals) {
-            const std::size_t len = n - start < pattern_reals ? n - start : pattern_reals;
-            std::size_t j = 0;
-            for (; j + width <= len; j += width) {
-                const batch r = load(row + start + j);
-                dup_real(r, A{}).store_aligned(re + j);
-                dup_imag(r, A{}).store_aligned(im + j);
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const T* row = rows + b * n;
+            const std::size_t block = b * repeats * n;
+            for (std::size_t start = 0; start < n; start += pattern_reals) {
+                const std::size_t len = n - start < pattern_reals ? n - start : pattern_reals;
+                std::size_t j = 0;
+                for (; j + width <= len; j += width) {
+                    const batch r = load(row + start + j);
+                    dup_real(r, A{}).store_aligned(re + j);
+                    dup_imag(r, A{}).store_aligned(im + j);
+                }
+                for (; j < len; j += 2) {
+                    re[j] = re[j + 1] = row[start + j];
+                    im[j] = im[j + 1] = row[start + j + 1];
+                }
+                const T* x = a + block + start;
+                T* o = out + block + start;
+                if (strict)
+                    rows_times(row_times_op<true>{x, re, im, row + start}, o, n, len, repeats, stream);
+                else
+                    rows_times(row_times_op<false>{x, re, im, row + start}, o, n, len, repeats, stream);
             }
-            for (; j < len; j += 2) {
-                re[j] = re[j + 1] = row[start + j];
-                im[j] = im[j + 1] = row[start + j + 1];
-            }
-            if (strict)
-                rows_times(row_times_op<true>{a + start, re, im, row + start}, out + start, n, len, rows, stream);
-            else
-                rows_times(row_times_op<false>{a + start, re, im, row + start}, out + start, n, len, rows, stream);
         }
         if (stream) stream_fence();
     }
@@ -589,19 +591,11 @@ struct complex_mul_kernels {
         run(mul_real_op{a, r}, out, n, stream);
     }
     static void mul_scalar(const T* a, complex s, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        const batch s_re(s.real());
-        const batch s_im(s.imag());
-        if (strict)
-            run(mul_scalar_op<true>{a, s_re, s_im, s}, out, n, stream);
-        else
-            run(mul_scalar_op<false>{a, s_re, s_im, s}, out, n, stream);
+        run_policy<mul_scalar_op>(strict, out, n, stream, a, batch(s.real()), batch(s.imag()), s);
     }
     static void mul_add(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream,
                         bool strict) noexcept {
-        if (strict)
-            run(mul_add_op<true>{a, b, c}, out, n, stream);
-        else
-            run(mul_add_op<false>{a, b, c}, out, n, stream);
+        run_policy<mul_add_op>(strict, out, n, stream, a, b, c);
     }
 };
 
