@@ -9,9 +9,6 @@
 #include <complex>
 #include <string_view>
 
-#include <xtensor/xmath.hpp>
-#include <xtensor/xoperation.hpp>
-
 #include "realify/dispatch/lowerings/common.hpp"
 #include "realify/dispatch/lowerings/simd_mul.hpp"
 
@@ -64,7 +61,10 @@ struct div_by_real {
     static constexpr bool accepts = complex_operand<A> && real_operand<B> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>([](auto x, auto s) { return kernel::div_real(x, s); }, a, b);
+        // A zero divisor makes the plain quotient inf or NaN, so the rerun
+        // with div_real (NaN + NaN·i there) covers every zero divisor.
+        return elementwise_with_fixup<op>([](auto x, auto s) { return decltype(x){x.re / s, x.im / s}; },
+                                          [](auto x, auto s) { return kernel::div_real(x, s); }, a, b);
     }
 };
 struct div_pairs {
@@ -154,8 +154,14 @@ struct scale_layout {
     static auto apply(const A& a, const S& s) {
         using T = promoted_real_t<A, S>;
         const T v = static_cast<T>(s);
-        if constexpr (Divide) return elementwise<op>([v](auto x) { return kernel::div_real(x, v); }, a);
-        else return elementwise<op>([v](auto x) { return kernel::scale(x, v); }, a);
+        if constexpr (Divide) {
+            // One divisor: its zero check stays out of the loop.
+            if (v == T(0)) [[unlikely]]
+                return elementwise<op>([v](auto x) { return kernel::div_real(x, v); }, a);
+            return elementwise<op>([v](auto x) { return decltype(x){x.re / v, x.im / v}; }, a);
+        } else {
+            return elementwise<op>([v](auto x) { return kernel::scale(x, v); }, a);
+        }
     }
 };
 using mul_scalar_passthrough = scale_layout<op::mul_scalar, false>;
@@ -196,7 +202,8 @@ struct pow_scalar_pairs {
     using op = op::pow_scalar;
     static constexpr std::string_view name = "pow_scalar_polar";
     static constexpr std::string_view formula =
-        "integer n (|n| ≤ 64): repeated squaring; 0.5: sqrt; −0.5: rsqrt; else exp(w·log z), 0^w = 0";
+        "integer n (|n| ≤ 64): repeated squaring; 0.5: sqrt; −0.5: rsqrt; else exp(w·log z); in the squaring and "
+        "exp·log forms a zero base, non-finite operands or an overflow take std::pow's (C99) value";
     template <class A, class S>
     static constexpr bool accepts = complex_tensor_operand<A> && number_operand<S>;
     template <class A, class S>
@@ -221,7 +228,8 @@ struct pow_scalar_pairs {
 struct pow_tensor_pairs {
     using op = op::pow_tensor;
     static constexpr std::string_view name = "pow_tensor_exp_log";
-    static constexpr std::string_view formula = "exp(w·log z), 0^w = 0";
+    static constexpr std::string_view formula =
+        "exp(w·log z); a zero base, non-finite operands or an overflow: std::pow's (C99) value";
     template <class A, class B>
     static constexpr bool accepts = (complex_operand<A> || complex_operand<B>) && elementwise_operand<A> &&
                                     elementwise_operand<B> && some_tensor<A, B>;

@@ -7,8 +7,6 @@
 #include <complex>
 #include <string_view>
 
-#include <xtensor/xbuilder.hpp>
-
 #include "realify/dispatch/lowerings/shape.hpp"
 
 namespace realify::dispatch {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
 
 #include "realify/dispatch/lowerings/shape.hpp"
 

@@ -146,6 +146,19 @@ auto slice_layout(std::string_view op, const xt::xarray<T>& real, std::size_t ax
     return xt::xarray<T>(xt::strided_view(real, slices));
 }
 
+/// The layout with its axes in the order `perm` (a permutation of all its
+/// real axes, the trailing [re, im] axis last), evaluated.
+template <class A>
+auto permuted(const A& a, const std::vector<std::size_t>& perm) {
+    if (a.size() == 0) {
+        const auto from = shape_of(a);
+        std::vector<std::size_t> to;
+        for (std::size_t i = 0, n = a.dimension(); i < n; ++i) to.push_back(from[perm[i]]);
+        return empty_layout<A::rank, typename A::real_type>(to);
+    }
+    return make_layout<A::rank>(xt::transpose(evaluate(a), perm));
+}
+
 }  // namespace shape_detail
 
 #define REALIFY_SHAPE_LOWERING_HEAD(OP, NAME, FORMULA)          \
@@ -173,13 +186,7 @@ struct permute_append_last {
             perm.push_back(axis);
         }
         perm.push_back(n);
-        if (a.size() == 0) {
-            const auto from = shape_detail::shape_of(a);
-            std::vector<std::size_t> to;
-            for (std::size_t i = 0; i < n; ++i) to.push_back(from[perm[i]]);
-            return shape_detail::empty_layout<A::rank, typename A::real_type>(to);
-        }
-        return shape_detail::make_layout<A::rank>(xt::transpose(shape_detail::evaluate(a), perm));
+        return shape_detail::permuted(a, perm);
     }
 };
 
@@ -344,8 +351,7 @@ struct stack_blocks {
         const std::size_t axis = shape_detail::layout_axis("stack", dim, first.size() + 1);
         std::vector<complex_layout<xt::xarray<typename A::real_type>>> expanded;
         for (const A& part : parts) expanded.push_back(unsqueeze_layout::apply(part, static_cast<std::ptrdiff_t>(axis)));
-        auto result = shape_detail::cat_impl("stack", expanded, static_cast<std::ptrdiff_t>(axis));
-        return result;
+        return shape_detail::cat_impl("stack", expanded, static_cast<std::ptrdiff_t>(axis));
     }
 };
 
@@ -357,13 +363,7 @@ struct transpose_swap {
         std::vector<std::size_t> perm(n + 1);
         std::iota(perm.begin(), perm.end(), 0);
         std::swap(perm[shape_detail::layout_axis("transpose", dim0, n)], perm[shape_detail::layout_axis("transpose", dim1, n)]);
-        if (a.size() == 0) {
-            const auto from = shape_detail::shape_of(a);
-            std::vector<std::size_t> to;
-            for (std::size_t i = 0; i < n; ++i) to.push_back(from[perm[i]]);
-            return shape_detail::empty_layout<A::rank, typename A::real_type>(to);
-        }
-        return shape_detail::make_layout<A::rank>(xt::transpose(shape_detail::evaluate(a), perm));
+        return shape_detail::permuted(a, perm);
     }
 };
 struct t_swap {
@@ -554,9 +554,9 @@ struct flip_shifted {
     static auto apply(const A& a, const dim_list& dims) {
         xt::xarray<typename A::real_type> real = shape_detail::evaluate(a);
         for (std::ptrdiff_t d : dims) {
-            (void)shape_detail::layout_axis("flip", d, a.dimension());  // checks the dim
+            const std::size_t axis = shape_detail::layout_axis("flip", d, a.dimension());  // checks the dim
             if (a.size() == 0) continue;
-            real = xt::xarray<typename A::real_type>(xt::flip(real, shape_detail::layout_axis("flip", d, a.dimension())));
+            real = xt::xarray<typename A::real_type>(xt::flip(real, axis));
         }
         return shape_detail::make_layout<A::rank>(std::move(real));
     }
@@ -573,7 +573,6 @@ struct roll_shifted {
             if (shifts.size() != 1) throw shape_error("realify::roll: without dims, exactly one shift is expected");
             const auto shape = real.shape();
             const std::size_t n = a.size();
-            if (n == 0) return shape_detail::make_layout<A::rank>(std::move(real));
             real.reshape({n, std::size_t(2)});
             xt::xarray<T> rolled = xt::roll(real, shifts[0], 0);
             rolled.reshape(shape);
@@ -584,7 +583,6 @@ struct roll_shifted {
         }
         for (std::size_t i = 0; i < dims.size(); ++i) {
             const std::size_t axis = shape_detail::layout_axis("roll", dims[i], a.dimension());
-            if (real.shape()[axis] == 0) continue;
             real = xt::xarray<T>(xt::roll(real, shifts[i], static_cast<std::ptrdiff_t>(axis)));
         }
         return shape_detail::make_layout<A::rank>(std::move(real));
