@@ -40,19 +40,6 @@
 
 namespace realify::graph {
 
-/// How a node is evaluated, decided by its type.
-enum class node_rule {
-    input,      // a bound argument (zero copy when contiguous)
-    constant,   // unpacked to (…,2) once, at lower time
-    number,     // a scalar operand
-    cast,       // component conversion (.float(), type_as); erased when the type is the same
-    erased,     // view_as_complex / view_as_real: re-described, no code
-    zero_copy,  // shape op on the contiguous (…,2) memory
-    fused,      // elementwise: part of one loop (its table entry's pair kernel)
-    table,      // realify::dispatch::call<Tag>
-    fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
-};
-
 namespace detail {
 
 template <class N>
@@ -72,10 +59,6 @@ struct children_of<cast_node<To, C>> {
     using type = type_list<C>;
 };
 
-template <class N>
-inline constexpr bool is_custom_v = false;
-template <class Tag, class R, class... C>
-inline constexpr bool is_custom_v<custom_node<Tag, R, C...>> = true;
 
 template <class N>
 inline constexpr bool is_op_node_v = false;  // counts in coverage: table ops and user ops
@@ -84,26 +67,6 @@ inline constexpr bool is_op_node_v<node<Tag, C...>> = true;
 template <class Tag, class R, class... C>
 inline constexpr bool is_op_node_v<custom_node<Tag, R, C...>> = true;
 
-template <class N>
-constexpr node_rule rule_of() {
-    if constexpr (requires(const N& n) { n.name; }) {
-        return node_rule::input;
-    } else if constexpr (requires(const N& n) { n.value.get(); }) {
-        return node_rule::constant;
-    } else if constexpr (is_scalar_node_v<N>) {
-        return node_rule::number;
-    } else if constexpr (is_cast_v<N>) {
-        return node_rule::cast;
-    } else {
-        using Tag = typename N::tag;
-        constexpr bool builtin = !is_custom_v<N> && !user_overridden_v<Tag>;
-        if constexpr (builtin && erased_tag<Tag>) return node_rule::erased;
-        else if constexpr (builtin && zero_copy_tag<Tag>) return node_rule::zero_copy;
-        else if constexpr (!is_custom_v<N> && fusable_v<N>) return node_rule::fused;
-        else if constexpr (table_of<N>::ok) return node_rule::table;
-        else return node_rule::fallback;  // a table op here never compiles (evaluate.hpp's static_assert)
-    }
-}
 
 template <class N>
 constexpr std::string_view op_name() {

@@ -47,6 +47,19 @@
 
 namespace realify::graph {
 
+/// How a node is evaluated, decided by its type.
+enum class node_rule {
+    input,      // a bound argument (zero copy when contiguous)
+    constant,   // unpacked to (…,2) once, at lower time
+    number,     // a scalar operand
+    cast,       // component conversion (.float(), type_as); erased when the type is the same
+    erased,     // view_as_complex / view_as_real: re-described, no code
+    zero_copy,  // shape op on the contiguous (…,2) memory
+    fused,      // elementwise: part of one loop (its table entry's pair kernel)
+    table,      // realify::dispatch::call<Tag>
+    fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
+};
+
 /// Strict mode: a node no lowering accepts is a compile error naming its op.
 /// The op tag appears in the type name of the first error line, e.g.
 /// "invalid application of 'sizeof' to incomplete type
@@ -565,8 +578,7 @@ void run_region(const N& n, T* out, const shape_vector& shape, const Refs& refs)
 /// shape is returned). `out == nullptr`: allocate.
 template <bool Strict, bool Deep, class Tag, class... C>
 value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
-                                   typename traits_t<node<Tag, C...>>::real_type* out,
-                                   const shape_vector* expected) {
+                                   typename traits_t<node<Tag, C...>>::real_type* out) {
     using N = node<Tag, C...>;
     using T = typename traits_t<N>::real_type;
     constexpr bool complex_result = traits_t<N>::is_complex;
@@ -576,12 +588,6 @@ value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
         std::apply([&](const auto&... r) { return realify::detail::broadcast_shapes(Tag::name, r...); }, refs);
     value_t<N> result;
     if (out != nullptr) {
-        if (expected != nullptr && *expected != shape) {
-            std::ostringstream m;
-            m << "realify::graph: output buffer of shape " << realify::detail::format_sequence(*expected)
-              << " does not match the result of " << Tag::name << ", of shape " << realify::detail::format_sequence(shape);
-            throw shape_error(m.str());
-        }
         result.data = out;
         result.shape = shape;
         result.complex = complex_result;
@@ -608,6 +614,15 @@ value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, eval_context& ctx,
     }
     run_region<Deep>(n, result.data, shape, refs);
     return result;
+}
+
+/// The fused loop of a fusable node: its fusable children inlined when they
+/// are private to it (deep), else as leaves; writes into out (nullptr: allocates).
+template <bool Strict, class N>
+value_t<N> run_fused_region(const N& n, eval_context& ctx, typename traits_t<N>::real_type* out) {
+    if constexpr (!has_inline_child_v<N>) return run_fused<Strict, false>(n, ctx, out);  // one loop kind
+    else if (region_is_private<true>(n, ctx)) return run_fused<Strict, true>(n, ctx, out);
+    else return run_fused<Strict, false>(n, ctx, out);
 }
 
 // ---- zero-copy shape rules ------------------------------------------------------------
@@ -759,9 +774,6 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
     }
 }
 
-template <class T, class C>
-auto hold(const C& c, eval_context& ctx);
-
 template <class C>
 struct held {
     value_t<C> value;
@@ -826,6 +838,40 @@ value_t<custom_node<Tag, R, C...>> fallback_on_std_complex(const custom_node<Tag
     return result;
 }
 
+// ---- the rule a node takes, from its type ----------------------------------------------------
+
+template <class N>
+inline constexpr bool is_custom_v = false;
+template <class Tag, class R, class... C>
+inline constexpr bool is_custom_v<custom_node<Tag, R, C...>> = true;
+
+template <class N>
+constexpr node_rule rule_of() {
+    if constexpr (requires(const N& n) { n.name; }) {
+        return node_rule::input;
+    } else if constexpr (requires(const N& n) { n.value.get(); }) {
+        return node_rule::constant;
+    } else if constexpr (is_scalar_node_v<N>) {
+        return node_rule::number;
+    } else if constexpr (is_cast_v<N>) {
+        return node_rule::cast;
+    } else {
+        using Tag = typename N::tag;
+        constexpr bool builtin = !is_custom_v<N> && !user_overridden_v<Tag>;
+        if constexpr (builtin && erased_tag<Tag>) return node_rule::erased;
+        else if constexpr (builtin && zero_copy_tag<Tag>) return node_rule::zero_copy;
+        else if constexpr (!is_custom_v<N> && fusable_v<N>) return node_rule::fused;
+        else if constexpr (table_of<N>::ok) return node_rule::table;
+        else return node_rule::fallback;  // a table op here never compiles (compute's static_assert)
+    }
+}
+
+/// Nodes whose value is their only child's memory re-described: no code runs.
+template <class N>
+inline constexpr bool re_described_v = rule_of<N>() == node_rule::erased || rule_of<N>() == node_rule::zero_copy;
+template <class To, class C>
+inline constexpr bool re_described_v<cast_node<To, C>> = std::is_same_v<typename traits_t<C>::real_type, To>;
+
 // ---- compute: one node, its rule chosen by its type ---------------------------------------------
 
 template <class Tag, class... C>
@@ -835,17 +881,22 @@ type_list<Tag, C...> tag_and_children(const custom_node<Tag, R, C...>&) { return
 template <class To, class C>
 type_list<To, C> tag_and_children(const cast_node<To, C>&) { return {}; }
 
+/// The argument bound to the input node at `slot` (arguments come in the
+/// inputs' creation order, graph_ir::inputs).
+inline const std::any& bound_input(const eval_context& ctx, std::size_t slot) {
+    std::size_t position = 0;
+    while (ctx.ir->inputs[position] != slot) ++position;
+    return (*ctx.inputs)[position];
+}
+
 template <bool Strict, class N>
 value_t<N> compute(const N& n, eval_context& ctx) {
     using V = value_t<N>;
     using Tr = traits_t<N>;
     using T = typename Tr::real_type;
-    if constexpr (requires { n.name; }) {  // input_node
-        const std::size_t slot = ctx.ir->slot(n.id);
-        std::size_t position = 0;
-        while (ctx.ir->inputs[position] != slot) ++position;
-        const std::any& bound = (*ctx.inputs)[position];
-        const V* v = std::any_cast<V>(&bound);
+    constexpr node_rule rule = rule_of<N>();
+    if constexpr (rule == node_rule::input) {
+        const V* v = std::any_cast<V>(&bound_input(ctx, ctx.ir->slot(n.id)));
         if (v == nullptr || v->complex != Tr::is_complex) {
             std::ostringstream m;
             m << "realify::graph: input '" << n.name << "' is declared " << (Tr::is_complex ? "complex" : "real")
@@ -854,65 +905,50 @@ value_t<N> compute(const N& n, eval_context& ctx) {
             throw layout_error(m.str());
         }
         return *v;
-    } else if constexpr (requires { n.value.get(); }) {  // constant_node: unpacked to (…,2) once, at lower time
+    } else if constexpr (rule == node_rule::constant) {  // unpacked to (…,2) once, at lower time
         return bind_argument(*n.value);
-    } else if constexpr (is_scalar_node_v<N>) {
+    } else if constexpr (rule == node_rule::number) {
         return scalar_value<T>(n);
+    } else if constexpr (rule == node_rule::cast) {  // .float() / type_as
+        auto v = eval<Strict>(std::get<0>(n.children), ctx);
+        if constexpr (re_described_v<N>) {
+            return v;  // same component type: erased
+        } else {
+            auto r = allocate<T>(v.shape, v.complex);
+            for (std::size_t i = 0; i < v.components(); ++i) r.data[i] = static_cast<T>(v.data[i]);
+            return r;
+        }
+    } else if constexpr (rule == node_rule::erased) {
+        auto v = eval<Strict>(std::get<0>(n.children), ctx);
+        V r{v.data, v.shape, Tr::is_complex, v.keep};
+        if constexpr (std::is_same_v<typename N::tag, op::view_as_complex>) {
+            if (v.shape.empty() || v.shape.back() != 2)
+                throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
+                                   realify::detail::format_sequence(v.shape));
+            r.shape.pop_back();
+        } else {
+            r.shape.push_back(2);
+        }
+        return r;
+    } else if constexpr (rule == node_rule::zero_copy) {
+        auto v = eval<Strict>(std::get<0>(n.children), ctx);
+        v.shape = zero_copy_shape<typename N::tag>(n.attrs, v.shape);
+        return v;
+    } else if constexpr (rule == node_rule::fused) {
+        return run_fused_region<Strict>(n, ctx, nullptr);
+    } else if constexpr (rule == node_rule::table) {
+        return through_table<typename N::tag, T, Strict>(n.attrs, n.children, ctx);
+    } else if constexpr (!is_custom_v<N>) {
+        static_assert(table_of<N>::ok,
+                      "realify::graph: no lowering of the dispatch table accepts this op with these operand "
+                      "types (see Tag in the instantiation above); wrap it in graph::custom<Tag>(reference, …) "
+                      "to evaluate it on std::complex, or register a user lowering.");
+        return V{};
+    } else if constexpr (Strict) {
+        [[maybe_unused]] constexpr std::size_t error = sizeof(strict_mode_no_lowering_for_op<typename N::tag>);
+        return V{};
     } else {
-        return [&]<class Tag, class... C>(const auto& m, type_list<Tag, C...>) -> V {
-            using M = std::remove_cvref_t<decltype(m)>;
-            if constexpr (is_cast_v<M>) {  // .float() / type_as
-                const auto& child = std::get<0>(m.children);
-                auto v = eval<Strict>(child, ctx);
-                if constexpr (std::is_same_v<typename traits_t<decltype(child)>::real_type, T>) {
-                    return v;  // same component type: erased
-                } else {
-                    auto r = allocate<T>(v.shape, v.complex);
-                    for (std::size_t i = 0; i < v.components(); ++i) r.data[i] = static_cast<T>(v.data[i]);
-                    return r;
-                }
-            } else if constexpr (std::is_same_v<M, node<Tag, C...>>) {
-                if constexpr (erased_tag<Tag> && !user_overridden_v<Tag>) {
-                    auto v = eval<Strict>(std::get<0>(m.children), ctx);
-                    V r{v.data, v.shape, Tr::is_complex, v.keep};
-                    if constexpr (std::is_same_v<Tag, op::view_as_complex>) {
-                        if (v.shape.empty() || v.shape.back() != 2)
-                            throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
-                                               realify::detail::format_sequence(v.shape));
-                        r.shape.pop_back();
-                    } else {
-                        r.shape.push_back(2);
-                    }
-                    return r;
-                } else if constexpr (zero_copy_tag<Tag> && !user_overridden_v<Tag>) {
-                    auto v = eval<Strict>(std::get<0>(m.children), ctx);
-                    v.shape = zero_copy_shape<Tag>(m.attrs, v.shape);
-                    return v;
-                } else if constexpr (fusable_v<M> && !has_inline_child_v<M>) {
-                    return run_fused<Strict, false>(m, ctx, nullptr, nullptr);  // nothing to inline: one loop kind
-                } else if constexpr (fusable_v<M>) {
-                    if (region_is_private<true>(m, ctx)) return run_fused<Strict, true>(m, ctx, nullptr, nullptr);
-                    return run_fused<Strict, false>(m, ctx, nullptr, nullptr);
-                } else if constexpr (table_of<M>::ok) {
-                    return through_table<Tag, T, Strict>(m.attrs, m.children, ctx);
-                } else {
-                    static_assert(table_of<M>::ok,
-                                  "realify::graph: no lowering of the dispatch table accepts this op with these operand "
-                                  "types (see Tag in the instantiation above); wrap it in graph::custom<Tag>(reference, …) "
-                                  "to evaluate it on std::complex, or register a user lowering.");
-                    return V{};
-                }
-            } else {  // custom_node
-                if constexpr (table_of<M>::ok) {
-                    return through_table<Tag, T, Strict>(m.attrs, m.children, ctx);
-                } else if constexpr (Strict) {
-                    [[maybe_unused]] constexpr std::size_t error = sizeof(strict_mode_no_lowering_for_op<Tag>);
-                    return V{};
-                } else {
-                    return fallback_on_std_complex<Strict>(m, ctx);
-                }
-            }
-        }(n, tag_and_children(n));
+        return fallback_on_std_complex<Strict>(n, ctx);
     }
 }
 

@@ -31,7 +31,6 @@ struct ir_node {
     bool zero_copy = false;            // shape op done by re-describing contiguous memory
     bool fusable = false;              // elementwise op the fused kernel can inline
     bool fallback = false;             // evaluated on std::complex (no lowering accepts it)
-    bool strict_error = false;         // unused at run time: strict mode fails to compile instead
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
     // detection (seed stage 1): the flags come from the node's type (graph/detect.hpp)
     bool anchor = false;               // a view_as_real
@@ -48,7 +47,6 @@ struct ir_node {
     std::size_t uses = 0;              // consumers among live nodes (+1 per output use)
     std::any folded_value;
     std::function<std::any(eval_context&)> evaluate;  // the typed evaluator of this node alone
-    std::string key;                   // structural key for CSE
 };
 
 /// The graph: nodes in topological order, outputs, inputs in creation order.

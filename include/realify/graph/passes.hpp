@@ -83,9 +83,7 @@ inline void eliminate_common_subexpressions(graph_ir& g) {
             for (std::size_t c : n.children) key << g.nodes[c].canonical << ',';
             key << ')';
         }
-        n.key = key.str();
-        auto [it, inserted] = seen.emplace(n.key, s);
-        n.canonical = it->second;
+        n.canonical = seen.emplace(key.str(), s).first->second;
     }
 }
 

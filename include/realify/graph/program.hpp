@@ -57,8 +57,7 @@ inline constexpr bool is_out_buffers_v = false;
 template <class... B>
 inline constexpr bool is_out_buffers_v<out_buffers<B...>> = true;
 
-template <class T>
-std::string format_attrs(std::string_view op, const node_attrs& a) {
+inline std::string format_attrs(std::string_view op, const node_attrs& a) {
     std::ostringstream s;
     if (!a.dims.empty()) {
         s << '(';
@@ -140,7 +139,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
             r.lowering = r.erased ? "erased (same component type)" : "component conversion";
         }(tag_and_children(n));
     } else {
-        r.label = format_attrs<typename Tr::real_type>(N::tag::name, n.attrs);
+        r.label = format_attrs(N::tag::name, n.attrs);
         // a user op's reference is a run-time object: two nodes of the same tag may
         // compute different things, so they are never merged by CSE
         if constexpr (detail::is_custom_v<N>) r.label += "#" + std::to_string(n.id);
@@ -154,7 +153,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
         else if constexpr (rule == node_rule::table) r.lowering = std::string(table_of<N>::name());
         else if constexpr (lone_complex_mul_v<N, true>)
             r.lowering = "realify::simd::mul_block_rows when one operand repeats rows of the other, else the fused loop";
-        else if constexpr (Tr::is_complex || detail::any_complex_v<typename detail::children_of<N>::type>)
+        else if constexpr (in_complex_subgraph_v<N>)
             r.lowering = "fused loop (the table's pair kernel of " + r.op + ")";
         else r.lowering = "fused loop (real arithmetic)";
     }
@@ -176,106 +175,73 @@ std::optional<shape_vector> infer_shape(const N& n, const eval_context& ctx) {
     const std::size_t slot = ctx.ir->slot(n.id);
     const ir_node& rec = ctx.ir->resolve(slot);
     if (rec.folded) return std::any_cast<const value_t<N>&>(rec.folded_value).shape;
-    if constexpr (requires { n.name; }) {
-        std::size_t position = 0;
-        while (ctx.ir->inputs[position] != slot) ++position;
-        if (const auto* v = std::any_cast<value_t<N>>(&(*ctx.inputs)[position])) return v->shape;
+    constexpr node_rule rule = rule_of<N>();
+    if constexpr (rule == node_rule::input) {
+        if (const auto* v = std::any_cast<value_t<N>>(&bound_input(ctx, slot))) return v->shape;
         return std::nullopt;
-    } else if constexpr (is_scalar_node_v<N>) {
+    } else if constexpr (rule == node_rule::number) {
         return shape_vector{};
-    } else if constexpr (requires { n.value.get(); }) {
-        return std::nullopt;
-    } else {
-        return [&]<class Tag, class... C>(type_list<Tag, C...>) -> std::optional<shape_vector> {
-            if constexpr (is_cast_v<N>) {
-                return infer_shape(std::get<0>(n.children), ctx);
-            } else if constexpr (std::is_same_v<N, node<Tag, C...>>) {
-                if constexpr ((erased_tag<Tag> || zero_copy_tag<Tag>) && !user_overridden_v<Tag>) {
-                    auto s = infer_shape(std::get<0>(n.children), ctx);
-                    if (!s) return s;
-                    if constexpr (std::is_same_v<Tag, op::view_as_complex>) {
-                        if (s->empty() || s->back() != 2) return std::nullopt;  // evaluation reports it
-                        s->pop_back();
-                        return s;
-                    } else if constexpr (std::is_same_v<Tag, op::view_as_real>) {
-                        s->push_back(2);
-                        return s;
-                    } else {
-                        return zero_copy_shape<Tag>(n.attrs, *s);
+    } else if constexpr (rule == node_rule::cast) {
+        return infer_shape(std::get<0>(n.children), ctx);
+    } else if constexpr (rule == node_rule::erased || rule == node_rule::zero_copy) {
+        using Tag = typename N::tag;
+        auto s = infer_shape(std::get<0>(n.children), ctx);
+        if (!s) return s;
+        if constexpr (std::is_same_v<Tag, op::view_as_complex>) {
+            if (s->empty() || s->back() != 2) return std::nullopt;  // evaluation reports it
+            s->pop_back();
+            return s;
+        } else if constexpr (std::is_same_v<Tag, op::view_as_real>) {
+            s->push_back(2);
+            return s;
+        } else {
+            return zero_copy_shape<Tag>(n.attrs, *s);
+        }
+    } else if constexpr (rule == node_rule::fused) {
+        std::optional<shape_vector> result = shape_vector{};
+        std::apply(
+            [&](const auto&... c) {
+                auto merge = [&](const auto& child) {
+                    if (!result) return;
+                    auto s = infer_shape(child, ctx);
+                    if (!s) {
+                        result.reset();
+                        return;
                     }
-                } else if constexpr (fusable_v<N>) {
-                    std::optional<shape_vector> result = shape_vector{};
-                    std::apply(
-                        [&](const auto&... c) {
-                            auto merge = [&](const auto& child) {
-                                if (!result) return;
-                                auto s = infer_shape(child, ctx);
-                                if (!s) {
-                                    result.reset();
-                                    return;
-                                }
-                                realify::detail::operand_ref<float, false> a, b;
-                                a.shape = *result;
-                                b.shape = *s;
-                                result = realify::detail::broadcast_shapes(Tag::name, a, b);
-                            };
-                            (merge(c), ...);
-                        },
-                        n.children);
-                    return result;
-                } else {
-                    return std::nullopt;
-                }
-            } else {
-                return std::nullopt;
-            }
-        }(tag_and_children(n));
+                    realify::detail::operand_ref<float, false> a, b;
+                    a.shape = *result;
+                    b.shape = *s;
+                    result = realify::detail::broadcast_shapes(N::tag::name, a, b);
+                };
+                (merge(c), ...);
+            },
+            n.children);
+        return result;
+    } else {
+        return std::nullopt;  // constants (unless folded), table ops, fallbacks: known once evaluated
     }
 }
 
 /// Evaluates n straight into dst (its shape already checked): elementwise
-/// chains write the caller's buffer from their one loop; views forward it.
+/// chains write the caller's buffer from their one loop; views forward it to
+/// their child. Shared or folded nodes are evaluated (once) and copied.
 template <bool Strict, class N>
 void eval_into(const N& n, eval_context& ctx, typename traits_t<N>::real_type* dst) {
     using T = typename traits_t<N>::real_type;
     const std::size_t slot = ctx.ir->slot(n.id);
     const ir_node& rec = ctx.ir->nodes[slot];
     const bool private_node = rec.canonical == slot && !rec.folded && rec.uses <= 1;
-    auto generic = [&] {
-        auto v = eval<Strict>(n, ctx);
-        if (static_cast<const void*>(v.data) != static_cast<const void*>(dst))
-            std::memmove(dst, v.data, v.components() * sizeof(T));
-    };
-    if (!private_node) return generic();
-    if constexpr (requires { n.children; } && !requires { n.reference; }) {
-        [&]<class Tag, class... C>(type_list<Tag, C...>) {
-            if constexpr (is_cast_v<N>) {
-                if constexpr ((std::is_same_v<typename traits_t<C>::real_type, T> && ...)) eval_into<Strict>(std::get<0>(n.children), ctx, dst);
-                else generic();
-            } else if constexpr ((erased_tag<Tag> || zero_copy_tag<Tag>) && !user_overridden_v<Tag>) {
-                const auto& child = std::get<0>(n.children);
-                if constexpr (std::is_same_v<typename traits_t<decltype(child)>::real_type, T>) {
-                    const std::size_t cs = ctx.ir->slot(child.id);
-                    const ir_node& cr = ctx.ir->nodes[cs];
-                    if (cr.canonical == cs && !cr.folded && cr.uses <= 1 && !cr.is_input && !cr.is_constant)
-                        eval_into<Strict>(child, ctx, dst);
-                    else
-                        generic();
-                } else {
-                    generic();
-                }
-            } else if constexpr (fusable_v<N> && !has_inline_child_v<N>) {
-                run_fused<Strict, false>(n, ctx, dst, nullptr);
-            } else if constexpr (fusable_v<N>) {
-                if (region_is_private<true>(n, ctx)) run_fused<Strict, true>(n, ctx, dst, nullptr);
-                else run_fused<Strict, false>(n, ctx, dst, nullptr);
-            } else {
-                generic();
-            }
-        }(tag_and_children(n));
-    } else {
-        generic();
+    if constexpr (re_described_v<N>) {
+        if (private_node) return eval_into<Strict>(std::get<0>(n.children), ctx, dst);  // same memory, re-described
+    } else if constexpr (rule_of<N>() == node_rule::fused) {
+        if (private_node) {
+            run_fused_region<Strict>(n, ctx, dst);
+            return;
+        }
     }
+    auto v = eval<Strict>(n, ctx);
+    if (static_cast<const void*>(v.data) != static_cast<const void*>(dst))
+        std::memmove(dst, v.data, v.components() * sizeof(T));
 }
 
 template <class C>
@@ -320,10 +286,12 @@ public:
         std::vector<std::any> bound = bind(args...);
         std::vector<std::any> memo(m_ir->nodes.size());
         eval_context ctx{m_ir.get(), &memo, &bound};
-        // every shape is checked before anything is written
+        // every shape is checked before anything is written (writing changes no input's shape)
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (check_buffer(std::get<I>(m_outputs), std::get<I>(buffers.buffers), ctx, I), ...);
-            (write_into(std::get<I>(m_outputs), std::get<I>(buffers.buffers), ctx, I), ...);
+            const std::array<std::optional<shape_vector>, sizeof...(Outs)> shapes{
+                detail::infer_shape(std::get<I>(m_outputs), ctx)...};
+            (check_buffer<Outs>(shapes[I], std::get<I>(buffers.buffers), I), ...);
+            (write_into(std::get<I>(m_outputs), shapes[I].has_value(), std::get<I>(buffers.buffers), ctx, I), ...);
         }(std::index_sequence_for<Outs...>{});
     }
 
@@ -389,13 +357,11 @@ private:
     }
 
     template <class O, class B>
-    static void check_buffer(const O& o, B& buffer, eval_context& ctx, std::size_t index) {
+    static void check_buffer(const std::optional<shape_vector>& shape, const B& buffer, std::size_t index) {
         static_assert(std::is_same_v<std::remove_cv_t<typename B::value_type>, element_t<O>>,
                       "realify::graph::program: an out() buffer's element type must be the output's (std::complex<T> "
                       "for complex outputs, T for real ones).");
-        auto s = detail::infer_shape(o, ctx);
-        if (!s) return;  // known only after evaluation; checked then, before writing
-        check_shape(*s, buffer, index);
+        if (shape) check_shape(*shape, buffer, index);  // else known only after evaluation: checked then, before writing
     }
     template <class B>
     static void check_shape(const shape_vector& s, const B& buffer, std::size_t index) {
@@ -408,9 +374,9 @@ private:
         }
     }
     template <class O, class B>
-    static void write_into(const O& o, B& buffer, eval_context& ctx, std::size_t index) {
+    static void write_into(const O& o, bool shape_known, B& buffer, eval_context& ctx, std::size_t index) {
         auto* dst = detail::component_pointer(buffer);
-        if (detail::infer_shape(o, ctx)) {
+        if (shape_known) {
             detail::eval_into<Strict>(o, ctx, dst);
         } else {
             auto v = detail::eval<Strict>(o, ctx);
