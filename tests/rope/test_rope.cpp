@@ -7,9 +7,6 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <random>
@@ -31,6 +28,8 @@
 #include "realify/simd/arch.hpp"
 #include "realify/simd/streaming.hpp"
 
+#include "../support/npy.hpp"
+
 namespace {
 
 using realify::rope::apply_rotary_emb;
@@ -38,43 +37,11 @@ using realify::rope::llama3_scaling;
 using realify::rope::pair_layout;
 using realify::rope::precompute_freqs_cis;
 
-/// Reads a little-endian C-order float32/float64 .npy file (what
-/// tools/gen_rope_golden.py writes). Own reader rather than xt::load_npy:
-/// that one pulls in <regex>, whose GCC 12 instantiation warns under the
-/// sanitizer build.
+/// A golden .npy file written by tools/gen_rope_golden.py (little-endian,
+/// C order, float32 or float64 = T; xt::load_npy throws on another dtype).
 template <class T>
 xt::xarray<T> golden(const std::string& name) {
-    const std::string path = std::string(REALIFY_TEST_DATA_DIR) + "/golden/rope/" + name + ".npy";
-    std::ifstream in(path, std::ios::binary);
-    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 12 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
-        throw std::runtime_error("not an .npy file: " + path);
-    }
-    auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(bytes[i])); };
-    // Version 1 has a 2-byte header length, versions 2 and 3 a 4-byte one.
-    const bool v1 = byte(6) == 1;
-    const std::size_t header_len =
-        v1 ? byte(8) | byte(9) << 8 : byte(8) | byte(9) << 8 | byte(10) << 16 | byte(11) << 24;
-    const std::size_t offset = v1 ? 10 : 12;
-    const std::string header = bytes.substr(offset, header_len);
-    const std::string descr = std::is_same_v<T, float> ? "'<f4'" : "'<f8'";
-    if (header.find(descr) == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
-        throw std::runtime_error("unexpected dtype/order in " + path + ": " + header);
-    std::vector<std::size_t> shape;
-    const std::size_t open = header.find('(', header.find("'shape'"));
-    const std::size_t close = header.find(')', open);
-    std::string dims = header.substr(open + 1, close - open - 1);
-    for (std::size_t pos = 0; pos < dims.size();) {
-        const std::size_t comma = std::min(dims.find(',', pos), dims.size());
-        const std::string item = dims.substr(pos, comma - pos);
-        if (item.find_first_of("0123456789") != std::string::npos) shape.push_back(std::stoul(item));
-        pos = comma + 1;
-    }
-    xt::xarray<T> result(shape);
-    const std::size_t data = offset + header_len;
-    if (bytes.size() - data != result.size() * sizeof(T)) throw std::runtime_error("truncated " + path);
-    std::memcpy(result.data(), bytes.data() + data, result.size() * sizeof(T));
-    return result;
+    return xt::load_npy<T>(std::string(REALIFY_TEST_DATA_DIR) + "/golden/rope/" + name + ".npy");
 }
 
 template <class T>

@@ -28,6 +28,8 @@
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
 
+#include "realify/errors.hpp"
+
 namespace realify::testing {
 
 struct tolerance {
@@ -62,13 +64,10 @@ std::string format_value(const T& v) {
     return s.str();
 }
 
+/// "(a, b, c)", the text realify's error messages use for shapes.
 template <class Shape>
 std::string format_shape(const Shape& shape) {
-    std::ostringstream s;
-    s << "(";
-    for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
-    s << ")";
-    return s.str();
+    return realify::detail::format_sequence(shape);
 }
 
 /// The multi-index of flat (row-major) position k in shape.

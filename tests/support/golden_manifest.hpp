@@ -19,13 +19,8 @@
 
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
-// xt::load_npy checks the dtype string with std::regex; GCC 12 at -O1 with
-// ASan reports a false -Wmaybe-uninitialized inside libstdc++'s regex
-// compiler (std::function moves in _State). Not our code, nothing to fix.
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <xtensor/xnpy.hpp>
-#pragma GCC diagnostic pop
+
+#include "npy.hpp"
 
 namespace realify::testing {
 
