@@ -30,6 +30,7 @@
 
 #include <gtest/gtest.h>
 
+#include "realify/eager.hpp"
 #include "realify/ops/reference.hpp"
 
 // ---- a user override of the dispatch table (before any use of op::sinh) --------------
@@ -507,6 +508,45 @@ TEST(GraphEvaluation, LoneComplexMulOnTheSimdRowKernelMatchesStdComplexOnEveryLa
 }
 
 // The SIMD route writes the caller's buffer directly: no temporaries either.
+// Division in a graph gives exactly what the table (the eager API) gives,
+// special values included: a complex divisor is not fused (the table reruns
+// non-finite results with its careful formula, which a per-element loop
+// cannot), and complex ÷ real / ÷ a number use the table's kernel (NaN for a
+// zero divisor, as PyTorch).
+TEST(GraphEvaluation, DivisionMatchesTheTableOnSpecialValues) {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+    const xt::xtensor<cd, 1> zv = {{1, 2}, {0, 0}, {inf, 1}, {nan, 0}, {1e300, 1e300}, {-0.0, 3}, {2, -1}};
+    const xt::xtensor<cd, 1> wv = {{0, 0}, {1e-310, 0}, {inf, inf}, {2, -1}, {1e300, -1e300}, {0, -0.0}, {1e-300, 1e-300}};
+    const xt::xtensor<double, 1> rv = {0, -0.0, 2, inf, 1e-310, 0, 3};
+    auto z = graph::input<xt::xtensor<cd, 1>>("z");
+    auto w = graph::input<xt::xtensor<cd, 1>>("w");
+    auto r = graph::input<xt::xtensor<double, 1>>("r");
+    static_assert(graph::rule_v<decltype(z / w)> == graph::node_rule::table);
+    static_assert(graph::rule_v<decltype(graph::reciprocal(w))> == graph::node_rule::table);
+    static_assert(graph::rule_v<decltype(z / r)> == graph::node_rule::fused);
+    auto prog = graph::lower(z / w, z / r, z / 0.0, graph::reciprocal(w), graph::exp(z) / w);
+    auto [by_complex, by_real, by_zero, inverse, chain] = prog(zv, wv, rv);
+    const auto lz = realify::complex_layout_of(zv), lw = realify::complex_layout_of(wv);
+    const xt::xtensor<cd, 1> want_by_complex = realify::to_complex_tensor(realify::div(lz, lw));
+    const xt::xtensor<cd, 1> want_by_real = realify::to_complex_tensor(realify::div(lz, rv));
+    const xt::xtensor<cd, 1> want_by_zero = realify::to_complex_tensor(realify::div(lz, 0.0));
+    const xt::xtensor<cd, 1> want_inverse = realify::to_complex_tensor(realify::reciprocal(lw));
+    const xt::xtensor<cd, 1> want_chain =
+        realify::to_complex_tensor(realify::div(realify::exp(lz), lw));
+    auto same = [](double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; };
+    auto expect_same = [&](const xt::xtensor<cd, 1>& got, const xt::xtensor<cd, 1>& want, const char* what) {
+        for (std::size_t i = 0; i < want.size(); ++i)
+            EXPECT_TRUE(same(got(i).real(), want(i).real()) && same(got(i).imag(), want(i).imag()))
+                << what << " element " << i << ": graph " << got(i) << ", table " << want(i);
+    };
+    expect_same(by_complex, want_by_complex, "z / w");
+    expect_same(by_real, want_by_real, "z / r");
+    expect_same(by_zero, want_by_zero, "z / 0.0");
+    expect_same(inverse, want_inverse, "reciprocal(w)");
+    expect_same(chain, want_chain, "exp(z) / w");
+    EXPECT_TRUE(std::isnan(by_zero(0).real()) && std::isnan(by_zero(0).imag()));  // PyTorch: (1+2i) / 0 = NaN
+}
+
 TEST(GraphEvaluation, SeedRopeShapedMulAllocatesNothingIntoCallerBuffers) {
     auto x = graph::input<cf>("x");
     auto f = graph::input<cf>("freqs");

@@ -188,10 +188,20 @@ struct table_of<custom_node<Tag, R, C...>>
 
 template <class N>
 inline constexpr bool fusable_v = false;
+/// Division by a complex value (div with a complex divisor, reciprocal of a
+/// complex value): the table reruns the whole result with div_careful when
+/// any element is not finite, which a fused loop cannot do element by element
+/// — these nodes go through the table instead.
+template <class Tag, class... C>
+inline constexpr bool divides_by_complex_v =
+    (std::is_same_v<Tag, op::div> || std::is_same_v<Tag, op::reciprocal>) &&
+    traits_t<std::tuple_element_t<sizeof...(C) - 1, std::tuple<C...>>>::is_complex;
+
 template <class Tag, class... C>
 inline constexpr bool fusable_v<node<Tag, C...>> = [] {
     using T = typename traits_t<node<Tag, C...>>::real_type;
-    if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T>) {
+    if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T> ||
+                  divides_by_complex_v<Tag, C...>) {
         return false;
     } else {
         // every tensor operand already in the node's component type: one loop, no promotion
@@ -237,12 +247,6 @@ constexpr auto leaf_offsets() {
 template <class X>
 inline constexpr bool is_pair_v = !std::is_arithmetic_v<X>;
 
-template <class T>
-cpair<T> pair_of(cpair<T> z) { return z; }
-template <class T>
-    requires std::is_arithmetic_v<T>
-cpair<T> pair_of(T x) { return {x, T(0)}; }
-
 template <class Tag, class X>
 auto apply_unary(const node_attrs& attrs, X x) {
     if constexpr (is_pair_v<X>) {
@@ -258,14 +262,13 @@ auto apply_unary(const node_attrs& attrs, X x) {
         else if constexpr (std::is_same_v<Tag, op::sinh>) return kernel::sinh(x);
         else if constexpr (std::is_same_v<Tag, op::cosh>) return kernel::cosh(x);
         else if constexpr (std::is_same_v<Tag, op::tanh>) return kernel::tanh(x);
-        else if constexpr (std::is_same_v<Tag, op::reciprocal>) return kernel::reciprocal(x);
         else if constexpr (std::is_same_v<Tag, op::square>) return kernel::square(x);
         else if constexpr (std::is_same_v<Tag, op::abs>) return kernel::abs(x);
         else if constexpr (std::is_same_v<Tag, op::angle>) return kernel::angle(x);
         else if constexpr (std::is_same_v<Tag, op::real>) return x.re;
         else if constexpr (std::is_same_v<Tag, op::imag>) return x.im;
         else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return kernel::scale(x, static_cast<T>(attrs.scalar.real()));
-        else return cpair<T>{x.re / static_cast<T>(attrs.scalar.real()), x.im / static_cast<T>(attrs.scalar.real())};
+        else return kernel::div_real(x, static_cast<T>(attrs.scalar.real()));  // the table's: NaN for a zero divisor
     } else {
         using T = X;
         if constexpr (std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::real>) return x;
@@ -304,8 +307,7 @@ auto apply_binary(X x, Y y) {
         else if constexpr (px) return kernel::scale(x, y);
         else return kernel::scale(y, x);
     } else if constexpr (std::is_same_v<Tag, op::div>) {
-        if constexpr (px && !py) return decltype(x){x.re / y, x.im / y};
-        else return kernel::div(pair_of(x), y);
+        return kernel::div_real(x, y);  // complex ÷ real (a complex divisor is not fused): the table's kernel
     } else if constexpr (std::is_same_v<Tag, op::add>) {
         // a real operand moves only the real part
         if constexpr (px && py) return kernel::add(x, y);
