@@ -1,5 +1,6 @@
-// AVX2 + FMA3 kernels. CMake compiles this file alone with -mavx2 -mfma; the
-// dispatcher calls into it only after checking the CPU has both.
+// AVX2 + FMA3 kernels. CMake compiles this file alone for AVX2 + FMA
+// (realify_isa_sources); the dispatcher calls into it only after checking the
+// CPU has both.
 #include "arch_table.hpp"
 
 #if !XSIMD_WITH_FMA3_AVX2

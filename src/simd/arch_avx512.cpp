@@ -1,13 +1,6 @@
-// AVX-512F kernels. CMake compiles this file alone with -mavx512f -mavx2
-// -mfma; the dispatcher calls into it only after checking the CPU has them.
-// GCC 12's avx512fintrin.h builds its "don't care" operands with
-// _mm512_undefined_*() (a self-initialised variable), which -Wuninitialized
-// flags once inlined into our code (xsimd's own swizzle included): silence
-// exactly those two warnings for this TU.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+// AVX-512F kernels. CMake compiles this file alone for AVX-512F + AVX2 + FMA
+// (realify_isa_sources); the dispatcher calls into it only after checking the
+// CPU has them.
 
 #include "arch_table.hpp"
 

@@ -1,5 +1,5 @@
-// SSE2 kernels: the x86-64 baseline, always present. Compiled with no extra
-// flags (every x86-64 CPU has SSE2).
+// SSE2 kernels: the x86-64 baseline, always present (every x86-64 CPU has
+// SSE2). Compiled for plain x86-64 whatever the project's flags say.
 #include "arch_table.hpp"
 
 #if !XSIMD_WITH_SSE2
