@@ -21,6 +21,8 @@
 #include <limits>
 #include <numbers>
 
+#include "realify/version.hpp"
+
 namespace realify::kernel {
 
 /// One complex number as two reals; the unit the kernels compute on.

@@ -11,6 +11,8 @@
 
 #include <string_view>
 
+#include "realify/version.hpp"
+
 namespace realify {
 
 enum class op_kind { erased, shape, math, construction, real_output, elementwise_safe };

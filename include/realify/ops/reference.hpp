@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "realify/layout/scalar_traits.hpp"
+#include "realify/version.hpp"
 
 namespace realify::reference {
 

@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "realify/ops/op_kind.hpp"
+#include "realify/version.hpp"
 
 namespace realify {
 
