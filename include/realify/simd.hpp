@@ -1,7 +1,9 @@
 // The simd layer: interleaved complex multiply kernels with runtime dispatch.
 // None of these headers includes xsimd (the kernels live in realify_simd).
+// The functions throw realify::shape_error and realify::layout_error.
 #pragma once
 
+#include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/complex_mul.hpp"
 #include "realify/simd/streaming.hpp"
