@@ -1,4 +1,5 @@
-// The simd layer: interleaved complex multiply kernels with runtime dispatch.
+// The simd layer: the compiled kernels with run-time dispatch — the
+// interleaved complex multiply family and every elementwise op.
 // None of these headers includes xsimd (the kernels live in realify_simd).
 // The functions throw realify::shape_error and realify::layout_error.
 #pragma once
@@ -6,4 +7,5 @@
 #include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/complex_mul.hpp"
+#include "realify/simd/elementwise.hpp"
 #include "realify/simd/streaming.hpp"

@@ -31,7 +31,7 @@
 #include <xtensor/xstorage.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "realify/dispatch/pair_math.hpp"
+#include "realify/kernels/element.hpp"
 #include "realify/errors.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
