@@ -136,8 +136,9 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
 
 gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept {
     if (method != gemm_method::automatic) return method;
+    if (dims.n == 1) return gemm_method::m1;  // a matrix-vector product: 1m's single pass over A
     const std::size_t rows = shared_b ? dims.batch * dims.m : dims.m;
-    return rows * dims.n * dims.k < gemm_direct_threshold ? gemm_method::direct : gemm_method::m1;
+    return rows * dims.n * dims.k <= gemm_direct_threshold ? gemm_method::direct : gemm_method::m1;
 }
 
 void complex_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out,

@@ -42,6 +42,7 @@
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "gemm_arch.hpp"
 
@@ -127,6 +128,45 @@ T* gather(index rows, index cols, int width, const RowOf& row, std::ptrdiff_t co
     return to;
 }
 
+/// One vector register of the instruction set this unit is built for, as a
+/// GCC/Clang vector type: arithmetic on it is the scalar arithmetic lane by
+/// lane (no contraction: the unit has -ffp-contract=off), and sums declared
+/// as such stay in registers, which GCC did not reliably do for loops over
+/// small arrays (the direct loop and the matrix-vector kernel use it).
+constexpr std::size_t register_bytes =
+#if defined(__AVX512F__)
+    64;
+#elif defined(__AVX__)
+    32;
+#else
+    16;
+#endif
+template <class T>
+struct vector_register {
+    typedef T type __attribute__((vector_size(register_bytes)));
+    static constexpr index lanes = register_bytes / sizeof(T);
+    static type load(const T* p) {
+        type v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    }
+    static void store(T* p, type v) { std::memcpy(p, &v, sizeof v); }
+    /// [v1, v0, v3, v2, …]: one in-lane shuffle.
+    static type swap_pairs(type v) {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return __builtin_shufflevector(v, v, static_cast<int>(I ^ 1)...);
+        }(std::make_index_sequence<lanes>{});
+    }
+};
+
+/// Σ over the lanes of a register.
+template <class T>
+T lane_sum(typename vector_register<T>::type v) {
+    T sum = T(0);
+    for (index i = 0; i < vector_register<T>::lanes; ++i) sum += v[i];
+    return sum;
+}
+
 // ---- real products -------------------------------------------------------------------
 
 /// How a real operand is handed to Eigen: as it lies in memory, or copied.
@@ -187,46 +227,27 @@ constexpr T sign(bool negative) {
     return negative ? T(-1) : T(1);
 }
 
-/// The direct loop: c_ij = Σ_p a_ip·b_pj in p order, each term the pair
-/// formula (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ), without fused multiply-adds.
-template <class T>
-void product_direct(const product<T>& p) {
-    const T sa = sign<T>(p.a.conjugate), sb = sign<T>(p.conjugate_b);
-    const std::ptrdiff_t a_step = p.a.col_stride, b_step = p.b_col_stride;
-    for (index r = 0; r < p.rows; ++r) {
-        T* row = p.out + 2 * r * p.n;
-        for (index j = 0; j < 2 * p.n; ++j) row[j] = T(0);
-        const T* a = p.a_row(r);
-        for (index q = 0; q < p.k; ++q) {
-            const T ar = a[q * a_step], ai = sa * a[q * a_step + 1];
-            const T* b = p.b_row(q);
-            if (b_step == 2) {  // contiguous pairs: the loop the compiler vectorises
-                for (index j = 0; j < p.n; ++j) {
-                    const T br = b[2 * j], bi = sb * b[2 * j + 1];
-                    row[2 * j] += ar * br - ai * bi;
-                    row[2 * j + 1] += ar * bi + ai * br;
-                }
-            } else {
-                for (index j = 0; j < p.n; ++j) {
-                    const T br = b[j * b_step], bi = sb * b[j * b_step + 1];
-                    row[2 * j] += ar * br - ai * bi;
-                    row[2 * j + 1] += ar * bi + ai * br;
-                }
-            }
-        }
-    }
-}
-
 /// 1m's right operand: B (k × n complex) expanded to the real 2k × 2n matrix
 /// whose 2 × 2 block (p, j) is [[bᵣ, s_b·bᵢ], [−s_a·s_b·bᵢ, s_a·bᵣ]], s = −1
 /// for a conjugated operand. Then row i of A read as reals,
 /// [aᵣ₀, aᵢ₀, aᵣ₁, aᵢ₁, …], times columns 2j and 2j + 1 is
 /// Σ aᵣbᵣ − s_a·s_b·aᵢbᵢ and Σ s_b·aᵣbᵢ + s_a·aᵢbᵣ: the real and imaginary
-/// parts of c_ij, already interleaved.
+/// parts of c_ij, already interleaved. These are the block's three factors.
+template <class T>
+struct expansion {
+    T re_im, im_re, im_im;
+    explicit expansion(const product<T>& p) {
+        const T sa = sign<T>(p.a.conjugate), sb = sign<T>(p.conjugate_b);
+        re_im = sb;
+        im_re = -sa * sb;
+        im_im = sa;
+    }
+};
+
+/// The expanded B, row-major (2k × 2n).
 template <class T>
 void expand_b(const product<T>& p, T* expanded) {
-    const T sa = sign<T>(p.a.conjugate), sb = sign<T>(p.conjugate_b);
-    const T re_im = sb, im_re = -sa * sb, im_im = sa;
+    const expansion<T> e(p);
     const index width = 2 * p.n;
     const std::ptrdiff_t step = p.b_col_stride;
     for (index q = 0; q < p.k; ++q) {
@@ -236,9 +257,83 @@ void expand_b(const product<T>& p, T* expanded) {
         for (index j = 0; j < p.n; ++j) {
             const T br = b[j * step], bi = b[j * step + 1];
             upper[2 * j] = br;
-            upper[2 * j + 1] = re_im * bi;
-            lower[2 * j] = im_re * bi;
-            lower[2 * j + 1] = im_im * br;
+            upper[2 * j + 1] = e.re_im * bi;
+            lower[2 * j] = e.im_re * bi;
+            lower[2 * j + 1] = e.im_im * br;
+        }
+    }
+}
+
+/// Rows rows of a matrix-vector product in 1m form. With a single column the
+/// expanded B is two real columns, x0 = [bᵣ, −s_a·s_b·bᵢ, …] and
+/// x1 = [s_b·bᵢ, s_a·bᵣ, …]: b and b with its pairs swapped, times a sign
+/// pattern, so they are formed in registers from B's interleaved column
+/// (length reals) instead of being stored. Row r of C is then the two real
+/// dot products of A's interleaved row a[r] with x0 and x1; the rows go side
+/// by side so b is loaded once for all of them, and the sums stay in registers.
+template <index Rows, class T>
+void gemv_rows(const T* const* a, const T* b, const expansion<T>& e, index length, T* out) {
+    using reg = vector_register<T>;
+    using vec = typename reg::type;
+    constexpr index lanes = reg::lanes;
+    vec x0_signs, x1_signs;
+    for (index i = 0; i < lanes; i += 2) {
+        x0_signs[i] = T(1);
+        x0_signs[i + 1] = e.im_re;
+        x1_signs[i] = e.re_im;
+        x1_signs[i + 1] = e.im_im;
+    }
+    vec re[Rows] = {}, im[Rows] = {};
+    index q = 0;
+    for (; q + lanes <= length; q += lanes) {
+        const vec pairs = reg::load(b + q);
+        const vec x0 = pairs * x0_signs, x1 = reg::swap_pairs(pairs) * x1_signs;
+#pragma GCC unroll 8
+        for (index r = 0; r < Rows; ++r) {
+            const vec row = reg::load(a[r] + q);
+            re[r] += row * x0;
+            im[r] += row * x1;
+        }
+    }
+    for (index r = 0; r < Rows; ++r) {
+        T sum_re = lane_sum<T>(re[r]), sum_im = lane_sum<T>(im[r]);
+        for (index t = q; t < length; t += 2) {
+            const T br = b[t], bi = b[t + 1];
+            sum_re += a[r][t] * br + a[r][t + 1] * (e.im_re * bi);
+            sum_im += a[r][t] * (e.re_im * bi) + a[r][t + 1] * (e.im_im * br);
+        }
+        out[2 * r] = sum_re;
+        out[2 * r + 1] = sum_im;
+    }
+}
+
+/// 1m with a single column (matrix-vector, dot): one pass over A, four rows
+/// at a time (a general GEMM would pack A first). Rows of A and the column
+/// of B that are not contiguous pairs are copied first.
+template <class T>
+void gemv_1m(const product<T>& p, gemm_workspace& workspace) {
+    constexpr index group = 4;
+    const index length = 2 * p.k;
+    const bool rows_in_place = p.a.col_stride == 2, column_in_place = p.b_row_stride == 2;
+    const index row_copies = rows_in_place ? 0 : group * length, column_copy = column_in_place ? 0 : length;
+    arena<T> scratch(workspace, row_copies, column_copy);
+    T* const rows_scratch = scratch.take(row_copies);
+    T* const column_scratch = scratch.take(column_copy);
+    const T* b = column_in_place ? p.b
+                                 : gather(p.k, 1, 2, [&](index q) { return p.b_row(q); }, p.b_col_stride, column_scratch);
+    const expansion<T> e(p);
+    const T* rows[group];
+    for (index r0 = 0; r0 < p.rows; r0 += group) {
+        const index count = std::min(group, p.rows - r0);
+        for (index i = 0; i < count; ++i) {
+            rows[i] = rows_in_place ? p.a_row(r0 + i)
+                                    : gather(1, p.k, 2, [&](index) { return p.a_row(r0 + i); }, p.a.col_stride,
+                                             rows_scratch + i * length);
+        }
+        if (count == group) {
+            gemv_rows<group>(rows, b, e, length, p.out + 2 * r0);
+        } else {
+            for (index i = 0; i < count; ++i) gemv_rows<1>(rows + i, b, e, length, p.out + 2 * (r0 + i));
         }
     }
 }
@@ -249,6 +344,7 @@ void expand_b(const product<T>& p, T* expanded) {
 template <class T>
 void product_1m(const product<T>& p, gemm_workspace& workspace) {
     const index k2 = 2 * p.k, n2 = 2 * p.n;
+    if (p.n == 1) return gemv_1m(p, workspace);
     const std::ptrdiff_t spacing = p.a_row_spacing();
     const bool a_in_place = p.a.col_stride == 2 && (p.rows == 1 || spacing >= k2);
     arena<T> scratch(workspace, k2 * n2, a_in_place ? 0 : p.rows * k2);
@@ -279,6 +375,67 @@ void split(index rows, index cols, const RowOf& row, std::ptrdiff_t col_stride, 
         }
         if (sum != nullptr)
             for (index j = 0; j < cols; ++j) sum[r * cols + j] = re_row[j] + im_row[j];
+    }
+}
+
+/// Columns [j0, j0 + 2·lanes) of row r of the direct loop, summed in four
+/// registers; br and bi are B's parts with rows of `stride` columns.
+template <class T>
+void direct_block(const product<T>& p, index r, const T* br, const T* bi, index stride, index j0, T* re, T* im) {
+    using reg = vector_register<T>;
+    using vec = typename reg::type;
+    constexpr index lanes = reg::lanes;
+    vec re0{}, re1{}, im0{}, im1{};
+    const T* a = p.a_row(r);
+    const T sa = sign<T>(p.a.conjugate);
+    for (index q = 0; q < p.k; ++q) {
+        const vec ar = a[q * p.a.col_stride] - vec{}, ai = sa * a[q * p.a.col_stride + 1] - vec{};
+        const T* b_re = br + q * stride + j0;
+        const T* b_im = bi + q * stride + j0;
+        const vec r0 = reg::load(b_re), r1 = reg::load(b_re + lanes);
+        const vec i0 = reg::load(b_im), i1 = reg::load(b_im + lanes);
+        re0 += ar * r0 - ai * i0;
+        re1 += ar * r1 - ai * i1;
+        im0 += ar * i0 + ai * r0;
+        im1 += ar * i1 + ai * r1;
+    }
+    reg::store(re, re0);
+    reg::store(re + lanes, re1);
+    reg::store(im, im0);
+    reg::store(im + lanes, im1);
+}
+
+/// The direct loop: c_ij = Σ_p a_ip·b_pj in p order, each term the pair
+/// formula (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ), without fused multiply-adds. B is split
+/// into its parts once, its rows padded with zeros to whole blocks of two
+/// registers, and each block of a row sums in registers (interleaved pairs
+/// would need shuffles); the arithmetic is the pair formula's, operation for
+/// operation, and the padding columns are never written out.
+template <class T>
+void product_direct(const product<T>& p, gemm_workspace& workspace) {
+    constexpr index block = 2 * vector_register<T>::lanes;
+    const index stride = (p.n + block - 1) / block * block, b_size = p.k * stride;
+    arena<T> scratch(workspace, b_size, b_size, stride, stride);
+    T* const br = scratch.take(b_size);
+    T* const bi = scratch.take(b_size);
+    T* const re = scratch.take(stride);
+    T* const im = scratch.take(stride);
+    const T sb = sign<T>(p.conjugate_b);
+    for (index q = 0; q < p.k; ++q) {
+        const T* b = p.b_row(q);
+        for (index j = 0; j < stride; ++j) {
+            const bool inside = j < p.n;
+            br[q * stride + j] = inside ? b[j * p.b_col_stride] : T(0);
+            bi[q * stride + j] = inside ? sb * b[j * p.b_col_stride + 1] : T(0);
+        }
+    }
+    for (index r = 0; r < p.rows; ++r) {
+        for (index j0 = 0; j0 < stride; j0 += block) direct_block(p, r, br, bi, stride, j0, re + j0, im + j0);
+        T* out = p.out + 2 * r * p.n;
+        for (index j = 0; j < p.n; ++j) {
+            out[2 * j] = re[j];
+            out[2 * j + 1] = im[j];
+        }
     }
 }
 
@@ -376,7 +533,7 @@ void run(const gemm_call<T>& call) {
         switch (call.method) {
             case gemm_method::m4: product_4m(p, *call.workspace); break;
             case gemm_method::m3: product_3m(p, *call.workspace); break;
-            case gemm_method::direct: product_direct(p); break;
+            case gemm_method::direct: product_direct(p, *call.workspace); break;
             default: product_1m(p, *call.workspace); break;
         }
     }

@@ -19,8 +19,8 @@
 //           J. Matrix Anal. Appl. 1992): used only when asked for.
 //   direct  a loop over entries, (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) accumulated in k
 //           order; the fastest for small products.
-//   automatic  direct below gemm_direct_threshold multiply-adds, else m1
-//           (measured faster than m4 at every size: docs/benchmarks.md).
+//   automatic  direct up to gemm_direct_threshold multiply-adds, else m1
+//           (measured: docs/numerics.md, "Which method runs").
 //
 // Operands are described by strides, so transposed (column-major) and
 // conjugated operands need no copy: a transposed matrix is its strides
@@ -108,11 +108,12 @@ void complex_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const ge
 void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out);
 void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
 
-/// Below this many multiply-adds (m·n·k, with m counting every batch when all
-/// batches share B, since they then run as one product) `automatic` uses the
-/// direct loop: the induced methods' setup (expanding B, Eigen's packing)
-/// costs more than it saves. Measured with bench_gemm (docs/numerics.md).
-inline constexpr std::size_t gemm_direct_threshold = 4096;
+/// Products of at most this many multiply-adds (m·n·k, with m counting every
+/// batch when all batches share B, since they then run as one product) use
+/// the direct loop under `automatic`; matrix-vector products (n = 1) never
+/// do. Measured with bench_gemm (the "small" family): the direct loop ties 1m
+/// up to 4 × 4 × 4 and is 10–40 % slower from 8 × 8 × 8 on.
+inline constexpr std::size_t gemm_direct_threshold = 64;
 
 /// The method a complex product of these dimensions runs with: `method`
 /// itself unless it is automatic. `shared_b` says every batch reads the same B.

@@ -13,14 +13,13 @@
 // product, a [re, im] axis that is not contiguous) is evaluated first.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
-#include <xtensor/xarray.hpp>
-#include <xtensor/xtensor.hpp>
+#include <xtensor/xstorage.hpp>
 
 #include "realify/dispatch/lowerings/common.hpp"
 #include "realify/ops/matrix_view.hpp"
@@ -66,94 +65,79 @@ using component_t = promoted_real_t<tensor_t<A>, tensor_t<B>>;
 template <class T, bool Complex>
 struct matrix_input {
     realify::detail::prepared_operand<T, Complex> prepared;
-    dim_vector shape;
-    stride_vector strides;
     bool conjugate = false;
 
     template <class X>
     explicit matrix_input(const X& x) {
         using arg = argument<std::remove_cvref_t<X>>;
         realify::detail::prepare<T>(prepared, arg::tensor_of(x));
-        shape = prepared.ref.shape;
-        strides = prepared.ref.strides;
         if constexpr (arg::transpose) {
-            std::swap(shape[shape.size() - 1], shape[shape.size() - 2]);
-            std::swap(strides[strides.size() - 1], strides[strides.size() - 2]);
+            auto& ref = prepared.ref;
+            std::swap(ref.shape[ref.shape.size() - 1], ref.shape[ref.shape.size() - 2]);
+            std::swap(ref.strides[ref.strides.size() - 1], ref.strides[ref.strides.size() - 2]);
         }
-        conjugate = arg::conjugate;
+        conjugate = Complex && arg::conjugate;
     }
     matrix_input(const matrix_input&) = delete;
     matrix_input& operator=(const matrix_input&) = delete;
 
-    std::vector<std::size_t> shape_vector() const { return {shape.begin(), shape.end()}; }
+    const dim_vector& shape() const { return prepared.ref.shape; }
 };
 
 /// The shape the product sees for an argument (a view's transpose applied).
 template <class X>
-std::vector<std::size_t> argument_shape(const X& x) {
+dim_vector argument_shape(const X& x) {
     using arg = argument<std::remove_cvref_t<X>>;
     const auto& shape = arg::tensor_of(x).shape();
-    std::vector<std::size_t> result(shape.begin(), shape.end());
+    dim_vector result(shape.begin(), shape.end());
     if constexpr (arg::transpose) std::swap(result[result.size() - 1], result[result.size() - 2]);
     return result;
 }
 
-[[noreturn]] inline void mismatch(std::string_view op, const std::vector<std::size_t>& a,
-                                  const std::vector<std::size_t>& b) {
+[[noreturn]] inline void mismatch(std::string_view op, const dim_vector& a, const dim_vector& b) {
     throw shape_error("realify::" + std::string(op) + ": shapes " + realify::detail::format_sequence(a) + " and " +
                       realify::detail::format_sequence(b) + " cannot be multiplied");
 }
 
-/// A stack of matrices (…, rows, cols) as the GEMM reads it.
+/// A stack of matrices (…, rows, cols) as the GEMM reads it: an operand's
+/// shape and strides, a 1-D one made a row (1 × k) on the left or a column
+/// (k × 1) on the right.
 struct matrices {
     dim_vector shape;
     stride_vector strides;
+
+    template <class Input>
+    matrices(const Input& in, bool promote_row, bool promote_column) {
+        const auto& ref = in.prepared.ref;
+        if (promote_row) append(1, 0);
+        for (std::size_t i = 0; i < ref.shape.size(); ++i) append(ref.shape[i], ref.strides[i]);
+        if (promote_column) append(1, 0);
+    }
+    std::size_t rank() const { return shape.size(); }
+
+private:
+    void append(std::size_t extent, std::ptrdiff_t stride) {
+        shape.push_back(extent);
+        strides.push_back(stride);
+    }
 };
 
-/// A 1-D operand as a matrix: a row (1 × k) on the left, a column (k × 1) on the right.
-template <class Input>
-matrices as_matrices(const Input& in, bool promote_row, bool promote_column) {
-    matrices result;
-    if (promote_row) {
-        result.shape.push_back(1);
-        result.strides.push_back(0);
-    }
-    for (std::size_t i = 0; i < in.shape.size(); ++i) {
-        result.shape.push_back(in.shape[i]);
-        result.strides.push_back(in.strides[i]);
-    }
-    if (promote_column) {
-        result.shape.push_back(1);
-        result.strides.push_back(0);
-    }
-    return result;
-}
+using offset_vector = xt::svector<std::ptrdiff_t, 4>;
 
 /// The batched product (…, m, k) · (…, k, n): broadcast batch dims and the
 /// offset of each batch's matrices in each operand.
 struct product_plan {
     dim_vector batch;
     std::size_t m = 0, n = 0, k = 0;
-    std::vector<std::ptrdiff_t> a_offsets, b_offsets;
+    offset_vector a_offsets, b_offsets;
 
-    std::size_t batch_count() const {
-        std::size_t count = 1;
-        for (std::size_t extent : batch) count *= extent;
-        return count;
-    }
-    /// batch dims + (m, n), the complex shape of the result.
-    dim_vector result_shape() const {
-        dim_vector shape = batch;
-        shape.push_back(m);
-        shape.push_back(n);
-        return shape;
-    }
+    std::size_t batch_count() const { return a_offsets.size(); }
 };
 
 /// `shown_a`/`shown_b` are the shapes the error messages name (the user's).
-inline product_plan plan_product(std::string_view op, const matrices& a, const matrices& b,
-                                 const std::vector<std::size_t>& shown_a, const std::vector<std::size_t>& shown_b) {
-    const std::size_t ra = a.shape.size(), rb = b.shape.size();
+inline product_plan plan_product(std::string_view op, const matrices& a, const matrices& b, const dim_vector& shown_a,
+                                 const dim_vector& shown_b) {
+    const std::size_t ra = a.rank(), rb = b.rank();
     product_plan plan;
     plan.m = a.shape[ra - 2];
     plan.k = a.shape[ra - 1];
@@ -161,22 +145,24 @@ inline product_plan plan_product(std::string_view op, const matrices& a, const m
     if (b.shape[rb - 2] != plan.k) mismatch(op, shown_a, shown_b);
     const std::size_t batch_rank = std::max(ra, rb) - 2;
     plan.batch.assign(batch_rank, 1);
-    for (const matrices* operand : {&a, &b}) {
-        const std::size_t r = operand->shape.size() - 2;
-        for (std::size_t i = 0; i < r; ++i) {
-            std::size_t& out = plan.batch[batch_rank - r + i];
-            const std::size_t extent = operand->shape[i];
+    std::size_t count = 1;
+    for (std::size_t d = 0; d < batch_rank; ++d) {
+        for (const matrices* operand : {&a, &b}) {
+            const std::size_t r = operand->rank() - 2;
+            if (d + r < batch_rank) continue;  // the operand has no such dim: broadcast
+            const std::size_t extent = operand->shape[d + r - batch_rank];
+            std::size_t& out = plan.batch[d];
             if (extent == out || extent == 1) continue;
             if (out == 1) out = extent;
             else mismatch(op, shown_a, shown_b);
         }
+        count *= plan.batch[d];
     }
-    const std::size_t count = plan.batch_count();
-    plan.a_offsets.reserve(count);
-    plan.b_offsets.reserve(count);
+    plan.a_offsets.resize(count);
+    plan.b_offsets.resize(count);
     dim_vector index(batch_rank, 0);
     auto offset_of = [&](const matrices& operand) {
-        const std::size_t r = operand.shape.size() - 2;
+        const std::size_t r = operand.rank() - 2;
         std::ptrdiff_t offset = 0;
         for (std::size_t i = 0; i < r; ++i)
             if (operand.shape[i] != 1)
@@ -184,8 +170,8 @@ inline product_plan plan_product(std::string_view op, const matrices& a, const m
         return offset;
     };
     for (std::size_t done = 0; done < count; ++done) {
-        plan.a_offsets.push_back(offset_of(a));
-        plan.b_offsets.push_back(offset_of(b));
+        plan.a_offsets[done] = offset_of(a);
+        plan.b_offsets[done] = offset_of(b);
         for (std::size_t i = batch_rank; i-- > 0;) {
             if (++index[i] < plan.batch[i]) break;
             index[i] = 0;
@@ -196,9 +182,10 @@ inline product_plan plan_product(std::string_view op, const matrices& a, const m
 
 template <class T, bool Complex>
 simd::gemm_operand<T> gemm_operand_of(const matrix_input<T, Complex>& in, const matrices& as,
-                                      const std::vector<std::ptrdiff_t>& offsets) {
-    const std::size_t r = as.shape.size();
-    return {in.prepared.ref.data, as.strides[r - 2], as.strides[r - 1], offsets, Complex && in.conjugate};
+                                      const offset_vector& offsets) {
+    const std::size_t r = as.rank();
+    return {in.prepared.ref.data, as.strides[r - 2], as.strides[r - 1], {offsets.data(), offsets.size()},
+            in.conjugate};
 }
 
 /// Runs the planned product into `out` (contiguous: batch × m × n, interleaved when complex).
@@ -229,43 +216,36 @@ auto* data_of(Result& result) {
     else return result.data();
 }
 
-/// mm, bmm, dot and vdot: operands of one fixed rank each (2, 3 or 1), the
-/// result of complex rank ResultRank. bmm also requires equal batch extents.
-template <std::size_t Rank, std::size_t ResultRank, class A, class B>
-auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
+/// The product of a and b; operands of rank 1 are promoted as matmul does
+/// (`vector_a`, `vector_b`) and the added dims removed from the result.
+template <std::size_t ResultRank, class A, class B>
+auto product(std::string_view op, const A& a, const B& b) {
     using T = component_t<A, B>;
     constexpr bool complex = two_complex<A, B>;
     const matrix_input<T, complex> ia(a), ib(b);
-    const auto sa = ia.shape_vector(), sb = ib.shape_vector();
-    if (sa.size() != Rank || sb.size() != Rank) mismatch(op, sa, sb);
-    if (Rank == 3 && sa[0] != sb[0]) mismatch(op, sa, sb);
-    const bool vectors = Rank == 1;
-    const matrices ma = as_matrices(ia, vectors, false), mb = as_matrices(ib, false, vectors);
-    const product_plan plan = plan_product(op, ma, mb, sa, sb);
-    dim_vector shape = plan.result_shape();
-    shape.erase(shape.end() - static_cast<std::ptrdiff_t>(Rank == 1 ? 2 : 0), shape.end());
+    if (ia.shape().empty() || ib.shape().empty()) mismatch(op, ia.shape(), ib.shape());
+    const bool vector_a = ia.shape().size() == 1, vector_b = ib.shape().size() == 1;
+    const matrices ma(ia, vector_a, false), mb(ib, false, vector_b);
+    const product_plan plan = plan_product(op, ma, mb, ia.shape(), ib.shape());
+    dim_vector shape = plan.batch;
+    if (!vector_a) shape.push_back(plan.m);
+    if (!vector_b) shape.push_back(plan.n);
     auto result = make_result<T, complex, ResultRank>(shape);
     multiply(plan, ia, ma, ib, mb, data_of(result));
     return result;
 }
 
-/// matmul: NumPy's rules on ranks ≥ 1, result of dynamic rank.
-template <class A, class B>
-auto matmul_product(const A& a, const B& b) {
-    using T = component_t<A, B>;
-    constexpr bool complex = two_complex<A, B>;
-    const matrix_input<T, complex> ia(a), ib(b);
-    const auto sa = ia.shape_vector(), sb = ib.shape_vector();
-    if (sa.empty() || sb.empty()) mismatch("matmul", sa, sb);
-    const bool vector_a = sa.size() == 1, vector_b = sb.size() == 1;
-    const matrices ma = as_matrices(ia, vector_a, false), mb = as_matrices(ib, false, vector_b);
-    const product_plan plan = plan_product("matmul", ma, mb, sa, sb);
-    dim_vector shape = plan.batch;
-    if (!vector_a) shape.push_back(plan.m);
-    if (!vector_b) shape.push_back(plan.n);
-    auto result = make_result<T, complex, dynamic_rank>(shape);
-    multiply(plan, ia, ma, ib, mb, data_of(result));
-    return result;
+/// The ranks mm (2, 2), bmm (3, 3, equal batch) and dot/vdot (1, 1) take.
+template <std::size_t Rank, class A, class B>
+void require_ranks(std::string_view op, const A& a, const B& b) {
+    const dim_vector sa = argument_shape(a), sb = argument_shape(b);
+    if (sa.size() != Rank || sb.size() != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
+}
+
+template <std::size_t Rank, std::size_t ResultRank, class A, class B>
+auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
+    require_ranks<Rank>(op, a, b);
+    return product<ResultRank>(op, a, b);
 }
 
 }  // namespace linalg_detail
@@ -280,7 +260,7 @@ auto matmul_product(const A& a, const B& b) {
 // ---- complex operands: the induced methods ------------------------------------------
 
 #define REALIFY_INDUCED(WHAT)                                                                                      \
-    WHAT "; below gemm_direct_threshold multiply-adds Σ (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) directly, else 1m: one real " \
+    WHAT "; up to gemm_direct_threshold multiply-adds Σ (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) directly, else 1m: one real " \
          "GEMM, A's interleaved rows (m × 2k) · B expanded to 2k × 2n ([[bᵣ, bᵢ], [−bᵢ, bᵣ]] blocks); 4m or 3m on " \
          "request"
 
@@ -302,7 +282,7 @@ struct matmul_induced {
     REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_induced, two_complex, REALIFY_INDUCED("NumPy matmul rules"))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return linalg_detail::matmul_product(a, b);
+        return linalg_detail::product<dynamic_rank>("matmul", a, b);
     }
 };
 struct dot_induced {
@@ -344,7 +324,7 @@ struct matmul_real_gemm {
     REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_real_gemm, two_real, REALIFY_REAL_GEMM("real, NumPy matmul rules"))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return linalg_detail::matmul_product(a, b);
+        return linalg_detail::product<dynamic_rank>("matmul", a, b);
     }
 };
 struct dot_real_gemm {
