@@ -52,6 +52,24 @@ void square(benchmark::State& state, std::int64_t n, gemm_method method,
     realify_bench::set_flops(state, 1, double(n), double(n), double(n));
 }
 
+/// realify's real GEMM (realify::mm of two real tensors) on (n × 2n)·(2n × 2n):
+/// the product 1m makes of an n × n complex one, without the expansion of B.
+template <class T>
+void real_same_flops(benchmark::State& state, std::int64_t n, std::int64_t count) {
+    const auto size = static_cast<std::size_t>(n), batches = static_cast<std::size_t>(count);
+    xt::xtensor<T, 3> a = xt::xtensor<T, 3>::from_shape({batches, size, 2 * size});
+    xt::xtensor<T, 3> b = xt::xtensor<T, 3>::from_shape({batches, 2 * size, 2 * size});
+    std::uint32_t seed = 3;
+    for (auto& x : a) x = static_cast<T>(realify_bench::pseudo_random(seed));
+    for (auto& x : b) x = static_cast<T>(realify_bench::pseudo_random(seed));
+    for (auto _ : state) {
+        auto c = realify::bmm(a, b);
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
+}
+
 template <class T>
 void batched(benchmark::State& state, std::int64_t n, gemm_method method,
              std::optional<realify::simd::arch> arch = std::nullopt) {
@@ -106,13 +124,19 @@ void register_realify() {
         realify_bench::register_sizes("batch32", m.name, dtype, {realify_bench::batch_size},
                                       [method](benchmark::State& s, std::int64_t n) { batched<T>(s, n, method); });
     }
+    realify_bench::register_sizes("square", "realify_real_same_flops", dtype, realify_bench::square_sizes(),
+                                  [](benchmark::State& s, std::int64_t n) { real_same_flops<T>(s, n, 1); });
+    realify_bench::register_sizes(
+        "batch32", "realify_real_same_flops", dtype, {realify_bench::batch_size},
+        [](benchmark::State& s, std::int64_t n) { real_same_flops<T>(s, n, realify_bench::batch_count); });
     for (const named m : {named{"realify", gemm_method::automatic}, named{"realify_direct", gemm_method::direct},
                           named{"realify_1m", gemm_method::m1}, named{"realify_4m", gemm_method::m4}}) {
         const gemm_method method = m.method;
         realify_bench::register_sizes("small", m.name, dtype, realify_bench::small_sizes(),
                                       [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method); });
-        realify_bench::register_sizes("mv", m.name, dtype, realify_bench::vector_sizes(),
-                                      [method](benchmark::State& s, std::int64_t n) { matrix_vector<T>(s, n, method); });
+        realify_bench::register_sizes(
+            "mv", m.name, dtype, realify_bench::vector_sizes(),
+            [method](benchmark::State& s, std::int64_t n) { matrix_vector<T>(s, n, method); });
         realify_bench::register_sizes("dot", m.name, dtype, realify_bench::vector_sizes(),
                                       [method](benchmark::State& s, std::int64_t n) { vector_dot<T>(s, n, method); });
     }

@@ -20,6 +20,7 @@
 #include <utility>
 
 #include <xtensor/xstorage.hpp>
+#include <xtensor/xtensor.hpp>
 
 #include "realify/dispatch/lowerings/common.hpp"
 #include "realify/ops/matrix_view.hpp"
@@ -205,6 +206,8 @@ auto make_result(const dim_vector& shape) {
     if constexpr (Complex) {
         using container = realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>;
         return complex_layout<container>(realify::detail::make_container<container>(shape, 2));
+    } else if constexpr (Rank == 0) {
+        return xt::xtensor<T, 0>();  // one element (copying an empty shape trips GCC's null-pointer check)
     } else {
         return realify::detail::make_container<realify::detail::owning_tensor_t<T, Rank>>(shape, 0);
     }
@@ -251,42 +254,43 @@ auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
 }  // namespace linalg_detail
 
 #define REALIFY_PRODUCT_LOWERING_HEAD(OP, NAME, OPERANDS, FORMULA) \
-    using op = ::realify::op::OP;                                    \
-    static constexpr std::string_view name = #NAME;                  \
-    static constexpr std::string_view formula = FORMULA;             \
-    template <class A, class B>                                      \
+    using op = ::realify::op::OP;                                  \
+    static constexpr std::string_view name = #NAME;                \
+    static constexpr std::string_view formula = FORMULA;           \
+    template <class A, class B>                                    \
     static constexpr bool accepts = linalg_detail::OPERANDS<A, B>;
 
 // ---- complex operands: the induced methods ------------------------------------------
 
-#define REALIFY_INDUCED(WHAT)                                                                                      \
-    WHAT "; up to gemm_direct_threshold multiply-adds Σ (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) directly, else 1m: one real " \
-         "GEMM, A's interleaved rows (m × 2k) · B expanded to 2k × 2n ([[bᵣ, bᵢ], [−bᵢ, bᵣ]] blocks); 4m or 3m on " \
-         "request"
+#define REALIFY_INDUCED(WHAT)                                                                               \
+    WHAT "1m: one real GEMM, A's interleaved rows (m × 2k) · B expanded to 2k × 2n ([[bᵣ, bᵢ], [−bᵢ, bᵣ]] " \
+         "blocks); tiny products Σ (aᵣbᵣ − aᵢbᵢ) + i(aᵣbᵢ + aᵢbᵣ) directly; 4m, 3m on request"
+#define REALIFY_INDUCED_DOT(WHAT) WHAT "1m as (1 × 2k)·(2k × 2): two real dot products in one pass"
 
 struct mm_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(mm, mm_induced, two_complex, REALIFY_INDUCED("2-D"))
+    REALIFY_PRODUCT_LOWERING_HEAD(mm, mm_induced, two_complex, REALIFY_INDUCED(""))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<2, 2>("mm", a, b);
     }
 };
 struct bmm_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(bmm, bmm_induced, two_complex, REALIFY_INDUCED("3-D, equal batch"))
+    REALIFY_PRODUCT_LOWERING_HEAD(bmm, bmm_induced, two_complex,
+                                  REALIFY_INDUCED("per batch (batches sharing B stack into one product); "))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<3, 3>("bmm", a, b);
     }
 };
 struct matmul_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_induced, two_complex, REALIFY_INDUCED("NumPy matmul rules"))
+    REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_induced, two_complex, REALIFY_INDUCED("NumPy matmul rules; "))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::product<dynamic_rank>("matmul", a, b);
     }
 };
 struct dot_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(dot, dot_induced, two_complex, REALIFY_INDUCED("Σ a_i·b_i as (1 × k)·(k × 1)"))
+    REALIFY_PRODUCT_LOWERING_HEAD(dot, dot_induced, two_complex, REALIFY_INDUCED_DOT("Σ a_i·b_i: "))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<1, 0>("dot", a, b);
@@ -294,48 +298,50 @@ struct dot_induced {
 };
 struct vdot_induced {
     REALIFY_PRODUCT_LOWERING_HEAD(vdot, vdot_induced, two_complex,
-                                  REALIFY_INDUCED("Σ conj(a_i)·b_i as (1 × k)·(k × 1), conj as a GEMM flag"))
+                                  REALIFY_INDUCED_DOT("Σ conj(a_i)·b_i, the conjugate a sign of B's expansion: "))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<1, 0>("vdot", conj_view(a), b);
     }
 };
 #undef REALIFY_INDUCED
+#undef REALIFY_INDUCED_DOT
 
 // ---- two real tensors: the real GEMM ------------------------------------------------
 
-#define REALIFY_REAL_GEMM(WHAT) WHAT "; real GEMM on both operands in place (copied only if strided)"
+#define REALIFY_REAL_GEMM(WHAT) "two real tensors: real GEMM" WHAT ", row- or column-major operands in place"
 
 struct mm_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(mm, mm_real_gemm, two_real, REALIFY_REAL_GEMM("2-D real"))
+    REALIFY_PRODUCT_LOWERING_HEAD(mm, mm_real_gemm, two_real, REALIFY_REAL_GEMM(""))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<2, 2>("mm", a, b);
     }
 };
 struct bmm_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(bmm, bmm_real_gemm, two_real, REALIFY_REAL_GEMM("3-D real, equal batch"))
+    REALIFY_PRODUCT_LOWERING_HEAD(bmm, bmm_real_gemm, two_real, REALIFY_REAL_GEMM(" per batch"))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<3, 3>("bmm", a, b);
     }
 };
 struct matmul_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_real_gemm, two_real, REALIFY_REAL_GEMM("real, NumPy matmul rules"))
+    REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_real_gemm, two_real, REALIFY_REAL_GEMM(", NumPy matmul rules"))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::product<dynamic_rank>("matmul", a, b);
     }
 };
 struct dot_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(dot, dot_real_gemm, two_real, REALIFY_REAL_GEMM("real Σ a_i·b_i"))
+    REALIFY_PRODUCT_LOWERING_HEAD(dot, dot_real_gemm, two_real, REALIFY_REAL_GEMM(" of (1 × k)·(k × 1)"))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<1, 0>("dot", a, b);
     }
 };
 struct vdot_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(vdot, vdot_real_gemm, two_real, REALIFY_REAL_GEMM("real Σ a_i·b_i (conj is the identity)"))
+    REALIFY_PRODUCT_LOWERING_HEAD(vdot, vdot_real_gemm, two_real,
+                                  REALIFY_REAL_GEMM(" of (1 × k)·(k × 1), conj the identity"))
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
         return linalg_detail::fixed_rank_product<1, 0>("vdot", a, b);
