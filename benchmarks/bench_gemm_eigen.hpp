@@ -33,36 +33,35 @@ real_matrix<T> random_real(Eigen::Index rows, Eigen::Index cols, std::uint32_t s
     return Eigen::Map<const real_matrix<T>>(reinterpret_cast<const T*>(values.data()), rows, cols);
 }
 
-template <class T>
-void eigen_complex(benchmark::State& state, std::int64_t n, std::int64_t count) {
-    std::vector<complex_matrix<T>> a, b, c;
+/// `count` products c[i] = a[i]·b[i] (noalias, c preallocated) per iteration;
+/// make(rows, cols, seed) makes the operands. GFLOP/s of count n × n complex products.
+template <class Matrix, class Make>
+void eigen_products(benchmark::State& state, std::int64_t n, std::int64_t count, Eigen::Index a_rows,
+                    Eigen::Index a_cols, Eigen::Index b_cols, const Make& make) {
+    std::vector<Matrix> a, b, c;
     for (std::int64_t i = 0; i < count; ++i) {
-        a.push_back(random_matrix<T>(n, n, 1 + 2 * std::uint32_t(i)));
-        b.push_back(random_matrix<T>(n, n, 2 + 2 * std::uint32_t(i)));
-        c.push_back(complex_matrix<T>::Zero(n, n));
+        a.push_back(make(a_rows, a_cols, 1 + 2 * std::uint32_t(i)));
+        b.push_back(make(a_cols, b_cols, 2 + 2 * std::uint32_t(i)));
+        c.push_back(Matrix::Zero(a_rows, b_cols));
     }
     for (auto _ : state) {
-        for (std::int64_t i = 0; i < count; ++i) c[std::size_t(i)].noalias() = a[std::size_t(i)] * b[std::size_t(i)];
+        for (std::size_t i = 0; i < c.size(); ++i) c[i].noalias() = a[i] * b[i];
         benchmark::DoNotOptimize(c.back().data());
         benchmark::ClobberMemory();
     }
     realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
 }
 
+/// Eigen's complex product of n × n matrices.
+template <class T>
+void eigen_complex(benchmark::State& state, std::int64_t n, std::int64_t count) {
+    eigen_products<complex_matrix<T>>(state, n, count, n, n, n, random_matrix<T>);
+}
+
+/// Eigen's real product (n × 2n)·(2n × 2n): 1m's real product of an n × n complex one.
 template <class T>
 void eigen_real_ceiling(benchmark::State& state, std::int64_t n, std::int64_t count) {
-    std::vector<real_matrix<T>> a, b, c;
-    for (std::int64_t i = 0; i < count; ++i) {
-        a.push_back(random_real<T>(n, 2 * n, 1 + 2 * std::uint32_t(i)));
-        b.push_back(random_real<T>(2 * n, 2 * n, 2 + 2 * std::uint32_t(i)));
-        c.push_back(real_matrix<T>::Zero(n, 2 * n));
-    }
-    for (auto _ : state) {
-        for (std::int64_t i = 0; i < count; ++i) c[std::size_t(i)].noalias() = a[std::size_t(i)] * b[std::size_t(i)];
-        benchmark::DoNotOptimize(c.back().data());
-        benchmark::ClobberMemory();
-    }
-    realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
+    eigen_products<real_matrix<T>>(state, n, count, n, 2 * n, 2 * n, random_real<T>);
 }
 
 template <class T>

@@ -27,7 +27,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from bench_report import write_section
+from bench_report import fmt_time, write_section
 
 BEGIN = "<!-- gemm:begin -->"
 END = "<!-- gemm:end -->"
@@ -85,14 +85,6 @@ def flops(family, n):
     if family == "dot":
         return 8.0 * n
     return 8.0 * n**3
-
-
-def fmt_time(us):
-    if us >= 1000:
-        return f"{us / 1000:.2f} ms"
-    if us >= 10:
-        return f"{us:.1f} µs"
-    return f"{us:.3f} µs"
 
 
 def check(ratio, target):

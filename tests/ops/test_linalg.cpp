@@ -178,17 +178,21 @@ struct dims {
 constexpr dims product_shapes[] = {{1, 1, 1},  {2, 2, 2},  {3, 5, 7},  {17, 33, 9},  {5, 130, 3},
                                    {2, 1, 40}, {40, 7, 1}, {1, 50, 1}, {64, 64, 64}, {129, 65, 67}};
 
+/// mm(a, b) within each method's bound at every instruction set.
+template <class T>
+void expect_mm_within_bounds(const carray<T>& a, const carray<T>& b) {
+    const reference r = make_reference(a, b);
+    const auto la = realify::complex_layout_of(a), lb = realify::complex_layout_of(b);
+    for_each_arch_and_method(
+        [&](gemm_method method) { EXPECT_TRUE(within_bound(result_of<T>(realify::mm(la, lb, method)), r, method)); });
+}
+
 template <class T>
 void check_random_products() {
     std::mt19937_64 rng(42);
     for (const dims d : product_shapes) {
         const carray<T> a = random_complex<T>({d.m, d.k}, rng), b = random_complex<T>({d.k, d.n}, rng);
-        const reference r = make_reference(a, b);
-        for_each_arch_and_method([&](gemm_method method) {
-            EXPECT_TRUE(within_bound(
-                result_of<T>(realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(b), method)), r,
-                method));
-        });
+        expect_mm_within_bounds(a, b);
     }
 }
 TEST(LinalgBounds, RandomProductsAtEveryArchAndMethodFloat) { check_random_products<float>(); }
@@ -206,12 +210,7 @@ void check_badly_scaled() {
             for (std::size_t p = 0; p < d.k; ++p) a(i, p) *= row_scales[i % 3];
         for (std::size_t p = 0; p < d.k; ++p)
             for (std::size_t j = 0; j < d.n; ++j) b(p, j) *= col_scales[j % 3];
-        const reference r = make_reference(a, b);
-        for_each_arch_and_method([&](gemm_method method) {
-            EXPECT_TRUE(within_bound(
-                result_of<T>(realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(b), method)), r,
-                method));
-        });
+        expect_mm_within_bounds(a, b);
     }
 }
 TEST(LinalgBounds, RowsScaledBy1e20And1eMinus20Float) { check_badly_scaled<float>(); }

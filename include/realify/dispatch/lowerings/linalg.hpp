@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include <xtensor/xstorage.hpp>
@@ -238,27 +239,37 @@ auto product(std::string_view op, const A& a, const B& b) {
     return result;
 }
 
-/// The ranks mm (2, 2), bmm (3, 3, equal batch) and dot/vdot (1, 1) take.
-template <std::size_t Rank, class A, class B>
-void require_ranks(std::string_view op, const A& a, const B& b) {
-    const dim_vector sa = argument_shape(a), sb = argument_shape(b);
-    if (sa.size() != Rank || sb.size() != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
-}
-
+/// mm (both 2-D), bmm (both 3-D, equal batch), dot and vdot (both 1-D).
 template <std::size_t Rank, std::size_t ResultRank, class A, class B>
 auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
-    require_ranks<Rank>(op, a, b);
+    const dim_vector sa = argument_shape(a), sb = argument_shape(b);
+    if (sa.size() != Rank || sb.size() != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
     return product<ResultRank>(op, a, b);
 }
 
+/// apply() of op Tag's lowerings: the operand ranks PyTorch's op takes; vdot
+/// conjugates its first operand (the identity for a real one).
+template <class Tag>
+struct apply_of {
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        if constexpr (std::is_same_v<Tag, op::mm>) return fixed_rank_product<2, 2>(Tag::name, a, b);
+        else if constexpr (std::is_same_v<Tag, op::bmm>) return fixed_rank_product<3, 3>(Tag::name, a, b);
+        else if constexpr (std::is_same_v<Tag, op::matmul>) return product<dynamic_rank>(Tag::name, a, b);
+        else if constexpr (std::is_same_v<Tag, op::dot>) return fixed_rank_product<1, 0>(Tag::name, a, b);
+        else return fixed_rank_product<1, 0>(Tag::name, conj_view(a), b);
+    }
+};
 }  // namespace linalg_detail
 
-#define REALIFY_PRODUCT_LOWERING_HEAD(OP, NAME, OPERANDS, FORMULA) \
-    using op = ::realify::op::OP;                                  \
-    static constexpr std::string_view name = #NAME;                \
-    static constexpr std::string_view formula = FORMULA;           \
-    template <class A, class B>                                    \
-    static constexpr bool accepts = linalg_detail::OPERANDS<A, B>;
+#define REALIFY_PRODUCT_LOWERING(OP, NAME, OPERANDS, FORMULA)           \
+    struct NAME : linalg_detail::apply_of<::realify::op::OP> {           \
+        using op = ::realify::op::OP;                                    \
+        static constexpr std::string_view name = #NAME;                  \
+        static constexpr std::string_view formula = FORMULA;             \
+        template <class A, class B>                                      \
+        static constexpr bool accepts = linalg_detail::OPERANDS<A, B>;   \
+    };
 
 // ---- complex operands: the induced methods ------------------------------------------
 
@@ -267,43 +278,12 @@ auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
          "blocks); tiny products Σ (aᵣbᵣ − aᵢbᵢ) + i(aᵣbᵢ + aᵢbᵣ) directly; 4m, 3m on request"
 #define REALIFY_INDUCED_DOT(WHAT) WHAT "1m as (1 × 2k)·(2k × 2): two real dot products in one pass"
 
-struct mm_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(mm, mm_induced, two_complex, REALIFY_INDUCED(""))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<2, 2>("mm", a, b);
-    }
-};
-struct bmm_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(bmm, bmm_induced, two_complex,
-                                  REALIFY_INDUCED("per batch (batches sharing B stack into one product); "))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<3, 3>("bmm", a, b);
-    }
-};
-struct matmul_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_induced, two_complex, REALIFY_INDUCED("NumPy matmul rules; "))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::product<dynamic_rank>("matmul", a, b);
-    }
-};
-struct dot_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(dot, dot_induced, two_complex, REALIFY_INDUCED_DOT("Σ a_i·b_i: "))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<1, 0>("dot", a, b);
-    }
-};
-struct vdot_induced {
-    REALIFY_PRODUCT_LOWERING_HEAD(vdot, vdot_induced, two_complex,
-                                  REALIFY_INDUCED_DOT("Σ conj(a_i)·b_i, the conjugate a sign of B's expansion: "))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<1, 0>("vdot", conj_view(a), b);
-    }
-};
+REALIFY_PRODUCT_LOWERING(mm, mm_induced, two_complex, REALIFY_INDUCED(""))
+REALIFY_PRODUCT_LOWERING(bmm, bmm_induced, two_complex, REALIFY_INDUCED("per batch; "))
+REALIFY_PRODUCT_LOWERING(matmul, matmul_induced, two_complex, REALIFY_INDUCED("NumPy matmul rules; "))
+REALIFY_PRODUCT_LOWERING(dot, dot_induced, two_complex, REALIFY_INDUCED_DOT("Σ a_i·b_i: "))
+REALIFY_PRODUCT_LOWERING(vdot, vdot_induced, two_complex,
+                         REALIFY_INDUCED_DOT("Σ conj(a_i)·b_i, the conjugate a sign of B's expansion: "))
 #undef REALIFY_INDUCED
 #undef REALIFY_INDUCED_DOT
 
@@ -311,44 +291,13 @@ struct vdot_induced {
 
 #define REALIFY_REAL_GEMM(WHAT) "two real tensors: real GEMM" WHAT ", row- or column-major operands in place"
 
-struct mm_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(mm, mm_real_gemm, two_real, REALIFY_REAL_GEMM(""))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<2, 2>("mm", a, b);
-    }
-};
-struct bmm_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(bmm, bmm_real_gemm, two_real, REALIFY_REAL_GEMM(" per batch"))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<3, 3>("bmm", a, b);
-    }
-};
-struct matmul_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(matmul, matmul_real_gemm, two_real, REALIFY_REAL_GEMM(", NumPy matmul rules"))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::product<dynamic_rank>("matmul", a, b);
-    }
-};
-struct dot_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(dot, dot_real_gemm, two_real, REALIFY_REAL_GEMM(" of (1 × k)·(k × 1)"))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<1, 0>("dot", a, b);
-    }
-};
-struct vdot_real_gemm {
-    REALIFY_PRODUCT_LOWERING_HEAD(vdot, vdot_real_gemm, two_real,
-                                  REALIFY_REAL_GEMM(" of (1 × k)·(k × 1), conj the identity"))
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return linalg_detail::fixed_rank_product<1, 0>("vdot", a, b);
-    }
-};
+REALIFY_PRODUCT_LOWERING(mm, mm_real_gemm, two_real, REALIFY_REAL_GEMM(""))
+REALIFY_PRODUCT_LOWERING(bmm, bmm_real_gemm, two_real, REALIFY_REAL_GEMM(" per batch"))
+REALIFY_PRODUCT_LOWERING(matmul, matmul_real_gemm, two_real, REALIFY_REAL_GEMM(", NumPy matmul rules"))
+REALIFY_PRODUCT_LOWERING(dot, dot_real_gemm, two_real, REALIFY_REAL_GEMM(" of (1 × k)·(k × 1)"))
+REALIFY_PRODUCT_LOWERING(vdot, vdot_real_gemm, two_real, REALIFY_REAL_GEMM(" of (1 × k)·(k × 1), conj the identity"))
 #undef REALIFY_REAL_GEMM
-#undef REALIFY_PRODUCT_LOWERING_HEAD
+#undef REALIFY_PRODUCT_LOWERING
 
 }  // namespace lowering
 
