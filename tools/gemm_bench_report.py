@@ -165,6 +165,16 @@ def build_markdown(medians, context, plot_name, time_field):
     )
     lines += [
         "",
+        "How to read the ratios: an induced method runs at the speed of the real GEMM under it, so it "
+        "beats a complex product only where the real GEMM is faster than the complex one at the same "
+        "flop count — column \"realify real GEMM ÷ Eigen complex\" (and \"Eigen real ÷ Eigen complex\"). "
+        "Built for AVX2 + FMA that is the case by a factor of two or more, and the targets are met "
+        "(last tables). With AVX-512 (`-march=native` on an AVX-512 CPU) Eigen's complex GEMM already "
+        "runs at the speed of its real one, close to the FMA peak, and no method with 8·m·n·k flops "
+        "can reach 0.8 of it; docs/numerics.md (\"Which method runs\") explains the choice of 1m.",
+    ]
+    lines += [
+        "",
         "Regenerate (Release build in build/release):",
         "",
         "```sh",
@@ -228,13 +238,14 @@ def write_plot(medians, plot_path):
         return False
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.5), sharey=False)
     for ax, (dtype, title) in zip(axes, DTYPES.items()):
-        for column, label in list(COLUMNS.items()) + list(AVX2_COLUMNS.items()):
+        colors = plt.get_cmap("tab20")
+        for i, (column, label) in enumerate(list(COLUMNS.items()) + list(AVX2_COLUMNS.items())):
             sizes = sorted(k[3] for k in medians if k[0] == "square" and k[1] == column and k[2] == dtype)
             if not sizes:
                 continue
             gf = [flops("square", n) / (medians[("square", column, dtype, n)] * 1e-6) / 1e9 for n in sizes]
             style = "--" if column.endswith("_avx2") else "-"
-            ax.plot(sizes, gf, style, marker="o", label=label)
+            ax.plot(sizes, gf, style, marker="o", color=colors(i), label=label)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n")
         ax.set_ylabel("GFLOP/s (8·n³ per product)")
