@@ -30,7 +30,8 @@ rules).
 ```cpp
 #include <realify/eager.hpp>
 
-xt::xtensor<std::complex<float>, 2> x = …, y = …;      // std::complex tensors
+xt::xtensor<std::complex<float>, 2> x = {{{1, 2}, {3, 4}}};  // std::complex tensors
+xt::xtensor<std::complex<float>, 2> y = {{{0, 1}, {-1, 0}}};
 auto a = realify::complex_layout_of(x);                // zero-copy (…,2) view, marked complex
 auto b = realify::complex_layout_of(y);
 auto c = realify::mul(a, realify::exp(b));             // owning complex_layout<xt::xtensor<float, 3>>
@@ -58,9 +59,19 @@ xt::xtensor<std::complex<float>, 2> back = realify::to_complex_tensor(c);
 ## Matrix products
 
 ```cpp
-auto c = realify::mm(a, b);                              // complex: the induced methods (1m by default)
-auto d = realify::mm(realify::mH(a), b);                 // the adjoint, read in place (no copy)
-auto e = realify::matmul(q, realify::transpose_view(k), realify::gemm_method::m3);
+#include <realify/eager.hpp>
+
+xt::xtensor<std::complex<double>, 2> am = xt::ones<std::complex<double>>({64, 32});
+xt::xtensor<std::complex<double>, 2> bm = xt::ones<std::complex<double>>({64, 16});
+xt::xtensor<std::complex<double>, 3> qm = xt::ones<std::complex<double>>({8, 128, 64});
+xt::xtensor<std::complex<double>, 1> xm = xt::ones<std::complex<double>>({32});
+auto a = realify::complex_layout_of(am);
+auto b = realify::complex_layout_of(bm);
+auto q = realify::complex_layout_of(qm);
+auto x = realify::complex_layout_of(xm);
+auto c = realify::mm(realify::mH(a), b);                 // the adjoint, read in place (no copy): 32 × 16
+auto d = realify::mm(c, realify::transpose_view(b));     // complex: the induced methods (1m by default)
+auto e = realify::matmul(q, realify::transpose_view(q), realify::gemm_method::m3);  // 8 × 128 × 128
 auto y = realify::mv(a, x);                              // also bmm, dot, vdot
 realify::scoped_gemm_method four_m(realify::gemm_method::m4);  // every product on this thread
 ```
@@ -85,6 +96,38 @@ compile-time validator `template <class... A> static constexpr bool accepts`, an
 run-time validator `static bool supports(const A&...)` and `static auto apply(A&&...)`.
 Candidates are tried highest priority first; the first whose validators accept the
 operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
+
+```cpp file-scope
+#include <atomic>
+#include <realify/ops.hpp>
+
+// Counts the complex multiplies of same-shape operands, then runs the built-in formula;
+// every other mul (broadcasting, numbers, real operands) falls through to the built-ins.
+inline std::atomic<long> same_shape_muls{0};
+struct counted_mul {
+    using op = realify::op::mul;
+    static constexpr std::string_view name = "counted_mul";
+    static constexpr std::string_view formula = "the built-in mul_pairs, counted";
+    static constexpr int priority = realify::dispatch::priority::high;
+    template <class A, class B>
+    static constexpr bool accepts = realify::complex_tensor_operand<A> && realify::complex_tensor_operand<B>;
+    template <class A, class B>
+    static bool supports(const A& a, const B& b) {
+        return a.shape().size() == b.shape().size() &&
+               std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
+    }
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        ++same_shape_muls;
+        return realify::dispatch::lowering::mul_pairs::apply(a, b);
+    }
+};
+
+template <>
+struct realify::dispatch::user_lowerings<realify::op::mul> {
+    using type = realify::type_list<counted_mul>;
+};
+```
 
 ## Numerics notes
 
