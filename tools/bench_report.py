@@ -155,7 +155,7 @@ def build_markdown(medians, labels, context, plot_name: str | None, time_field: 
         others = [f for f in present if f != "BM_realify"]
         lines += [
             "realify's speed relative to each (other's time ÷ realify's time; > 1 means realify is "
-            "faster). Targets (issue 5): ≥ 5× std::complex at 1K–64K, ≥ 0.95× Eigen at every "
+            "faster). Targets: ≥ 5× std::complex at 1K–64K, ≥ 0.95× Eigen at every "
             "size, ≥ 1.10× Eigen at 16M.",
             "",
             "| N | " + " | ".join("vs " + IMPLEMENTATIONS[f] for f in others) + " |",

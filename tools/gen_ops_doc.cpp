@@ -141,7 +141,7 @@ struct realify::dispatch::user_lowerings<realify::op::mul> {
   (as `std::complex`); PyTorch's vectorised CPU kernels differ on some of them (e.g.
   `exp(inf + 0i)` is `inf + nan·i` in PyTorch, `inf + 0i` here).
 - ceil/floor/round/trunc act on each component (PyTorch rejects them for complex tensors;
-  the seed system treats them as elementwise-safe).
+  Torch-TensorRT's complex lowering treats them as elementwise-safe).
 
 ## The table
 
