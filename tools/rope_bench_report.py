@@ -12,7 +12,7 @@ tables as the RoPE section of docs/benchmarks.md (between the
 
 Medians of the repetitions are used; every ratio is taken within this one run.
 The plot needs gnuplot (scripts/ensure-packages gnuplot-nox); without it the
-markdown is still written and says so.
+script stops before writing anything.
 """
 import json
 import os
@@ -136,7 +136,8 @@ plot '{dat}' using 2:xtic(1) title 'prefill (seq 2048)', '' using 3 title 'decod
 """
             subprocess.run(["gnuplot"], input=script, text=True, check=True)
     else:
-        lines.insert(-2, "(plot not regenerated: gnuplot is not installed)")
+        sys.exit("rope_bench_report: gnuplot is required for the plot (Debian: gnuplot-nox; "
+                 "scripts/run-benchmarks installs it)")
     with open(os.path.join(ROOT, "docs", "benchmarks_rope.md"), "w") as f:
         f.write("\n".join(lines))
     # The section in docs/benchmarks.md: same content, one heading level down.
