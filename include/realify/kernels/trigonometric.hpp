@@ -67,7 +67,7 @@ cpair<T> asinh_large(cpair<T> w) noexcept {
 /// cosh x = ((t + 1) + 1/(t + 1))/2. Lanes with |x| > exp_high or non-finite
 /// x are set in `redo`.
 template <class V>
-cpair<typename V::batch> sinh_cosh(const typename V::batch& x, typename V::mask& redo) noexcept {
+[[gnu::always_inline]] inline cpair<typename V::batch> sinh_cosh(const typename V::batch& x, typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
     const auto out = outside<V>(V::abs(x), T(0), exp_high<T>);
@@ -80,7 +80,7 @@ cpair<typename V::batch> sinh_cosh(const typename V::batch& x, typename V::mask&
 /// e^(iy) of a batch, lanes with |y| beyond trig_limit (or non-finite) set
 /// in `redo`.
 template <class V>
-cpair<typename V::batch> cis_checked(const typename V::batch& y, typename V::mask& redo) noexcept {
+[[gnu::always_inline]] inline cpair<typename V::batch> cis_checked(const typename V::batch& y, typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
     const auto out = outside<V>(V::abs(y), T(0), trig_limit<T>);
@@ -91,11 +91,11 @@ cpair<typename V::batch> cis_checked(const typename V::batch& y, typename V::mas
 /// The real batch form of f for |x| in [lo, hi] or x = 0 (signed zeros kept
 /// by f); the other lanes (NaN included) go to the scalar form.
 template <class V, class F>
-typename V::batch real_batch_around_zero(typename V::batch x, typename V::value_type lo, typename V::value_type hi,
+[[gnu::always_inline]] inline typename V::batch real_batch_around_zero(typename V::batch x, typename V::value_type lo, typename V::value_type hi,
                                          typename V::mask& redo, F f) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
-    const auto out = outside<V>(V::abs(x), lo, hi) & !(x == B(T(0)));
+    const auto out = outside<V>(V::abs(x), lo, hi) & ~(x == B(T(0)));
     redo = redo | out;
     return f(V::select(out, B(T(0)), x));
 }
@@ -129,13 +129,13 @@ struct element<op::sinh> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto h = detail::sinh_cosh<V>(z.re, redo);
         const auto c = detail::cis_checked<V>(z.im, redo);
         return {h.re * c.re, h.im * c.im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         return detail::sinh_cosh<V>(x, redo).re;
     }
 };
@@ -159,13 +159,13 @@ struct element<op::cosh> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto h = detail::sinh_cosh<V>(z.re, redo);
         const auto c = detail::cis_checked<V>(z.im, redo);
         return {h.im * c.re, h.re * c.im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         return detail::sinh_cosh<V>(x, redo).im;
     }
 };
@@ -198,14 +198,14 @@ struct element<op::tanh> {
     /// Kahan's formula with tan y = sin y / cos y; the large-|x| limit as in
     /// the scalar form (computed only when a register has such a lane).
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         constexpr T limit = T(std::numeric_limits<T>::digits) * std::numbers::ln2_v<T> / T(2) + T(1);
         const auto c = detail::cis_checked<V>(z.im, redo);
         const B ax = V::abs(z.re);
         const auto large = ax > B(limit);
-        redo = redo | !V::isfinite(z.re);
+        redo = redo | V::not_finite(z.re);
         const B x = V::select(large, B(T(0)), z.re);
         // sinh x = t(t + 2)/(2(t + 1)), t = e^|x| − 1
         const B t = V::expm1(V::abs(x));
@@ -224,7 +224,7 @@ struct element<op::tanh> {
         return {re, im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), redo,
                                                  [](const auto& v) { return V::tanh(v); });
@@ -245,13 +245,13 @@ struct element<op::sin> {
 
     /// sin x·cosh y + i·cos x·sinh y
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto c = detail::cis_checked<V>(z.re, redo);
         const auto h = detail::sinh_cosh<V>(z.im, redo);
         return {c.im * h.im, c.re * h.re};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::trig_limit<T>, redo,
                                                  [](const auto& v) { return V::sin(v); });
@@ -272,13 +272,13 @@ struct element<op::cos> {
 
     /// cos x·cosh y − i·sin x·sinh y
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto c = detail::cis_checked<V>(z.re, redo);
         const auto h = detail::sinh_cosh<V>(z.im, redo);
         return {c.re * h.im, negate(c.im * h.re)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::trig_limit<T>, redo,
                                                  [](const auto& v) { return V::cos(v); });
@@ -298,11 +298,11 @@ struct element<op::tan> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         return detail::times_minus_i(element<op::tanh>::simd<V>(detail::times_i(z), redo));
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::trig_limit<T>, redo,
                                                  [](const auto& v) { return V::tan(v); });
