@@ -233,17 +233,24 @@ bool div_in_range(cpair<T> a, cpair<T> b) noexcept {
     return mb >= safe_small<T> && mb <= safe_big<T> && ma <= safe_big<T> && (ma >= safe_small<T> || ma == T(0));
 }
 
-/// The batch form of div_plain with its range (redo outside it).
-template <class V>
+/// The batch form of div_plain with its range (redo outside it): the
+/// divisor's by |b|² (computed anyway; NaN fails the test), the dividend's by
+/// |re| + |im|. `one_numerator`: a is 1 (reciprocal), no test on it.
+template <class V, bool one_numerator = false>
 [[gnu::always_inline]] inline cpair<typename V::batch> div_batch(cpair<typename V::batch> a, cpair<typename V::batch> b,
-                                   typename V::mask& redo) noexcept {
+                                                                 typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
-    const B mb = l1<V>(b), ma = l1<V>(a);
-    redo = redo | outside<V>(mb, safe_small<T>, safe_big<T>) |
-           (outside<V>(ma, safe_small<T>, safe_big<T>) & ~(ma == B(T(0))));
-    const B inv = B(T(1)) / V::fma(b.re, b.re, b.im * b.im);
-    return {V::fma(a.re, b.re, a.im * b.im) * inv, V::fms(a.im, b.re, a.re * b.im) * inv};
+    const B den = V::fma(b.re, b.re, b.im * b.im);
+    auto bad = ~((den >= B(safe_small<T> * safe_small<T>)) & (den <= B(safe_big<T> * safe_big<T>)));
+    if constexpr (!one_numerator) {
+        const B ma = l1<V>(a);
+        bad = bad | ~((ma <= B(safe_big<T>)) & ((ma >= B(safe_small<T>)) | (ma == B(T(0)))));
+    }
+    redo = redo | bad;
+    const B inv = B(T(1)) / den;
+    if constexpr (one_numerator) return {b.re * inv, negate(b.im) * inv};
+    else return {V::fma(a.re, b.re, a.im * b.im) * inv, V::fms(a.im, b.re, a.re * b.im) * inv};
 }
 
 }  // namespace detail
@@ -324,7 +331,7 @@ struct element<op::reciprocal> {
     [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
-        return detail::div_batch<V>({B(T(1)), B(T(0))}, z, redo);
+        return detail::div_batch<V, true>({B(T(1)), B(T(0))}, z, redo);
     }
     template <class V>
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {

@@ -72,7 +72,7 @@ struct element<op::rsqrt> {
     [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
-        return detail::div_batch<V>({B(T(1)), B(T(0))}, element<op::sqrt>::simd<V>(z, redo), redo);
+        return detail::div_batch<V, true>({B(T(1)), B(T(0))}, element<op::sqrt>::simd<V>(z, redo), redo);
     }
     template <class V>
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
@@ -166,7 +166,7 @@ template <class V>
     }
     // An overflow before the reciprocal goes to the scalar form too.
     redo = redo | V::not_finite(result.re) | V::not_finite(result.im);
-    if (n < 0) result = div_batch<V>({B(T(1)), B(T(0))}, result, redo);
+    if (n < 0) result = div_batch<V, true>({B(T(1)), B(T(0))}, result, redo);
     pow_redo<V>(z, {B(T(n)), B(T(0))}, result, redo);
     return result;
 }

@@ -37,7 +37,7 @@ struct driver {
     static constexpr std::size_t width = batch::size;  // reals per register
 
     /// Stores registers to out: non-temporally when `stream` is set (then
-    /// out + i is stream_alignment-aligned for every i the driver passes),
+    /// out + i is register-aligned for every i the driver passes),
     /// else with ordinary unaligned stores. One store type, so each op's
     /// block is instantiated once for the loop (a predicted branch per store
     /// instead of a second copy of the block).
@@ -77,25 +77,37 @@ struct driver {
         constexpr std::size_t step = Op::step;
         std::size_t i = 0;
         const auto address = reinterpret_cast<std::uintptr_t>(out);
-        // Streaming stores need aligned destinations; reach alignment with a
-        // partial block of whole elements first. An array not even aligned to
-        // its elements can never get there: it keeps ordinary stores.
-        stream = stream && address % (Op::element_reals * sizeof(T)) == 0;
-        if (stream) {
-            constexpr std::size_t alignment = stream_alignment<T, A>;
-            std::size_t head = ((alignment - address % alignment) % alignment) / sizeof(T);
-            head = head < n ? head : n;
+        // Reach register alignment of out with a partial block of whole
+        // elements first (as Eigen's assignment loop does): a store that
+        // straddles two cache lines costs twice, every store of a 64-byte
+        // register at a 16-byte aligned address does; and streaming stores
+        // need the alignment. An array not even aligned to its elements can
+        // never get there: it keeps ordinary unaligned stores.
+        if (address % (Op::element_reals * sizeof(T)) == 0 && n > 2 * step) {
+            constexpr std::size_t alignment = sizeof(batch);
+            const std::size_t head = ((alignment - address % alignment) % alignment) / sizeof(T);
             if (head != 0) partial(op, 0, head, out);
             i = head;
+        } else {
+            stream = false;
         }
         output_store store{out, stream};
-        // Cheap blocks (Op::unroll = 2) run two per iteration.
-        if constexpr (Op::unroll == 2)
-            for (; i + 2 * step <= n; i += 2 * step) {
-                op(i, store);
-                op(i + step, store);
-            }
-        for (; i + step <= n; i += step) op(i, store);
+        if constexpr (Op::unroll == 2) {
+            // Cheap blocks: two per iteration, and a loop per store path (a
+            // test per store would be a fifth of the work).
+            const output_store plain{out, false}, streaming{out, true};
+            auto loop = [&](const output_store& s) __attribute__((always_inline)) {
+                for (; i + 2 * step <= n; i += 2 * step) {
+                    op(i, s);
+                    op(i + step, s);
+                }
+                for (; i + step <= n; i += step) op(i, s);
+            };
+            if (stream) loop(streaming);
+            else loop(plain);
+        } else {
+            for (; i + step <= n; i += step) op(i, store);
+        }
         if (stream && fence) stream_fence();
         if (i < n) partial(op, i, n - i, out);
     }

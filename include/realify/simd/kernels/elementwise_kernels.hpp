@@ -112,10 +112,14 @@ struct elementwise_kernels {
     static constexpr operand_kind R = operand_kind::real;
 
     /// One input of a block op: reals, and 1 if it advances with the block
-    /// or 0 for a broadcast element held W times in a buffer.
+    /// or 0 for a broadcast element held W times in a buffer; `bytes` is the
+    /// distance it moves per real of output (set by the block op), so a
+    /// block's address is affine in the output offset and the loop keeps it
+    /// in an induction variable.
     struct input {
         const T* p;
         std::size_t advance;
+        std::size_t bytes = 0;
     };
 
     /// No parameters.
@@ -143,20 +147,24 @@ struct elementwise_kernels {
         [[no_unique_address]] parameters_type p;
 
         block_op(std::array<input, inputs> in_, const T* params_) noexcept
-            : in(in_), params(params_), p(make_parameters(params_)) {}
+            : in(in_), params(params_), p(make_parameters(params_)) {
+            for (std::size_t k = 0; k < inputs; ++k)
+                in[k].bytes = reals_of(kinds[k]) * in[k].advance * sizeof(T) / reals_of(O);
+        }
         static parameters_type make_parameters(const T* params_) noexcept {
             if constexpr (std::is_void_v<P>) return {};
             else return P(params_);
         }
 
-        template <std::size_t I, operand_kind K_>
-        [[gnu::always_inline]] const T* at(std::size_t e) const noexcept {
-            return in[I].p + e * reals_of(K_) * in[I].advance;
+        /// Input I's reals for the block whose output starts at real i.
+        template <std::size_t I>
+        [[gnu::always_inline]] const T* at(std::size_t i) const noexcept {
+            return reinterpret_cast<const T*>(reinterpret_cast<const char*>(in[I].p) + i * in[I].bytes);
         }
 
         template <std::size_t I, operand_kind K_>
-        [[gnu::always_inline]] simd_arg_t<V, K_> load_simd(std::size_t e) const noexcept {
-            const T* q = at<I, K_>(e);
+        [[gnu::always_inline]] simd_arg_t<V, K_> load_simd(std::size_t i) const noexcept {
+            const T* q = at<I>(i);
             if constexpr (K_ == C) {
                 return deinterleave(batch::load_unaligned(q), batch::load_unaligned(q + W), A{});
             } else {
@@ -166,8 +174,8 @@ struct elementwise_kernels {
             }
         }
         template <std::size_t I, operand_kind K_>
-        [[gnu::always_inline]] interleaved_arg_t<V, K_> load_half(std::size_t e, std::size_t half) const noexcept {
-            const T* q = at<I, K_>(e);
+        [[gnu::always_inline]] interleaved_arg_t<V, K_> load_half(std::size_t i, std::size_t half) const noexcept {
+            const T* q = at<I>(i);
             if constexpr (K_ == C) {
                 return {batch::load_unaligned(q + half * W)};
             } else {
@@ -199,14 +207,14 @@ struct elementwise_kernels {
 
         static constexpr operand_kind kinds[] = {K...};
 
-        /// The block at e into the result registers o; the lanes to redo in
-        /// `redo` (and, for the interleaved form, `redo_high`: the second
-        /// register's parts).
+        /// The block whose output starts at real i into the result registers
+        /// o; the lanes to redo in `redo` (and, for the interleaved form,
+        /// `redo_high`: the second register's parts).
         template <std::size_t... I>
-        [[gnu::always_inline]] void compute(std::index_sequence<I...>, std::size_t e, batch* o, mask& redo,
+        [[gnu::always_inline]] void compute(std::index_sequence<I...>, std::size_t i, batch* o, mask& redo,
                                             mask& redo_high) const noexcept {
             if constexpr (Form == batch_form::simd) {
-                const auto r = call_simd(redo, load_simd<I, kinds[I]>(e)...);
+                const auto r = call_simd(redo, load_simd<I, kinds[I]>(i)...);
                 if constexpr (O == C) {
                     const cpair<batch> pairs = interleave(r.re, r.im, A{});
                     o[0] = pairs.re;
@@ -218,8 +226,8 @@ struct elementwise_kernels {
                 }
             } else {
                 static_assert(Form == batch_form::interleaved && O == C);
-                o[0] = call_interleaved(redo, load_half<I, kinds[I]>(e, 0)...).v;
-                o[1] = call_interleaved(redo_high, load_half<I, kinds[I]>(e, 1)...).v;
+                o[0] = call_interleaved(redo, load_half<I, kinds[I]>(i, 0)...).v;
+                o[1] = call_interleaved(redo_high, load_half<I, kinds[I]>(i, 1)...).v;
             }
         }
 
@@ -264,15 +272,14 @@ struct elementwise_kernels {
         template <class Store>
         [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
             constexpr std::size_t registers = step / W;
-            const std::size_t e = i / reals_of(O);  // the block's first element
             batch o[registers];
             mask redo = V::none(), redo_high = V::none();
-            compute(std::make_index_sequence<inputs>{}, e, o, redo, redo_high);
+            compute(std::make_index_sequence<inputs>{}, i, o, redo, redo_high);
             if constexpr (Info.may_redo)
                 if (V::any(redo | redo_high)) [[unlikely]] {
                     batch copy[registers];
                     for (std::size_t r = 0; r < registers; ++r) copy[r] = o[r];
-                    redo_block(in, params, e, copy, redo, redo_high);
+                    redo_block(in, params, i / reals_of(O), copy, redo, redo_high);
                     for (std::size_t r = 0; r < registers; ++r) o[r] = copy[r];
                 }
             for (std::size_t r = 0; r < registers; ++r) store(i + r * W, o[r]);
