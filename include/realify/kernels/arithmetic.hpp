@@ -107,6 +107,43 @@ struct additive {
         if constexpr (Sign > 0) return x + y;
         else return x - y;
     }
+    // With α: x + (±α)·y, the product by element<op::mul>'s batch form, a real
+    // operand lifted to r + 0i; the lanes whose result is not finite go to
+    // the scalar form (the plain formula's special values).
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> x,
+                                                                       pairs<typename V::batch> y,
+                                                                       const parameters<typename V::value_type>& p,
+                                                                       typename V::mask& redo) noexcept {
+        return with_alpha<V>(x.v, y.v, p, redo);
+    }
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> x,
+                                                                       paired_real<typename V::batch> y,
+                                                                       const parameters<typename V::value_type>& p,
+                                                                       typename V::mask& redo) noexcept {
+        return with_alpha<V>(x.v, V::with_imag(y.v, typename V::value_type(0)), p, redo);
+    }
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(paired_real<typename V::batch> x,
+                                                                       pairs<typename V::batch> y,
+                                                                       const parameters<typename V::value_type>& p,
+                                                                       typename V::mask& redo) noexcept {
+        return with_alpha<V>(V::with_imag(x.v, typename V::value_type(0)), y.v, p, redo);
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::batch y,
+                                                         const parameters<typename V::value_type>& p) noexcept {
+        // not fused: α·y rounds (and overflows) as in the scalar form
+        return x + typename V::batch(p.signed_alpha.re) * y;
+    }
+
+private:
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> with_alpha(const typename V::batch& x,
+                                                                      const typename V::batch& y,
+                                                                      const parameters<typename V::value_type>& p,
+                                                                      typename V::mask& redo) noexcept;
 };
 
 }  // namespace detail
@@ -182,6 +219,18 @@ struct element<op::mul> {
 /// mul.Scalar: complex × real number.
 template <>
 struct element<op::mul_scalar> : element<op::mul> {};
+
+template <int Sign>
+template <class V>
+[[gnu::always_inline]] inline pairs<typename V::batch> detail::additive<Sign>::with_alpha(
+    const typename V::batch& x, const typename V::batch& y, const parameters<typename V::value_type>& p,
+    typename V::mask& redo) noexcept {
+    using B = typename V::batch;
+    const B alpha = V::with_imag(B(p.signed_alpha.re), p.signed_alpha.im);
+    const B r = x + element<op::mul>::product<V>(alpha, y);
+    redo = redo | V::not_finite(r);
+    return {r};
+}
 
 template <int Sign>
 template <class X, class Y, class T>
