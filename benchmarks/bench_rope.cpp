@@ -1,6 +1,6 @@
 // RoPE at the Llama-3-8B shapes (32 q heads, 8 kv heads, head_dim 128, float,
 // theta 500000): prefill (seq 2048, start_pos 0) and decode (seq 1,
-// start_pos 4095). realify out-of-place and in-place against the seed's
+// start_pos 4095). realify out-of-place and in-place against Meta Llama's
 // formula on std::complex, a ggml-style scalar loop over a cos/sin cache,
 // Eigen row by row, and memcpy of the same bytes (the roofline).
 //
@@ -118,7 +118,7 @@ void finish(benchmark::State& state, const workload& w) {
 void realify_out_of_place(benchmark::State& state) {
     auto& w = setup(state);
     for (auto _ : state) {
-        realify::rope::apply_rotary_emb(w.xq, w.xk, w.freqs, w.d.start_pos, w.out_q, w.out_k);
+        realify::rope::apply_rotary_emb(w.xq, w.xk, w.freqs, static_cast<std::ptrdiff_t>(w.d.start_pos), w.out_q, w.out_k);
         benchmark::ClobberMemory();
     }
     finish(state, w);
@@ -130,7 +130,7 @@ void realify_in_place(benchmark::State& state) {
     std::copy(w.xq.begin(), w.xq.end(), w.out_q.begin());
     std::copy(w.xk.begin(), w.xk.end(), w.out_k.begin());
     for (auto _ : state) {
-        realify::rope::apply_rotary_emb(w.out_q, w.out_k, w.freqs, w.d.start_pos, w.out_q, w.out_k);
+        realify::rope::apply_rotary_emb(w.out_q, w.out_k, w.freqs, static_cast<std::ptrdiff_t>(w.d.start_pos), w.out_q, w.out_k);
         benchmark::ClobberMemory();
     }
     finish(state, w);

@@ -140,7 +140,7 @@ int run(int argc, char** argv) {
                                 std::array<std::size_t, 4>{d.batch, d.seq, d.k_heads, d.head_dim});
              auto oq = xt::adapt(out_q.data(), d.q_size(), xt::no_ownership(), q.shape());
              auto ok_ = xt::adapt(out_k.data(), d.k_size(), xt::no_ownership(), k.shape());
-             realify::rope::apply_rotary_emb(q, k, freqs, d.start_pos, oq, ok_);
+             realify::rope::apply_rotary_emb(q, k, freqs, static_cast<std::ptrdiff_t>(d.start_pos), oq, ok_);
          }},
         {"realify in-place",
          [&](const rope_baselines::dims& d) {
@@ -148,9 +148,9 @@ int run(int argc, char** argv) {
                                 std::array<std::size_t, 4>{d.batch, d.seq, d.q_heads, d.head_dim});
              auto k = xt::adapt(scratch_k.data(), d.k_size(), xt::no_ownership(),
                                 std::array<std::size_t, 4>{d.batch, d.seq, d.k_heads, d.head_dim});
-             realify::rope::apply_rotary_emb(q, k, freqs, d.start_pos, q, k);
+             realify::rope::apply_rotary_emb(q, k, freqs, static_cast<std::ptrdiff_t>(d.start_pos), q, k);
          }},
-        {"std::complex (seed formula)",
+        {"std::complex (Llama's formula)",
          [&](const rope_baselines::dims& d) {
              rope_baselines::std_complex(d, xq.data(), xk.data(), out_q.data(), out_k.data(), freqs.data());
          }},

@@ -30,7 +30,8 @@ rules).
 ```cpp
 #include <realify/eager.hpp>
 
-xt::xtensor<std::complex<float>, 2> x = …, y = …;      // std::complex tensors
+xt::xtensor<std::complex<float>, 2> x = {{{1, 2}, {3, 4}}};  // std::complex tensors
+xt::xtensor<std::complex<float>, 2> y = {{{0, 1}, {-1, 0}}};
 auto a = realify::complex_layout_of(x);                // zero-copy (…,2) view, marked complex
 auto b = realify::complex_layout_of(y);
 auto c = realify::mul(a, realify::exp(b));             // owning complex_layout<xt::xtensor<float, 3>>
@@ -55,6 +56,37 @@ xt::xtensor<std::complex<float>, 2> back = realify::to_complex_tensor(c);
 - Results own their memory (xtensor for a static rank, xarray when the rank depends on
   run-time arguments); `alias(a)` and the erased ops are views.
 
+## Matrix products
+
+```cpp
+#include <realify/eager.hpp>
+
+xt::xtensor<std::complex<double>, 2> am = xt::ones<std::complex<double>>({64, 32});
+xt::xtensor<std::complex<double>, 2> bm = xt::ones<std::complex<double>>({64, 16});
+xt::xtensor<std::complex<double>, 3> qm = xt::ones<std::complex<double>>({8, 128, 64});
+xt::xtensor<std::complex<double>, 1> xm = xt::ones<std::complex<double>>({32});
+auto a = realify::complex_layout_of(am);
+auto b = realify::complex_layout_of(bm);
+auto q = realify::complex_layout_of(qm);
+auto x = realify::complex_layout_of(xm);
+auto c = realify::mm(realify::mH(a), b);                 // the adjoint, read in place (no copy): 32 × 16
+auto d = realify::mm(c, realify::transpose_view(b));     // complex: the induced methods (1m by default)
+auto e = realify::matmul(q, realify::transpose_view(q), realify::gemm_method::m3);  // 8 × 128 × 128
+auto y = realify::mv(a, x);                              // also bmm, dot, vdot
+realify::scoped_gemm_method four_m(realify::gemm_method::m4);  // every product on this thread
+```
+
+- `mm`, `bmm`, `matmul` (broadcast batch dims, 1-D operands promoted), `mv`, `dot` and `vdot` run
+  in the compiled library (`realify/simd/gemm.hpp`) on real GEMM kernels: for complex layouts the
+  method is `realify::gemm_method` — `automatic` (direct loop for tiny products, else 1m), `m1`,
+  `m4`, `m3` (fewer flops, weaker bound on the imaginary part: only on request) or `direct`; two
+  real float/double tensors run the real GEMM and return real tensors. Error bounds, special
+  values and how the default was measured: [numerics.md](numerics.md#matrix-products-the-induced-methods).
+- `realify::conj_view(a)`, `realify::transpose_view(a)` (PyTorch's `a.mT`: the last two dims
+  swapped) and `realify::mH(a)` (`a.mH`, the adjoint) are views only the matrix products take:
+  they become a conjugate flag and swapped strides, so nothing is copied. `vdot` conjugates the
+  same way. Strided operands are copied once into contiguous scratch.
+
 ## Extending the table
 
 Specialise `realify::dispatch::user_lowerings<realify::op::X>` (before the op is first used,
@@ -64,6 +96,38 @@ compile-time validator `template <class... A> static constexpr bool accepts`, an
 run-time validator `static bool supports(const A&...)` and `static auto apply(A&&...)`.
 Candidates are tried highest priority first; the first whose validators accept the
 operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
+
+```cpp file-scope
+#include <atomic>
+#include <realify/ops.hpp>
+
+// Counts the complex multiplies of same-shape operands, then runs the built-in formula;
+// every other mul (broadcasting, numbers, real operands) falls through to the built-ins.
+inline std::atomic<long> same_shape_muls{0};
+struct counted_mul {
+    using op = realify::op::mul;
+    static constexpr std::string_view name = "counted_mul";
+    static constexpr std::string_view formula = "the built-in mul_pairs, counted";
+    static constexpr int priority = realify::dispatch::priority::high;
+    template <class A, class B>
+    static constexpr bool accepts = realify::complex_tensor_operand<A> && realify::complex_tensor_operand<B>;
+    template <class A, class B>
+    static bool supports(const A& a, const B& b) {
+        return a.shape().size() == b.shape().size() &&
+               std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
+    }
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        ++same_shape_muls;
+        return realify::dispatch::lowering::mul_pairs::apply(a, b);
+    }
+};
+
+template <>
+struct realify::dispatch::user_lowerings<realify::op::mul> {
+    using type = realify::type_list<counted_mul>;
+};
+```
 
 ## Numerics notes
 
@@ -77,7 +141,7 @@ operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
   (as `std::complex`); PyTorch's vectorised CPU kernels differ on some of them (e.g.
   `exp(inf + 0i)` is `inf + nan·i` in PyTorch, `inf + 0i` here).
 - ceil/floor/round/trunc act on each component (PyTorch rejects them for complex tensors;
-  the seed system treats them as elementwise-safe).
+  Torch-TensorRT's complex lowering treats them as elementwise-safe).
 
 ## The table
 

@@ -5,21 +5,28 @@ Run with Debian's /usr/bin/python3 (torch 1.13):  tools/gen_rope_golden.py
 Writes small .npy files into tests/golden/rope/; they are committed, so CI
 never needs torch. Every case's parameters are repeated in test_rope.cpp.
 
-Frequencies are computed in float64 (Meta's reference does the outer product
-in float32, which is off by ~5e-4 rad at position 4096; realify computes
-angles in double, so the oracle does too), then cast to complex64 for the
-float32 cases.
+Two tables are involved. Meta's reference (meta_freqs_cis below, verbatim
+from Llama's model.py, with Llama 3.1's apply_scaling) computes frequencies
+and angles in float32: realify's default table (angle_precision::
+reference_float32) must reproduce it. The float64 table (freqs_cis below:
+frequencies and angles in double) is realify's angle_precision::float64;
+at position 8183 the two differ by ~5.8e-4 rad (theta 5e5).
 
 Cases
-  freqs.f64            dim 16, end 12, theta 1e4                -> (12, 8, 2)
-  freqs_llama31.f64    dim 128, theta 5e5, Llama 3.1 scaling at the positions
-                       in freqs_llama31_pos.f64                 -> (P, 64, 2)
-  interleaved.{f32,f64}  the seed's apply_rotary_emb (view_as_complex form):
-                       batch 2, seq 5, q heads 4, k heads 2, head_dim 16,
-                       theta 1e4, start_pos 3
+  freqs.f64            float64 table: dim 16, end 12, theta 1e4  -> (12, 8, 2)
+  freqs_llama31.f64    float64 table: dim 128, theta 5e5, Llama 3.1 scaling at
+                       the positions in freqs_llama31_pos.f64     -> (P, 64, 2)
+  freqs_ref_d{64,128}_t{1e4,5e5}_{plain,llama31}.f32
+                       Meta's float32 table (end 8192) at the positions in
+                       freqs_ref_pos.f64                          -> (P, dim/2, 2)
+  interleaved.{f32,f64}  Meta's apply_rotary_emb (view_as_complex form) with
+                       the float64 table: batch 2, seq 5, q heads 4, k heads 2,
+                       head_dim 16, theta 1e4, start_pos 3
   half_split.{f32,f64}   Hugging Face rotate_half form, same shapes/positions
-  llama31.f32          interleaved, batch 1, seq 3, q heads 4, k heads 2,
-                       head_dim 128, theta 5e5, Llama 3.1 scaling, start_pos 8190
+  llama31.f32          Meta's reference end to end: its float32 table (dim 128,
+                       theta 5e5, Llama 3.1 scaling, end 8193) and its
+                       apply_rotary_emb; batch 1, seq 3, q heads 4, k heads 2,
+                       start_pos 8190
 Each apply case writes <case>_xq, <case>_xk, <case>_out_q, <case>_out_k.
 """
 import math
@@ -29,6 +36,41 @@ import numpy as np
 import torch
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "golden", "rope")
+
+
+def apply_scaling(freqs: torch.Tensor):
+    # Meta's Llama 3.1 reference (llama/model.py), verbatim.
+    # Values obtained from grid search
+    scale_factor = 8
+    low_freq_factor = 1
+    high_freq_factor = 4
+    old_context_len = 8192  # original llama3 length
+
+    low_freq_wavelen = old_context_len / low_freq_factor
+    high_freq_wavelen = old_context_len / high_freq_factor
+    new_freqs = []
+    for freq in freqs:
+        wavelen = 2 * math.pi / freq
+        if wavelen < high_freq_wavelen:
+            new_freqs.append(freq)
+        elif wavelen > low_freq_wavelen:
+            new_freqs.append(freq / scale_factor)
+        else:
+            assert low_freq_wavelen != high_freq_wavelen
+            smooth = (old_context_len / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
+            new_freqs.append((1 - smooth) * freq / scale_factor + smooth * freq)
+    return torch.tensor(new_freqs, dtype=freqs.dtype, device=freqs.device)
+
+
+def meta_freqs_cis(dim: int, end: int, theta: float = 10000.0, use_scaled: bool = False):
+    # Meta's Llama reference precompute_freqs_cis, verbatim: float32 throughout.
+    freqs = 1.0 / (theta ** (torch.arange(0, dim, 2)[: (dim // 2)].float() / dim))
+    t = torch.arange(end, device=freqs.device, dtype=torch.float32)
+    if use_scaled:
+        freqs = apply_scaling(freqs)
+    freqs = torch.outer(t, freqs)
+    freqs_cis = torch.polar(torch.ones_like(freqs), freqs)  # complex64
+    return freqs_cis
 
 
 def rope_frequencies(dim, theta, scaled):
@@ -65,8 +107,8 @@ def reshape_for_broadcast(freqs_cis, x):
     return freqs_cis.view(*shape)
 
 
-def seed_apply_rotary_emb(xq, xk, freqs_cis):
-    # The seed's (Meta Llama's) apply_rotary_emb, with the compute dtype of the
+def meta_apply_rotary_emb(xq, xk, freqs_cis):
+    # Meta Llama's apply_rotary_emb, with the compute dtype of the
     # inputs (float() in the original; double() for the float64 goldens).
     real = xq.dtype
     xq_ = torch.view_as_complex(xq.to(real).reshape(*xq.shape[:-1], -1, 2))
@@ -105,13 +147,20 @@ def main():
     positions = [0, 1, 7, 100, 2047, 8191, 8192, 10000, 65535]
     save("freqs_llama31_pos.f64", np.array(positions, dtype=np.float64))
     save("freqs_llama31.f64", torch.view_as_real(freqs_cis(128, positions, 5e5, scaled=True)))
+    ref_positions = [0, 1, 2, 3, 100, 1000, 4095, 4096, 7695, 8000, 8183, 8191]
+    save("freqs_ref_pos.f64", np.array(ref_positions, dtype=np.float64))
+    for dim in (64, 128):
+        for theta, theta_name in ((1e4, "1e4"), (5e5, "5e5")):
+            for scaled, scaled_name in ((False, "plain"), (True, "llama31")):
+                table = meta_freqs_cis(dim, 8192, theta, use_scaled=scaled)[ref_positions]
+                save(f"freqs_ref_d{dim}_t{theta_name}_{scaled_name}.f32", torch.view_as_real(table))
 
     batch, seq, hq, hk, hd, start = 2, 5, 4, 2, 16, 3
     table = freqs_cis(hd, range(start, start + seq), 1e4)
     for suffix, dtype, ctype in (("f32", torch.float32, torch.complex64), ("f64", torch.float64, torch.complex128)):
         xq = torch.randn(batch, seq, hq, hd, dtype=dtype)
         xk = torch.randn(batch, seq, hk, hd, dtype=dtype)
-        out_q, out_k = seed_apply_rotary_emb(xq, xk, table.to(ctype))
+        out_q, out_k = meta_apply_rotary_emb(xq, xk, table.to(ctype))
         for n, t in (("xq", xq), ("xk", xk), ("out_q", out_q), ("out_k", out_k)):
             save(f"interleaved_{n}.{suffix}", t)
         xq = torch.randn(batch, seq, hq, hd, dtype=dtype)
@@ -121,10 +170,10 @@ def main():
             save(f"half_split_{n}.{suffix}", t)
 
     batch, seq, hq, hk, hd, start = 1, 3, 4, 2, 128, 8190
-    table = freqs_cis(hd, range(start, start + seq), 5e5, scaled=True).to(torch.complex64)
+    table = meta_freqs_cis(hd, start + seq, 5e5, use_scaled=True)[start:]
     xq = torch.randn(batch, seq, hq, hd)
     xk = torch.randn(batch, seq, hk, hd)
-    out_q, out_k = seed_apply_rotary_emb(xq, xk, table)
+    out_q, out_k = meta_apply_rotary_emb(xq, xk, table)
     for n, t in (("xq", xq), ("xk", xk), ("out_q", out_q), ("out_k", out_k)):
         save(f"llama31_{n}.f32", t)
 

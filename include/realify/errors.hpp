@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "realify/version.hpp"
+
 namespace realify {
 
 /// Base of every realify exception; catch this to catch them all.

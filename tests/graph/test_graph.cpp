@@ -684,6 +684,38 @@ TEST(GraphRewrite, SplitAndChunkPiecesGoThroughTheTable) {
     EXPECT_THROW(graph::lower(graph::split_with_sizes(z, {-1, 5}, 0)[0])(a), realify::shape_error);
 }
 
+// The graph's own shape rules check their arithmetic: a shape whose product
+// wraps std::size_t (big · 4 ≡ 4) used to match a 4-element input.
+TEST(GraphRewrite, ShapeArithmeticNeverWraps) {
+    constexpr std::ptrdiff_t big = (std::ptrdiff_t(1) << 62) + 1;
+    auto message = [](auto&& prog, const auto& input) {
+        try {
+            (void)prog(input);
+        } catch (const realify::shape_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no shape_error");
+    };
+    auto z = graph::input<cd>("z");
+    auto x = graph::input<double>("x");
+    const auto a = random_complex({4}, 26);
+    const auto r = random_real({4}, 27);
+    std::string m = message(graph::lower(graph::reshape(z, {big, 4})), a);
+    EXPECT_NE(m.find("realify::graph::reshape:"), std::string::npos) << m;
+    m = message(graph::lower(graph::view(z, {4, big, -1})), a);
+    EXPECT_NE(m.find("realify::graph::view:"), std::string::npos) << m;
+    m = message(graph::lower(graph::reshape(x, {big, 4})), r);
+    EXPECT_NE(m.find("realify::graph::reshape:"), std::string::npos) << m;
+    m = message(graph::lower(graph::repeat(z, {-1})), a);  // through the table
+    EXPECT_NE(m.find("realify::repeat:"), std::string::npos) << m;
+    m = message(graph::lower(graph::expand(graph::reshape(z, {4, 1}), {4, big})), a);
+    EXPECT_NE(m.find("realify::expand:"), std::string::npos) << m;
+    m = message(graph::lower(graph::narrow(z, 0, 1, std::numeric_limits<std::ptrdiff_t>::max())), a);
+    EXPECT_NE(m.find("realify::narrow:"), std::string::npos) << m;
+    m = message(graph::lower(graph::chunk(z, 2, 0)[std::size_t(-1)]), a);
+    EXPECT_NE(m.find("realify::graph::chunk: piece index"), std::string::npos) << m;
+}
+
 // ============================================================================ the seed's RoPE vs PyTorch
 
 namespace {

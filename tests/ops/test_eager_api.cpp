@@ -5,7 +5,9 @@
 // and constructors against the tensor references.
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -357,6 +359,77 @@ TEST(EagerShape, MatchesTheTensorReferences) {
     EXPECT_EQ(al.real_layout().data(), a.real_layout().data());
     EXPECT_EQ(out(realify::clone(a)), x);
     EXPECT_EQ(out(realify::detach(a)), x);
+}
+
+/// The message of the realify::shape_error `f` throws ("no exception" or
+/// "wrong exception type: …" otherwise).
+template <class F>
+std::string shape_error_message(F&& f) {
+    try {
+        f();
+    } catch (const realify::shape_error& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("wrong exception type: ") + e.what();
+    }
+    return "no exception";
+}
+
+// Sizes from user input are checked, never wrapped: each of these used to
+// wrap std::size_t or overflow std::ptrdiff_t (a crash, a hang, pieces of a
+// 3-element tensor, or std::bad_array_new_length from inside xtensor).
+TEST(EagerShape, SizeArithmeticNeverWraps) {
+    constexpr std::ptrdiff_t big = (std::ptrdiff_t(1) << 62) + 1;  // big · 4 wraps to 4
+    constexpr std::ptrdiff_t pmax = std::numeric_limits<std::ptrdiff_t>::max();
+    constexpr std::ptrdiff_t pmin = std::numeric_limits<std::ptrdiff_t>::min();
+    const auto x = sample({4});
+    const auto a = complex_layout_of(x);
+    auto expect_error = [](const std::string& message, const std::string& op) {
+        EXPECT_NE(message.find("realify::" + op + ":"), std::string::npos) << message;
+    };
+    expect_error(shape_error_message([&] { (void)realify::reshape(a, {big, 4}); }), "reshape");
+    expect_error(shape_error_message([&] { (void)realify::view(a, {4, big}); }), "view");
+    expect_error(shape_error_message([&] { (void)realify::reshape(a, {big, 4, -1}); }), "reshape");
+    const auto one = sample({1, 1});
+    const auto l1 = complex_layout_of(one);
+    expect_error(shape_error_message([&] { (void)realify::expand(l1, {big, 4}); }), "expand");
+    expect_error(shape_error_message([&] { (void)realify::repeat(l1, {std::size_t(big), 4}); }), "repeat");
+    // a negative count converted to std::size_t
+    expect_error(shape_error_message([&] { (void)realify::repeat(l1, {std::size_t(-1), 1}); }), "repeat");
+    const auto single = sample({1});
+    const std::string negative = shape_error_message([&] { (void)realify::expand(complex_layout_of(single), {-2}); });
+    expect_error(negative, "expand");
+    EXPECT_NE(negative.find("-2"), std::string::npos) << negative;
+    expect_error(shape_error_message([&] { (void)realify::expand(l1, {2, -3}); }), "expand");
+
+    const auto three = sample({3});
+    const auto l3 = complex_layout_of(three);
+    expect_error(shape_error_message([&] { (void)realify::split_with_sizes(l3, {SIZE_MAX, 4}); }), "split_with_sizes");
+    expect_error(shape_error_message([&] { (void)realify::narrow(l3, 0, 1, pmax); }), "narrow");
+    expect_error(shape_error_message([&] { (void)realify::narrow(l3, 0, pmax, 1); }), "narrow");
+    expect_error(shape_error_message([&] { (void)realify::narrow(l3, 0, pmin, 1); }), "narrow");
+    expect_error(shape_error_message([&] { (void)realify::select(l3, 0, pmin); }), "select");
+    EXPECT_EQ(out(realify::narrow(l3, 0, -1, 1)), ref::narrow<double>(three, 0, 2, 1));
+
+    // A step of PTRDIFF_MAX takes the first element (PyTorch: x[0::huge]).
+    EXPECT_EQ(out(realify::slice(l3, 0, 0, pmax, pmax)), ref::slice<double>(three, 0, 0, 1, 1));
+    EXPECT_EQ(out(realify::slice(l3, 0, 1, pmax, pmax - 1)), ref::slice<double>(three, 0, 1, 2, 1));
+    EXPECT_EQ(out(realify::slice(l3, 0, pmin, pmax, 2)), ref::slice<double>(three, 0, 0, 3, 2));
+    EXPECT_EQ(realify::slice(l3, 0, pmax, pmin, 1).size(), 0u);
+    xt::xarray<std::complex<double>> empty = xt::xarray<std::complex<double>>::from_shape({0, 3});
+    EXPECT_EQ(realify::slice(complex_layout_of(empty), 1, 0, pmax, pmax).shape()[1], 1u);
+    expect_error(shape_error_message([&] { (void)realify::slice(l3, 0, 0, 3, 0); }), "slice");
+
+    // Roll shifts are reduced modulo the extent: PTRDIFF_MIN ≡ 1 (mod 3),
+    // PTRDIFF_MAX ≡ 1 (mod 3); the flattened form too.
+    EXPECT_EQ(out(realify::roll(l3, {pmin}, {0})), ref::roll<double>(three, {1}, {0}));
+    EXPECT_EQ(out(realify::roll(l3, {pmax}, {0})), ref::roll<double>(three, {1}, {0}));
+    EXPECT_EQ(out(realify::roll(l3, {pmin})), ref::roll<double>(three, {1}));
+    EXPECT_EQ(out(realify::roll(l3, {-7}, {-1})), ref::roll<double>(three, {2}, {-1}));
+
+    // Splits and chunks with sizes near SIZE_MAX.
+    EXPECT_EQ(realify::split(l3, SIZE_MAX).size(), 1u);
+    EXPECT_EQ(realify::chunk(l3, SIZE_MAX).size(), 3u);
 }
 
 TEST(EagerShape, ReductionsAndProducts) {

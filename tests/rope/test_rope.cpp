@@ -8,6 +8,7 @@
 #include <complex>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <random>
 #include <span>
@@ -16,6 +17,7 @@
 
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
+#include <xtensor/xmath.hpp>
 #include <xtensor/xstrided_view.hpp>
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xview.hpp>
@@ -32,6 +34,7 @@
 
 namespace {
 
+using realify::rope::angle_precision;
 using realify::rope::apply_rotary_emb;
 using realify::rope::llama3_scaling;
 using realify::rope::pair_layout;
@@ -75,7 +78,7 @@ xt::xtensor<T, 4> random4(std::size_t b, std::size_t s, std::size_t h, std::size
     return t;
 }
 
-/// The seed's formula on std::complex<double>: pair j of every head times
+/// Meta's formula on std::complex<double>: pair j of every head times
 /// freqs_cis[start + s, j], pairs chosen by the layout.
 template <class T, class C>
 xt::xtensor<T, 4> complex_reference(const xt::xtensor<T, 4>& x, const xt::xtensor<std::complex<C>, 2>& freqs,
@@ -100,15 +103,57 @@ xt::xtensor<T, 4> complex_reference(const xt::xtensor<T, 4>& x, const xt::xtenso
 
 // ---------------------------------------------------------------- freqs_cis
 
-TEST(RopeFreqs, MatchesTorchFloat64AndFloat32) {
+// The default table is Meta's float32 reference table, which Hugging Face and
+// ggml reproduce too: the angles bit for bit, cos/sin within one float step
+// (realify rounds them correctly, torch's cosf/sinf may be one step off).
+TEST(RopeFreqs, DefaultTableIsMetasFloat32Reference) {
+    const xt::xarray<double> positions = golden<double>("freqs_ref_pos.f64");
+    const double ulp = std::ldexp(1.0, -24);  // half an ulp of values in [0.5, 1), one ulp below
+    for (const int dim : {64, 128}) {
+        for (const double theta : {1e4, 5e5}) {
+            for (const bool scaled : {false, true}) {
+                const std::string name = "freqs_ref_d" + std::to_string(dim) + (theta == 1e4 ? "_t1e4_" : "_t5e5_") +
+                                         (scaled ? "llama31" : "plain") + ".f32";
+                const xt::xarray<float> expected = golden<float>(name);  // (P, dim/2, 2)
+                const std::optional<llama3_scaling> scaling =
+                    scaled ? std::optional<llama3_scaling>(llama3_scaling{}) : std::nullopt;
+                const auto table = precompute_freqs_cis(dim, 8192, theta, scaling);
+                const auto table64 = precompute_freqs_cis<double>(dim, 8192, theta, scaling);
+                const auto exact = precompute_freqs_cis<double>(dim, 8192, theta, scaling, angle_precision::float64);
+                double worst = 0, worst64 = 0, exact_vs_reference = 0;
+                for (std::size_t p = 0; p < positions.size(); ++p) {
+                    const auto pos = static_cast<std::size_t>(positions(p));
+                    for (std::size_t j = 0; j < static_cast<std::size_t>(dim / 2); ++j) {
+                        const std::complex<double> want(expected(p, j, 0), expected(p, j, 1));
+                        worst = std::max(worst, std::abs(std::complex<double>(table(pos, j)) - want));
+                        worst64 = std::max(worst64, std::abs(table64(pos, j) - want));
+                        exact_vs_reference = std::max(exact_vs_reference, std::abs(exact(pos, j) - want));
+                    }
+                }
+                EXPECT_LE(worst, 2 * ulp) << name;
+                // complex<double> storage of the same float32 angles
+                EXPECT_LE(worst64, 2 * ulp) << name;
+                // the float64 option is a different table at large positions
+                EXPECT_GE(exact_vs_reference, 1e-4) << name;
+            }
+        }
+    }
+}
+
+// angle_precision::float64: frequencies and angles in double, against
+// PyTorch float64.
+TEST(RopeFreqs, Float64AnglesMatchTorchFloat64) {
     const xt::xarray<double> expected = golden<double>("freqs.f64");  // (12, 8, 2)
-    const auto f64 = precompute_freqs_cis<double>(16, 12, 1e4);
+    const auto f64 = precompute_freqs_cis<double>(16, 12, 1e4, std::nullopt, angle_precision::float64);
     ASSERT_EQ(f64.shape()[0], 12u);
     ASSERT_EQ(f64.shape()[1], 8u);
     EXPECT_LE(max_abs_diff(realify::view_as_real(f64), expected), 1e-14);
-    const auto f32 = precompute_freqs_cis(16, 12, 1e4);  // float by default
+    const auto f32 = precompute_freqs_cis(16, 12, 1e4, std::nullopt, angle_precision::float64);  // float by default
     static_assert(std::is_same_v<decltype(f32)::value_type, std::complex<float>>);
     EXPECT_LE(max_abs_diff(realify::view_as_real(f32), expected), 1e-7);
+    // At small positions the reference float32 table is the same to float rounding.
+    const auto reference = precompute_freqs_cis(16, 12, 1e4);
+    EXPECT_LE(max_abs_diff(realify::view_as_real(reference), expected), 2e-7);
     // Row 0 is the identity rotation, every entry is on the unit circle.
     for (std::size_t j = 0; j < 8; ++j) EXPECT_EQ(f64(0, j), std::complex<double>(1, 0));
     for (const auto& z : f64) EXPECT_NEAR(std::abs(z), 1.0, 1e-15);
@@ -117,8 +162,8 @@ TEST(RopeFreqs, MatchesTorchFloat64AndFloat32) {
 TEST(RopeFreqs, Llama31ScalingMatchesMetaApplyScaling) {
     const xt::xarray<double> positions = golden<double>("freqs_llama31_pos.f64");
     const xt::xarray<double> expected = golden<double>("freqs_llama31.f64");  // (P, 64, 2)
-    const auto table = precompute_freqs_cis<double>(128, 65536, 5e5, llama3_scaling{});
-    const auto plain = precompute_freqs_cis<double>(128, 65536, 5e5);
+    const auto table = precompute_freqs_cis<double>(128, 65536, 5e5, llama3_scaling{}, angle_precision::float64);
+    const auto plain = precompute_freqs_cis<double>(128, 65536, 5e5, std::nullopt, angle_precision::float64);
     double worst = 0;
     bool differs_from_unscaled = false;
     for (std::size_t p = 0; p < positions.size(); ++p) {
@@ -133,14 +178,62 @@ TEST(RopeFreqs, Llama31ScalingMatchesMetaApplyScaling) {
     EXPECT_LE(worst, 1e-10);
     EXPECT_TRUE(differs_from_unscaled);
     // High frequencies (short wavelengths) are untouched by the scaling.
-    const auto freqs = realify::rope::rope_frequencies(128, 5e5, llama3_scaling{});
-    const auto unscaled = realify::rope::rope_frequencies(128, 5e5);
-    EXPECT_EQ(freqs[0], unscaled[0]);
-    EXPECT_DOUBLE_EQ(freqs[63], unscaled[63] / 8.0);
+    for (const auto precision : {angle_precision::reference_float32, angle_precision::float64}) {
+        const auto freqs = realify::rope::rope_frequencies(128, 5e5, llama3_scaling{}, precision);
+        const auto unscaled = realify::rope::rope_frequencies(128, 5e5, std::nullopt, precision);
+        EXPECT_EQ(freqs[0], unscaled[0]);
+        EXPECT_DOUBLE_EQ(freqs[63], unscaled[63] / 8.0);
+    }
+    // The reference frequencies are float32 values.
+    for (double f : realify::rope::rope_frequencies(128, 5e5)) EXPECT_EQ(f, static_cast<double>(static_cast<float>(f)));
 }
 
 TEST(RopeFreqs, OddDimIsAShapeError) {
     EXPECT_THROW(precompute_freqs_cis(7, 4), realify::shape_error);
+}
+
+/// The message of the realify::error `f` throws, or what went wrong instead.
+template <class F>
+std::string any_error_message(F&& f) {
+    try {
+        f();
+    } catch (const realify::error& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("wrong exception type: ") + e.what();
+    }
+    return "no exception";
+}
+
+// theta 0, negative, NaN or inf used to give a NaN table silently; a table
+// whose size end · dim/2 wraps std::size_t used to be written out of bounds.
+TEST(RopeFreqs, InvalidParametersAndSizesAreErrorsNamingThem) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    for (const double theta : {0.0, -1e4, nan, inf}) {
+        const std::string m = any_error_message([&] { (void)precompute_freqs_cis(8, 4, theta); });
+        EXPECT_NE(m.find("realify::rope::precompute_freqs_cis: theta must be finite and positive"), std::string::npos) << m;
+        EXPECT_THROW((void)realify::rope::rope_frequencies(8, theta), realify::error);
+    }
+    auto scaling_error = [](llama3_scaling s) {
+        return any_error_message([&] { (void)precompute_freqs_cis(8, 4, 1e4, s); });
+    };
+    EXPECT_NE(scaling_error({0.0, 1.0, 4.0, 8192.0}).find("llama3_scaling::factor"), std::string::npos);
+    EXPECT_NE(scaling_error({8.0, nan, 4.0, 8192.0}).find("llama3_scaling::low_freq_factor"), std::string::npos);
+    EXPECT_NE(scaling_error({8.0, 1.0, -4.0, 8192.0}).find("llama3_scaling::high_freq_factor"), std::string::npos);
+    EXPECT_NE(scaling_error({8.0, 1.0, 4.0, inf}).find("llama3_scaling::original_context"), std::string::npos);
+    EXPECT_NE(scaling_error({8.0, 2.0, 2.0, 8192.0}).find("llama3_scaling::high_freq_factor"), std::string::npos);
+
+    EXPECT_THROW((void)precompute_freqs_cis(128, (std::ptrdiff_t(1) << 58) + 1), realify::shape_error);
+    std::string m = any_error_message([] { (void)precompute_freqs_cis(128, (std::ptrdiff_t(1) << 58) + 1); });
+    EXPECT_NE(m.find("realify::rope::precompute_freqs_cis: table (end, dim/2) (288230376151711745, 64) has too many"),
+              std::string::npos)
+        << m;
+    m = any_error_message([] { (void)precompute_freqs_cis(8, -1); });
+    EXPECT_NE(m.find("precompute_freqs_cis: end must be non-negative, got -1"), std::string::npos) << m;
+    m = any_error_message([] { (void)precompute_freqs_cis(-8, 4); });
+    EXPECT_NE(m.find("precompute_freqs_cis: dim must be non-negative, got -8"), std::string::npos) << m;
+    EXPECT_EQ(precompute_freqs_cis(8, 0).size(), 0u);
 }
 
 // ---------------------------------------------------------- PyTorch goldens
@@ -153,7 +246,10 @@ void check_golden_case(const std::string& name, pair_layout layout, std::size_t 
     const auto eq = golden4<T>(name + "_out_q" + suffix);
     const auto ek = golden4<T>(name + "_out_k" + suffix);
     const std::size_t seq = xq.shape()[1];
-    const auto freqs = precompute_freqs_cis<T>(xq.shape()[3], start + seq, 1e4);
+    // These goldens rotate by the float64 table (tools/gen_rope_golden.py).
+    const auto dim = static_cast<std::ptrdiff_t>(xq.shape()[3]);
+    const auto freqs = precompute_freqs_cis<T>(dim, static_cast<std::ptrdiff_t>(start + seq), 1e4, std::nullopt,
+                                               angle_precision::float64);
 
     // New tensors.
     const auto [q, k] = apply_rotary_emb(xq, xk, freqs, start, layout);
@@ -174,26 +270,36 @@ void check_golden_case(const std::string& name, pair_layout layout, std::size_t 
 
     // A longer table only shifts which rows are read: here start_pos + seq
     // is exactly the end, and a table of 64 rows gives the same result.
-    const auto longer = precompute_freqs_cis<T>(xq.shape()[3], 64, 1e4);
+    const auto longer = precompute_freqs_cis<T>(dim, 64, 1e4, std::nullopt, angle_precision::float64);
     const auto [q2, k2] = apply_rotary_emb(xq, xk, longer, start, layout);
     EXPECT_EQ(q2, q);
     EXPECT_EQ(k2, k);
 }
 
-TEST(RopeGolden, SeedInterleavedFloat) { check_golden_case<float>("interleaved", pair_layout::interleaved, 3, 2e-6); }
-TEST(RopeGolden, SeedInterleavedDouble) {
+TEST(RopeGolden, MetaInterleavedFloat) { check_golden_case<float>("interleaved", pair_layout::interleaved, 3, 2e-6); }
+TEST(RopeGolden, MetaInterleavedDouble) {
     check_golden_case<double>("interleaved", pair_layout::interleaved, 3, 1e-14);
 }
 TEST(RopeGolden, HfRotateHalfFloat) { check_golden_case<float>("half_split", pair_layout::half_split, 3, 2e-6); }
 TEST(RopeGolden, HfRotateHalfDouble) { check_golden_case<double>("half_split", pair_layout::half_split, 3, 1e-14); }
 
-TEST(RopeGolden, Llama31ScaledAtPosition8190) {
+// Meta's reference end to end (its float32 table and apply_rotary_emb) at
+// positions where the float32 and float64 angles differ by ~5e-4 rad: the
+// default table gives Meta's output to float rounding, the float64 one does not.
+TEST(RopeGolden, MetaReferenceLlama31ScaledAtPosition8190) {
     const auto xq = golden4<float>("llama31_xq.f32");
     const auto xk = golden4<float>("llama31_xk.f32");
+    const auto eq = golden4<float>("llama31_out_q.f32");
+    const auto ek = golden4<float>("llama31_out_k.f32");
     const auto freqs = precompute_freqs_cis(128, 8193, 5e5, llama3_scaling{});
     const auto [q, k] = apply_rotary_emb(xq, xk, freqs, 8190);
-    EXPECT_LE(max_abs_diff(q, golden4<float>("llama31_out_q.f32")), 4e-6);
-    EXPECT_LE(max_abs_diff(k, golden4<float>("llama31_out_k.f32")), 4e-6);
+    const double magnitude = std::max(xt::amax(xt::abs(eq))(), xt::amax(xt::abs(ek))());
+    const double rounding = 4 * magnitude * std::numeric_limits<float>::epsilon();
+    EXPECT_LE(max_abs_diff(q, eq), rounding);
+    EXPECT_LE(max_abs_diff(k, ek), rounding);
+    const auto exact = precompute_freqs_cis(128, 8193, 5e5, llama3_scaling{}, angle_precision::float64);
+    const auto [q64, k64] = apply_rotary_emb(xq, xk, exact, 8190);
+    EXPECT_GE(max_abs_diff(q64, eq), 1e-4);
     // One row short of start_pos + seq is refused.
     const auto short_table = precompute_freqs_cis(128, 8192, 5e5, llama3_scaling{});
     EXPECT_THROW(apply_rotary_emb(xq, xk, short_table, 8190), realify::shape_error);
@@ -254,11 +360,140 @@ TEST(RopeErrors, ShapeErrorsNameTheShapes) {
     EXPECT_NE(m.find("(3, 4, 8)"), std::string::npos) << m;
 }
 
+/// The message of the realify::layout_error `f` throws, or what went wrong instead.
+template <class F>
+std::string layout_error_message(F&& f) {
+    try {
+        f();
+    } catch (const realify::layout_error& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("wrong exception type: ") + e.what();
+    }
+    return "no exception";
+}
+
+// Positions and span-form dims are std::ptrdiff_t: negative values are
+// shape_errors naming them, and start_pos + seq or the product of the dims
+// never wraps (start_pos = SIZE_MAX, i.e. a −1 converted, used to read out of
+// bounds; batch 2^62 + 1 used to pass the size check of 4-element spans).
+TEST(RopeErrors, PositionsAndDimsNeverWrap) {
+    const auto freqs = precompute_freqs_cis(8, 16);
+    const auto q = random4<float>(2, 3, 4, 8, 1);
+    const auto k = random4<float>(2, 3, 2, 8, 2);
+    std::string m = error_message([&] { (void)apply_rotary_emb(q, k, freqs, -1); });
+    EXPECT_NE(m.find("realify::rope::apply_rotary_emb: start_pos must be non-negative, got -1"), std::string::npos) << m;
+    for (const std::ptrdiff_t start : {std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t(17), std::ptrdiff_t(14)}) {
+        m = error_message([&] { (void)apply_rotary_emb(q, k, freqs, start); });
+        EXPECT_NE(m.find("fewer rows than start_pos + seq"), std::string::npos) << m;
+    }
+
+    using realify::rope::rope_dims;
+    std::vector<float> x(4), y(4), ox(4), oy(4);
+    const std::span<const std::complex<float>> table(freqs.data(), freqs.size());
+    const std::ptrdiff_t wraps = (std::ptrdiff_t(1) << 62) + 1;  // · 4 ≡ 4
+    m = error_message([&] { apply_rotary_emb(rope_dims{wraps, 1, 1, 1, 4}, x, y, table, 0, ox, oy); });
+    EXPECT_NE(m.find("realify::rope::apply_rotary_emb: q shape (4611686018427387905, 1, 1, 4) has too many"),
+              std::string::npos)
+        << m;
+    m = error_message([&] { apply_rotary_emb(rope_dims{1, 1, 1, 1, 4}, x, y, table, -3, ox, oy); });
+    EXPECT_NE(m.find("start_pos must be non-negative, got -3"), std::string::npos) << m;
+    m = error_message([&] {
+        apply_rotary_emb(rope_dims{1, 1, 1, 1, 4}, x, y, table, std::numeric_limits<std::ptrdiff_t>::max(), ox, oy);
+    });
+    EXPECT_NE(m.find("fewer rows than start_pos + seq"), std::string::npos) << m;
+    const std::array<std::pair<rope_dims, const char*>, 5> negative{{{{-1, 1, 1, 1, 4}, "rope_dims::batch"},
+                                                                     {{1, -1, 1, 1, 4}, "rope_dims::seq"},
+                                                                     {{1, 1, -1, 1, 4}, "rope_dims::q_heads"},
+                                                                     {{1, 1, 1, -1, 4}, "rope_dims::k_heads"},
+                                                                     {{1, 1, 1, 1, -4}, "rope_dims::head_dim"}}};
+    for (const auto& [dims, field] : negative) {
+        m = error_message([&] { apply_rotary_emb(dims, x, y, table, 0, ox, oy); });
+        EXPECT_NE(m.find(std::string(field) + " must be non-negative"), std::string::npos) << m;
+    }
+}
+
+// Overlaps are checked on the caller's memory, not on staging copies.
 TEST(RopeErrors, OverlappingOutputsAreRefused) {
     const auto freqs = precompute_freqs_cis(8, 4);
     xt::xtensor<float, 4> q = random4<float>(1, 2, 2, 8, 1);
     xt::xtensor<float, 4> k = random4<float>(1, 2, 2, 8, 2);
     EXPECT_THROW(apply_rotary_emb(q, k, freqs, 0, q, q), realify::layout_error);
+    // out_k a reversed view of out_q: both are staged, and the staging
+    // buffers do not overlap — the caller's memory does (q's result was lost).
+    xt::xtensor<float, 4> out_q(q.shape());
+    std::string m = layout_error_message([&] { apply_rotary_emb(q, k, freqs, 0, out_q, xt::flip(out_q, 1)); });
+    EXPECT_NE(m.find("out_q overlaps out_k"), std::string::npos) << m;
+    // Overlapping in one element only, through a strided view.
+    xt::xtensor<float, 4> wide(std::array<std::size_t, 4>{1, 2, 2, 15});
+    auto left = xt::strided_view(wide, {xt::all(), xt::all(), xt::all(), xt::range(0, 8)});
+    auto right = xt::strided_view(wide, {xt::all(), xt::all(), xt::all(), xt::range(7, 15)});
+    EXPECT_THROW(apply_rotary_emb(q, k, freqs, 0, left, right), realify::layout_error);
+    auto right_disjoint = xt::strided_view(wide, {xt::all(), xt::all(), xt::all(), xt::range(8, 15)});
+    EXPECT_THROW(apply_rotary_emb(q, k, freqs, 0, left, right_disjoint), realify::shape_error);  // 7 wide
+}
+
+// An output overlapping freqs_cis would rewrite the table while it is read
+// (max error 2.87 before): refused in both forms, whatever the table's form.
+TEST(RopeErrors, OutputsOverlappingTheTableAreRefused) {
+    const std::size_t d = 8;
+    auto freqs = precompute_freqs_cis(static_cast<std::ptrdiff_t>(d), 4);  // 4 × 4 complex = 32 floats
+    const auto q = random4<float>(1, 2, 2, d, 1);
+    const auto k = random4<float>(1, 2, 2, d, 2);
+    float* table_floats = reinterpret_cast<float*>(freqs.data());
+    const std::array<std::size_t, 4> shape{1, 2, 2, d};
+    auto on_table = xt::adapt(table_floats, 32, xt::no_ownership(), shape);
+    xt::xtensor<float, 4> out_k(shape);
+    std::string m = layout_error_message([&] { apply_rotary_emb(q, k, freqs, 0, on_table, out_k); });
+    EXPECT_NE(m.find("out_q overlaps freqs_cis"), std::string::npos) << m;
+    xt::xtensor<float, 4> out_q(shape);
+    m = layout_error_message([&] { apply_rotary_emb(q, k, freqs, 0, out_q, on_table); });
+    EXPECT_NE(m.find("out_k overlaps freqs_cis"), std::string::npos) << m;
+    // the table as a complex_layout of its real view, the output a strided view
+    auto real_table = xt::adapt(table_floats, 32, xt::no_ownership(), std::array<std::size_t, 3>{4, 4, 2});
+    const auto as_layout = realify::as_complex_layout(real_table);
+    auto every_other = xt::strided_view(on_table, {xt::all(), xt::all(), xt::all(), xt::range(0, 8)});
+    m = layout_error_message([&] { apply_rotary_emb(q, k, as_layout, 0, every_other, out_k); });
+    EXPECT_NE(m.find("out_q overlaps freqs_cis"), std::string::npos) << m;
+    // span form
+    std::vector<float> x(q.begin(), q.end()), y(k.begin(), k.end()), oy(y.size());
+    const std::span<const std::complex<float>> table(freqs.data(), freqs.size());
+    m = layout_error_message([&] {
+        apply_rotary_emb(realify::rope::rope_dims{1, 2, 2, 2, 8}, x, y, table, 0, std::span<float>(table_floats, 32), oy);
+    });
+    EXPECT_NE(m.find("out_q overlaps freqs_cis"), std::string::npos) << m;
+    // nothing was written
+    EXPECT_EQ(freqs, precompute_freqs_cis(8, 4));
+}
+
+// An empty q next to a non-empty k (and the reverse): k is rotated, and the
+// kernel never forms an offset on q's null data (clang UBSan).
+TEST(RopeForms, EmptyQOrKBesideANonEmptyOne) {
+    const std::size_t d = 64;
+    const auto freqs = precompute_freqs_cis(static_cast<std::ptrdiff_t>(d), 8);
+    const xt::xtensor<float, 4> empty(std::array<std::size_t, 4>{1, 1, 0, d});
+    const auto k = random4<float>(1, 1, 2, d, 3);
+    for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+        const auto expected = complex_reference(k, freqs, 5, layout);
+        const auto [q1, k1] = apply_rotary_emb(empty, k, freqs, 5, layout);
+        EXPECT_EQ(q1.size(), 0u);
+        EXPECT_LE(max_abs_diff(k1, expected), 1e-6);
+        const auto [k2, q2] = apply_rotary_emb(k, empty, freqs, 5, layout);
+        EXPECT_EQ(q2.size(), 0u);
+        EXPECT_LE(max_abs_diff(k2, expected), 1e-6);
+        // span form with null data for q
+        std::vector<float> y(k.begin(), k.end()), oy(y.size());
+        apply_rotary_emb(realify::rope::rope_dims{1, 1, 0, 2, 64}, std::span<const float>(), y,
+                         std::span<const std::complex<float>>(freqs.data(), freqs.size()), 5, std::span<float>(), oy,
+                         layout);
+        EXPECT_TRUE(std::equal(oy.begin(), oy.end(), k1.begin()));
+        // 16-bit storage goes through float scratch buffers
+        const xt::xtensor<Eigen::half, 4> half_empty(std::array<std::size_t, 4>{1, 1, 0, d});
+        const xt::xtensor<Eigen::half, 4> half_k = xt::cast<Eigen::half>(k);
+        const auto [hq, hk] = apply_rotary_emb(half_empty, half_k, freqs, 5, layout);
+        EXPECT_EQ(hq.size(), 0u);
+        EXPECT_LE(max_abs_diff(hk, expected), 4e-3);
+    }
 }
 
 // ------------------------------------------------ forms of the arguments

@@ -33,6 +33,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "realify/checked_size.hpp"
 #include "realify/dispatch.hpp"
 #include "realify/dispatch/elementwise.hpp"
 #include "realify/kernels.hpp"
@@ -571,9 +572,9 @@ inline std::size_t wrap_dim(std::string_view op, std::ptrdiff_t d, std::size_t r
 }
 
 inline shape_vector resolve_shape(std::string_view op, const dim_list& requested, const shape_vector& from) {
-    shape_vector result(requested.size(), 0);
-    std::size_t count = 1, known = 1;
-    for (std::size_t s : from) count *= s;
+    const std::string where = "graph::" + std::string(op);
+    shape_vector result(requested.size(), 1);  // the −1 slot counts as 1 in `known`
+    const std::size_t count = realify::detail::checked_element_count(where, "input shape", from);
     std::ptrdiff_t infer = -1;
     for (std::size_t i = 0; i < requested.size(); ++i) {
         const std::ptrdiff_t d = requested[i];
@@ -592,8 +593,8 @@ inline shape_vector resolve_shape(std::string_view op, const dim_list& requested
         } else {
             result[i] = static_cast<std::size_t>(d);
         }
-        known *= result[i];
     }
+    const std::size_t known = realify::detail::checked_element_count(where, "shape", result);
     if (infer >= 0) {
         if (known == 0 || count % known != 0)
             throw shape_error("realify::graph::" + std::string(op) + ": shape " + realify::detail::format_sequence(requested) +
@@ -615,9 +616,9 @@ shape_vector zero_copy_shape(const node_attrs& a, const shape_vector& from) {
         const std::size_t s = wrap_dim("flatten", a.i0, from.size()), e = wrap_dim("flatten", a.i1, from.size());
         if (s > e) throw shape_error("realify::graph::flatten: start dim must not be after end dim");
         shape_vector r(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(s));
-        std::size_t merged = 1;
-        for (std::size_t i = s; i <= e; ++i) merged *= from[i];
-        r.push_back(merged);
+        r.push_back(realify::detail::checked_element_count(
+            "graph::flatten", "merged dims",
+            shape_vector(from.begin() + static_cast<std::ptrdiff_t>(s), from.begin() + static_cast<std::ptrdiff_t>(e) + 1)));
         r.insert(r.end(), from.begin() + static_cast<std::ptrdiff_t>(e) + 1, from.end());
         return r;
     } else if constexpr (std::is_same_v<Tag, op::unsqueeze>) {
@@ -648,10 +649,7 @@ inline constexpr bool piece_tag =
     std::is_same_v<Tag, op::split> || std::is_same_v<Tag, op::split_with_sizes> || std::is_same_v<Tag, op::chunk>;
 
 inline std::size_t non_negative(std::string_view op, std::string_view what, std::ptrdiff_t v) {
-    if (v < 0)
-        throw shape_error("realify::graph::" + std::string(op) + ": " + std::string(what) + " " + std::to_string(v) +
-                          " is negative");
-    return static_cast<std::size_t>(v);
+    return realify::detail::to_size("graph::" + std::string(op), what, v);
 }
 
 template <class Tag, class... Ops>
@@ -666,7 +664,7 @@ auto one_piece(const node_attrs& a, const Ops&... ops) {
             return dispatch::call<Tag>(ops..., non_negative(Tag::name, what, a.i0), a.i1);
         }
     }();
-    const auto index = static_cast<std::size_t>(a.i2);
+    const std::size_t index = non_negative(Tag::name, "piece index", a.i2);
     if (index >= pieces.size())
         throw shape_error("realify::graph::" + std::string(Tag::name) + ": piece " + std::to_string(index) +
                           " asked for, the tensor splits into " + std::to_string(pieces.size()));

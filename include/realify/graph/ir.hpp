@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "realify/version.hpp"
+
 namespace realify::graph {
 
 struct graph_ir;

@@ -13,6 +13,8 @@
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xutils.hpp>
 
+#include "realify/version.hpp"
+
 namespace realify::detail {
 
 template <class E>

@@ -7,6 +7,8 @@
 #include <concepts>
 #include <type_traits>
 
+#include "realify/version.hpp"
+
 namespace realify {
 
 /// float or double: the component type of a (…,2) layout.

@@ -14,6 +14,8 @@
 #include <xtensor/xshape.hpp>
 #include <xtensor/xstorage.hpp>
 
+#include "realify/version.hpp"
+
 namespace realify {
 
 /// Marks a rank only known at run time.

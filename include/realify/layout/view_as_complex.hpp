@@ -75,7 +75,9 @@ auto view_as_complex_impl(E& e) {
         return xt::adapt(as_complex_pointer(e.data() + e.data_offset()), fixed{});
     } else {
         complex_shape out_shape = make_shape<complex_shape>(shape.size() - 1);
-        std::copy(shape.begin(), shape.end() - 1, out_shape.begin());
+        // A rank-0 result has an empty std::array: nothing to copy (and GCC
+        // warns -Wnonnull about copying into its null begin()).
+        if constexpr (complex_rank != 0) std::copy(shape.begin(), shape.end() - 1, out_shape.begin());
 
         if constexpr (is_row_major_contiguous_v<expression>) {
             const std::size_t n_complex = static_cast<std::size_t>(e.size()) / 2;

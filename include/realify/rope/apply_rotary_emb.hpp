@@ -29,10 +29,20 @@
 // where xq/xk/out_q/out_k are contiguous row-major spans and freqs_cis is the
 // contiguous (end, head_dim/2) table as a span of std::complex.
 //
+// start_pos and the rope_dims fields are std::ptrdiff_t, like every dim of
+// the public API; a negative value is a shape_error naming it. Sizes are
+// checked (realify/checked_size.hpp): nothing wraps around.
+//
 // Contiguous row-major buffers go straight to the compiled SIMD kernels; any
 // other xtensor expression is copied first (inputs) or assigned afterwards
-// (outputs). Outputs may be the inputs themselves; an output that partially
-// overlaps an input is handled by copying that input first.
+// (outputs). Aliasing is checked on the caller's memory (each tensor's bytes
+// from its lowest to its highest element address), before any copy:
+//   - out_q and out_k must not overlap (layout_error);
+//   - out_q and out_k must not overlap freqs_cis (layout_error);
+//   - an output may be exactly its input (same memory, same layout: in place);
+//     any other overlap of an output with an input is handled by copying
+//     that input first in the tensor form, and refused (layout_error) in the
+//     span form, whose raw buffers are never copied behind the caller's back.
 #pragma once
 
 #include <algorithm>
@@ -40,6 +50,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <sstream>
 #include <string>
@@ -51,6 +62,7 @@
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xutils.hpp>
 
+#include "realify/checked_size.hpp"
 #include "realify/errors.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/pointer_cast.hpp"
@@ -119,6 +131,76 @@ auto first_element(E& e) {
     return e.data() + e.data_offset();
 }
 
+inline constexpr const char* entry_point = "rope::apply_rotary_emb";
+
+/// The bytes [begin, end) between a tensor's lowest and highest element
+/// address; empty when it has no elements or no memory of its own.
+struct byte_span {
+    std::uintptr_t begin = 0;
+    std::uintptr_t end = 0;
+
+    bool empty() const noexcept { return begin == end; }
+    bool overlaps(const byte_span& other) const noexcept {
+        return !empty() && !other.empty() && begin < other.end && other.begin < end;
+    }
+};
+
+/// The bytes of n contiguous elements at p.
+template <class T>
+byte_span contiguous_span(const T* p, std::size_t n) noexcept {
+    const auto begin = reinterpret_cast<std::uintptr_t>(p);
+    return n == 0 ? byte_span{} : byte_span{begin, begin + n * sizeof(T)};
+}
+
+/// The caller's memory an expression reads or writes: from the strides for
+/// containers, adaptors and strided views; element by element for other
+/// views of memory (index/keep slices); nothing for computed expressions
+/// (xt::xfunction…), which are evaluated into a copy before any write.
+template <class E>
+byte_span memory_span(const E& e) {
+    using value = std::remove_cv_t<typename E::value_type>;
+    if (e.size() == 0) return {};
+    if constexpr (xt::has_data_interface<std::decay_t<E>>::value) {
+        const auto& shape = e.shape();
+        const auto& strides = e.strides();
+        std::ptrdiff_t lowest = 0;  // element offsets from the first element
+        std::ptrdiff_t highest = 0;
+        for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+            const std::ptrdiff_t reach = static_cast<std::ptrdiff_t>(strides[axis]) *
+                                         (static_cast<std::ptrdiff_t>(shape[axis]) - 1);
+            (reach < 0 ? lowest : highest) += reach;
+        }
+        const auto first = reinterpret_cast<std::uintptr_t>(e.data() + e.data_offset());
+        const auto size = static_cast<std::ptrdiff_t>(sizeof(value));
+        return {first + static_cast<std::uintptr_t>(lowest * size), first + static_cast<std::uintptr_t>((highest + 1) * size)};
+    } else if constexpr (std::is_lvalue_reference_v<decltype(*e.begin())>) {
+        byte_span span{std::numeric_limits<std::uintptr_t>::max(), 0};
+        for (const auto& element : e) {
+            const auto address = reinterpret_cast<std::uintptr_t>(&element);
+            span.begin = std::min(span.begin, address);
+            span.end = std::max(span.end, address + sizeof(value));
+        }
+        return span;
+    } else {
+        return {};
+    }
+}
+
+template <class F>
+byte_span freqs_memory_span(const F& freqs_cis) {
+    if constexpr (is_complex_layout_v<F>) {
+        return memory_span(freqs_cis.real_layout());
+    } else {
+        return memory_span(freqs_cis);
+    }
+}
+
+[[noreturn]] inline void refuse_overlap(const char* a, const char* b, const char* rule) {
+    std::ostringstream message;
+    message << "realify::rope::apply_rotary_emb: " << a << " overlaps " << b << " (" << rule << ")";
+    throw layout_error(message.str());
+}
+
 /// A contiguous row-major pointer to an input's elements, copying when needed.
 template <class T>
 struct input_buffer {
@@ -140,9 +222,15 @@ struct input_buffer {
         owned = true;
     }
 
-    /// Replaces the borrowed pointer by a private copy (output overlaps it).
-    void detach(const shape4& shape) {
+    /// Replaces the borrowed pointer by a private copy when an output's
+    /// memory overlaps it: its own output unless exactly in place (same
+    /// memory, same layout — what the kernels support), the other output
+    /// always (the kernel would read values the other side already wrote).
+    void detach_if_overwritten(const shape4& shape, bool in_place, const byte_span& own_output,
+                               const byte_span& other_output) {
         if (owned) return;
+        const byte_span span = contiguous_span(data, shape[0] * shape[1] * shape[2] * shape[3]);
+        if ((in_place || !span.overlaps(own_output)) && !span.overlaps(other_output)) return;
         xt::xtensor<T, 4> private_copy(shape);
         std::copy(data, data + private_copy.size(), private_copy.begin());
         copy = std::move(private_copy);
@@ -176,13 +264,6 @@ struct output_buffer {
         if (staged) xt::noalias(target) = staging;
     }
 };
-
-template <class T>
-bool ranges_overlap(const T* a, std::size_t na, const T* b, std::size_t nb) {
-    const auto pa = reinterpret_cast<std::uintptr_t>(a);
-    const auto pb = reinterpret_cast<std::uintptr_t>(b);
-    return na != 0 && nb != 0 && pa < pb + nb * sizeof(T) && pb < pa + na * sizeof(T);
-}
 
 /// The frequency table as contiguous interleaved reals (end rows of 2·half).
 template <class C>
@@ -252,8 +333,9 @@ freq_table<C> make_freq_table(const F& freqs_cis) {
     return table;
 }
 
-inline void validate(const shape4& q, const shape4& k, std::size_t freq_rows, std::size_t freq_cols,
-                     std::size_t start_pos) {
+/// Shapes and position against the table; returns start_pos as a size.
+inline std::size_t validate(const shape4& q, const shape4& k, std::size_t freq_rows, std::size_t freq_cols,
+                            std::ptrdiff_t start_pos) {
     auto fail = [&](const std::string& what) {
         std::ostringstream message;
         message << "realify::rope::apply_rotary_emb: " << what << " (xq " << format_sequence(q) << ", xk "
@@ -265,7 +347,10 @@ inline void validate(const shape4& q, const shape4& k, std::size_t freq_rows, st
     if (q[3] != k[3]) fail("xq and xk must have the same head_dim");
     if (q[3] % 2 != 0) fail("head_dim must be even (pairs of components)");
     if (freq_cols != q[3] / 2) fail("freqs_cis must have head_dim/2 columns");
-    if (freq_rows < start_pos + q[1]) fail("freqs_cis has fewer rows than start_pos + seq");
+    const std::size_t first_row = realify::detail::to_size(entry_point, "start_pos", start_pos);
+    // never start_pos + seq: it may wrap
+    if (first_row > freq_rows || q[1] > freq_rows - first_row) fail("freqs_cis has fewer rows than start_pos + seq");
+    return first_row;
 }
 
 inline void validate_out(const char* name, const shape4& expected, const shape4& got) {
@@ -278,7 +363,19 @@ inline void validate_out(const char* name, const shape4& expected, const shape4&
 }
 
 template <class T>
-void rope_dispatch(const rope_call<T>& call) {
+void rope_dispatch(rope_call<T> call) {
+    // The kernels form pointers x + j (j < head_dim) into a side's row before
+    // looking at its length; an empty side (0 heads, e.g. q of shape
+    // (1, 1, 0, 64) next to a non-empty k) may have null data, and an offset
+    // on null is undefined. It borrows the other side's buffers instead:
+    // with 0 heads nothing is read or written through them.
+    if (call.q_heads == 0) {
+        call.xq = call.xk;
+        call.out_q = call.out_k;
+    } else if (call.k_heads == 0) {
+        call.xk = call.xq;
+        call.out_k = call.out_q;
+    }
     rope_compiled(call);
 }
 
@@ -337,7 +434,7 @@ void rope_via_compute(const rope_call<S>& c, const typename storage_traits<S>::c
 /// See the header comment for shapes, layouts and types.
 template <class Q, class K, class F, class OQ, class OK>
     requires xt::is_xexpression<std::decay_t<OQ>>::value && xt::is_xexpression<std::decay_t<OK>>::value
-void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t start_pos, OQ&& out_q, OK&& out_k,
+void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff_t start_pos, OQ&& out_q, OK&& out_k,
                       pair_layout layout = pair_layout::interleaved) {
     using T = std::remove_cv_t<typename Q::value_type>;
     static_assert(std::is_same_v<T, std::remove_cv_t<typename K::value_type>>,
@@ -357,35 +454,26 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t 
     const detail::shape4 q_shape = detail::shape_of_rank4(xq, "xq");
     const detail::shape4 k_shape = detail::shape_of_rank4(xk, "xk");
     const detail::freq_table<C> table = detail::make_freq_table<C>(freqs_cis);
-    detail::validate(q_shape, k_shape, table.rows, table.cols, start_pos);
+    const std::size_t first_row = detail::validate(q_shape, k_shape, table.rows, table.cols, start_pos);
     detail::validate_out("out_q", q_shape, detail::shape_of_rank4(out_q, "out_q"));
     detail::validate_out("out_k", k_shape, detail::shape_of_rank4(out_k, "out_k"));
+    const std::size_t q_size = realify::detail::checked_element_count(detail::entry_point, "xq", q_shape, sizeof(T));
+    const std::size_t k_size = realify::detail::checked_element_count(detail::entry_point, "xk", k_shape, sizeof(T));
+
+    // Aliasing, on the caller's memory (before any staging copy).
+    const detail::byte_span q_target = detail::memory_span(out_q);
+    const detail::byte_span k_target = detail::memory_span(out_k);
+    const detail::byte_span table_span = detail::freqs_memory_span(freqs_cis);
+    if (q_target.overlaps(k_target)) detail::refuse_overlap("out_q", "out_k", "the outputs must be disjoint");
+    if (q_target.overlaps(table_span)) detail::refuse_overlap("out_q", "freqs_cis", "outputs must not overwrite the table");
+    if (k_target.overlaps(table_span)) detail::refuse_overlap("out_k", "freqs_cis", "outputs must not overwrite the table");
 
     detail::input_buffer<T> q_in(xq, q_shape);
     detail::input_buffer<T> k_in(xk, k_shape);
     detail::output_buffer<T, std::remove_reference_t<OQ>> q_out(out_q, q_shape);
     detail::output_buffer<T, std::remove_reference_t<OK>> k_out(out_k, k_shape);
-    const std::size_t q_size = q_shape[0] * q_shape[1] * q_shape[2] * q_shape[3];
-    const std::size_t k_size = k_shape[0] * k_shape[1] * k_shape[2] * k_shape[3];
-    if (detail::ranges_overlap(q_out.data, q_size, k_out.data, k_size)) {
-        throw layout_error("realify::rope::apply_rotary_emb: out_q and out_k overlap");
-    }
-    // Exactly in place (out_q == xq, out_k == xk) is what the kernels support;
-    // any other overlap of an output with an input is resolved by a copy.
-    if (q_in.data != q_out.data && (detail::ranges_overlap(q_in.data, q_size, q_out.data, q_size) ||
-                                    detail::ranges_overlap(q_in.data, q_size, k_out.data, k_size))) {
-        q_in.detach(q_shape);
-    }
-    if (q_in.data == q_out.data && detail::ranges_overlap(q_in.data, q_size, k_out.data, k_size)) {
-        q_in.detach(q_shape);
-    }
-    if (k_in.data != k_out.data && (detail::ranges_overlap(k_in.data, k_size, k_out.data, k_size) ||
-                                    detail::ranges_overlap(k_in.data, k_size, q_out.data, q_size))) {
-        k_in.detach(k_shape);
-    }
-    if (k_in.data == k_out.data && detail::ranges_overlap(k_in.data, k_size, q_out.data, q_size)) {
-        k_in.detach(k_shape);
-    }
+    q_in.detach_if_overwritten(q_shape, !q_out.staged && q_out.data == q_in.data, q_target, k_target);
+    k_in.detach_if_overwritten(k_shape, !k_out.staged && k_out.data == k_in.data, k_target, q_target);
 
     detail::rope_call<T> call;
     call.xq = q_in.data;
@@ -397,7 +485,7 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t 
     call.q_heads = q_shape[2];
     call.k_heads = k_shape[2];
     call.head_dim = q_shape[3];
-    call.start_pos = start_pos;
+    call.start_pos = first_row;
     call.layout = layout;
     if (q_size != 0 || k_size != 0) {
         if constexpr (std::is_same_v<T, C>) {
@@ -414,7 +502,7 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t 
 
 /// Rotates xq and xk into new tensors of the same shapes.
 template <class Q, class K, class F>
-auto apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t start_pos = 0,
+auto apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff_t start_pos = 0,
                       pair_layout layout = pair_layout::interleaved) {
     using T = std::remove_cv_t<typename Q::value_type>;
     std::pair<xt::xtensor<T, 4>, xt::xtensor<T, 4>> result{xt::xtensor<T, 4>(detail::shape_of_rank4(xq, "xq")),
@@ -424,26 +512,34 @@ auto apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::size_t 
 }
 
 /// The shape of a span-form call: q is (batch, seq, q_heads, head_dim), k is
-/// (batch, seq, k_heads, head_dim), both contiguous row-major.
+/// (batch, seq, k_heads, head_dim), both contiguous row-major. std::ptrdiff_t
+/// like every dim of the API: a negative field is a shape_error naming it.
 struct rope_dims {
-    std::size_t batch = 1;
-    std::size_t seq = 1;
-    std::size_t q_heads = 1;
-    std::size_t k_heads = 1;
-    std::size_t head_dim = 0;
+    std::ptrdiff_t batch = 1;
+    std::ptrdiff_t seq = 1;
+    std::ptrdiff_t q_heads = 1;
+    std::ptrdiff_t k_heads = 1;
+    std::ptrdiff_t head_dim = 0;
 };
 
 namespace detail {
 
+/// rope_dims as sizes: each field non-negative, named in the error.
+inline shape4 dims_shape(const rope_dims& d, std::ptrdiff_t heads, const char* heads_name) {
+    using realify::detail::to_size;
+    return {to_size(entry_point, "rope_dims::batch", d.batch), to_size(entry_point, "rope_dims::seq", d.seq),
+            to_size(entry_point, heads_name, heads), to_size(entry_point, "rope_dims::head_dim", d.head_dim)};
+}
+
 template <class T>
 void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<const T> xk,
-                           std::span<const std::complex<T>> freqs_cis, std::size_t start_pos, std::span<T> out_q,
+                           std::span<const std::complex<T>> freqs_cis, std::ptrdiff_t start_pos, std::span<T> out_q,
                            std::span<T> out_k, pair_layout layout) {
-    const shape4 q{d.batch, d.seq, d.q_heads, d.head_dim};
-    const shape4 k{d.batch, d.seq, d.k_heads, d.head_dim};
-    const std::size_t q_size = d.batch * d.seq * d.q_heads * d.head_dim;
-    const std::size_t k_size = d.batch * d.seq * d.k_heads * d.head_dim;
-    const std::size_t half = d.head_dim / 2;
+    const shape4 q = dims_shape(d, d.q_heads, "rope_dims::q_heads");
+    const shape4 k = dims_shape(d, d.k_heads, "rope_dims::k_heads");
+    const std::size_t q_size = realify::detail::checked_element_count(entry_point, "q shape", q, sizeof(T));
+    const std::size_t k_size = realify::detail::checked_element_count(entry_point, "k shape", k, sizeof(T));
+    const std::size_t half = q[3] / 2;
     auto check_size = [](const char* name, std::size_t got, const shape4& shape, std::size_t want) {
         if (got == want) return;
         std::ostringstream message;
@@ -464,25 +560,22 @@ void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<
                 << " complex values, not a whole number of rows of head_dim/2 = " << half;
         throw shape_error(message.str());
     }
-    validate(q, k, rows, half, start_pos);
+    const std::size_t first_row = validate(q, k, rows, half, start_pos);
     // Raw buffers cannot be copied behind the caller's back the way the
     // tensor form does: anything but exact in-place aliasing is refused.
-    auto refuse_overlap = [](const char* a, const T* pa, std::size_t na, const char* b, const T* pb,
-                             std::size_t nb) {
-        if (pa != pb && ranges_overlap(pa, na, pb, nb)) {
-            std::ostringstream message;
-            message << "realify::rope::apply_rotary_emb: " << a << " partially overlaps " << b
-                    << " (only exactly in place is allowed)";
-            throw layout_error(message.str());
-        }
-    };
-    refuse_overlap("out_q", out_q.data(), q_size, "xq", xq.data(), q_size);
-    refuse_overlap("out_k", out_k.data(), k_size, "xk", xk.data(), k_size);
-    if (ranges_overlap<T>(out_q.data(), q_size, xk.data(), k_size) ||
-        ranges_overlap<T>(out_k.data(), k_size, xq.data(), q_size) ||
-        ranges_overlap<T>(out_q.data(), q_size, out_k.data(), k_size)) {
-        throw layout_error("realify::rope::apply_rotary_emb: q buffers overlap k buffers");
-    }
+    const byte_span in_q = contiguous_span(xq.data(), q_size);
+    const byte_span in_k = contiguous_span(xk.data(), k_size);
+    const byte_span target_q = contiguous_span(out_q.data(), q_size);
+    const byte_span target_k = contiguous_span(out_k.data(), k_size);
+    const byte_span table = contiguous_span(freqs_cis.data(), freqs_cis.size());
+    const char* in_place_only = "only exactly in place is allowed";
+    if (out_q.data() != xq.data() && target_q.overlaps(in_q)) refuse_overlap("out_q", "xq", in_place_only);
+    if (out_k.data() != xk.data() && target_k.overlaps(in_k)) refuse_overlap("out_k", "xk", in_place_only);
+    if (target_q.overlaps(in_k)) refuse_overlap("out_q", "xk", "q buffers must not overlap k buffers");
+    if (target_k.overlaps(in_q)) refuse_overlap("out_k", "xq", "q buffers must not overlap k buffers");
+    if (target_q.overlaps(target_k)) refuse_overlap("out_q", "out_k", "the outputs must be disjoint");
+    if (target_q.overlaps(table)) refuse_overlap("out_q", "freqs_cis", "outputs must not overwrite the table");
+    if (target_k.overlaps(table)) refuse_overlap("out_k", "freqs_cis", "outputs must not overwrite the table");
     if (q_size == 0 && k_size == 0) return;
     rope_call<T> call;
     call.xq = xq.data();
@@ -490,12 +583,12 @@ void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<
     call.out_q = out_q.data();
     call.out_k = out_k.data();
     call.freqs = as_real_pointer(freqs_cis.data());
-    call.batch = d.batch;
-    call.seq = d.seq;
-    call.q_heads = d.q_heads;
-    call.k_heads = d.k_heads;
-    call.head_dim = d.head_dim;
-    call.start_pos = start_pos;
+    call.batch = q[0];
+    call.seq = q[1];
+    call.q_heads = q[2];
+    call.k_heads = k[2];
+    call.head_dim = q[3];
+    call.start_pos = first_row;
     call.layout = layout;
     call.stream = use_streaming(call, xq.data() == out_q.data() || xk.data() == out_k.data());
     rope_dispatch(call);
@@ -505,7 +598,7 @@ void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<
 
 /// Span form for raw contiguous buffers (float); see the header comment.
 inline void apply_rotary_emb(const rope_dims& dims, std::span<const float> xq, std::span<const float> xk,
-                             std::span<const std::complex<float>> freqs_cis, std::size_t start_pos,
+                             std::span<const std::complex<float>> freqs_cis, std::ptrdiff_t start_pos,
                              std::span<float> out_q, std::span<float> out_k,
                              pair_layout layout = pair_layout::interleaved) {
     detail::apply_rotary_emb_span(dims, xq, xk, freqs_cis, start_pos, out_q, out_k, layout);
@@ -513,7 +606,7 @@ inline void apply_rotary_emb(const rope_dims& dims, std::span<const float> xq, s
 
 /// Span form for raw contiguous buffers (double); see the header comment.
 inline void apply_rotary_emb(const rope_dims& dims, std::span<const double> xq, std::span<const double> xk,
-                             std::span<const std::complex<double>> freqs_cis, std::size_t start_pos,
+                             std::span<const std::complex<double>> freqs_cis, std::ptrdiff_t start_pos,
                              std::span<double> out_q, std::span<double> out_k,
                              pair_layout layout = pair_layout::interleaved) {
     detail::apply_rotary_emb_span(dims, xq, xk, freqs_cis, start_pos, out_q, out_k, layout);

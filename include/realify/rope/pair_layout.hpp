@@ -1,6 +1,8 @@
 // Which elements of a head vector form the (real, imag) pairs that RoPE rotates.
 #pragma once
 
+#include "realify/version.hpp"
+
 namespace realify::rope {
 
 /// interleaved: pairs (x[2j], x[2j+1]) — Llama/Meta, the complex form

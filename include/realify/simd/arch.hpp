@@ -8,6 +8,8 @@
 #include <optional>
 #include <string_view>
 
+#include "realify/version.hpp"
+
 namespace realify::simd {
 
 /// Instruction-set levels realify_simd carries kernels for, lowest first.

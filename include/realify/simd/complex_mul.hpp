@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <span>
 
+#include "realify/version.hpp"
+
 namespace realify::simd {
 
 /// How inf/NaN inputs are treated; see the header comment.

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 
+#include "realify/version.hpp"
+
 namespace realify::simd {
 
 /// Bytes touched by one call (inputs read + output written) from which kernels

@@ -24,6 +24,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xstrided_view.hpp>
 
+#include "realify/checked_size.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
 
 namespace realify::dispatch {
@@ -92,11 +93,12 @@ auto reshaped(xt::xarray<T>&& real, const Shape& shape) {
     return complex_layout<xt::xarray<T>>(std::move(real));
 }
 
-/// A shape with at most one −1, inferred from the element count (PyTorch's infer_size).
+/// A shape with at most one −1, inferred from the element count (PyTorch's
+/// infer_size). The product of the given extents is checked, so a shape
+/// whose product wraps std::size_t is refused, not matched modulo 2^64.
 inline std::vector<std::size_t> infer_shape(std::string_view op, const dim_list& requested, std::size_t count,
                                             const realify::detail::dim_vector& from) {
-    std::vector<std::size_t> result(requested.size());
-    std::size_t known = 1;
+    std::vector<std::size_t> result(requested.size(), 1);  // the −1 slot counts as 1 in `known`
     std::ptrdiff_t infer = -1;
     bool ok = true;
     for (std::size_t i = 0; i < requested.size(); ++i) {
@@ -107,9 +109,9 @@ inline std::vector<std::size_t> infer_shape(std::string_view op, const dim_list&
             ok = false;
         } else {
             result[i] = static_cast<std::size_t>(requested[i]);
-            known *= result[i];
         }
     }
+    const std::size_t known = ok ? realify::detail::checked_element_count(op, "shape", result) : 0;
     if (ok && infer >= 0) {
         if (known == 0 || count % known != 0) ok = false;
         else result[static_cast<std::size_t>(infer)] = count / known;
@@ -125,24 +127,23 @@ inline std::vector<std::size_t> infer_shape(std::string_view op, const dim_list&
     return result;
 }
 
-/// PyTorch's slice bounds: negative wrap, clamp to [0, size].
-inline std::ptrdiff_t clamp_bound(std::ptrdiff_t value, std::ptrdiff_t size) {
-    if (value < 0) value += size;
-    return std::clamp<std::ptrdiff_t>(value, 0, size);
-}
-
+/// `length` elements start, start + step, … along `axis` (all in range, so
+/// start + (length − 1)·step < extent), evaluated. Empty results are built
+/// directly; a single element is taken with step 1, because xtensor's range
+/// computes stop − start + step − 1 and a step near PTRDIFF_MAX would wrap.
 template <class T>
-auto slice_layout(std::string_view op, const xt::xarray<T>& real, std::size_t axis, std::ptrdiff_t start,
-                  std::ptrdiff_t stop, std::ptrdiff_t step) {
-    if (step <= 0) throw shape_error("realify::" + std::string(op) + ": slice step must be positive");
-    if (real.size() == 0) {
+auto slice_layout(const xt::xarray<T>& real, std::size_t axis, std::size_t start, std::size_t length,
+                  std::size_t step) {
+    if (length == 0 || real.size() == 0) {
         std::vector<std::size_t> shape(real.shape().begin(), real.shape().end());
-        const std::ptrdiff_t extent = std::max<std::ptrdiff_t>(0, (std::max(start, stop) - start + step - 1) / step);
-        shape[axis] = static_cast<std::size_t>(std::min<std::ptrdiff_t>(extent, static_cast<std::ptrdiff_t>(shape[axis])));
+        shape[axis] = length;
         return xt::xarray<T>::from_shape(shape);
     }
+    if (length == 1) step = 1;
+    const std::size_t stop = start + (length - 1) * step + 1;
     xt::xstrided_slice_vector slices(real.dimension(), xt::all());
-    slices[axis] = xt::range(start, std::max(start, stop), step);
+    slices[axis] = xt::range(static_cast<std::ptrdiff_t>(start), static_cast<std::ptrdiff_t>(stop),
+                             static_cast<std::ptrdiff_t>(step));
     return xt::xarray<T>(xt::strided_view(real, slices));
 }
 
@@ -217,9 +218,10 @@ struct flatten_range {
         const std::size_t e = shape_detail::layout_axis("flatten", end, from.size());
         if (s > e) throw shape_error("realify::flatten: start dim must not be after end dim");
         std::vector<std::size_t> target(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(s));
-        target.push_back(std::accumulate(from.begin() + static_cast<std::ptrdiff_t>(s),
-                                         from.begin() + static_cast<std::ptrdiff_t>(e) + 1, std::size_t(1),
-                                         std::multiplies<>()));
+        target.push_back(realify::detail::checked_element_count(
+            "flatten", "merged dims",
+            std::vector<std::size_t>(from.begin() + static_cast<std::ptrdiff_t>(s),
+                                     from.begin() + static_cast<std::ptrdiff_t>(e) + 1)));
         target.insert(target.end(), from.begin() + static_cast<std::ptrdiff_t>(e) + 1, from.end());
         return shape_detail::reshaped(shape_detail::evaluate(a), target);
     }
@@ -382,11 +384,7 @@ struct select_index {
     static auto apply(const A& a, std::ptrdiff_t dim, std::ptrdiff_t index) {
         const auto shape = shape_detail::shape_of(a);
         const std::size_t axis = shape_detail::layout_axis("select", dim, shape.size());
-        const auto size = static_cast<std::ptrdiff_t>(shape[axis]);
-        if (index < -size || index >= size) {
-            throw shape_error("realify::select: index " + std::to_string(index) + " is out of range for dimension " +
-                              std::to_string(dim) + " of size " + std::to_string(size));
-        }
+        const std::size_t at = realify::detail::wrap_index("select", "index", index, shape[axis], dim);
         if (a.size() == 0) {
             std::vector<std::size_t> to(shape.begin(), shape.end());
             to.erase(to.begin() + static_cast<std::ptrdiff_t>(axis));
@@ -394,7 +392,7 @@ struct select_index {
         }
         const xt::xarray<typename A::real_type> real = shape_detail::evaluate(a);
         xt::xstrided_slice_vector slices(real.dimension(), xt::all());
-        slices[axis] = index < 0 ? index + size : index;
+        slices[axis] = at;
         return complex_layout<xt::xarray<typename A::real_type>>(xt::xarray<typename A::real_type>(xt::strided_view(real, slices)));
     }
 };
@@ -415,9 +413,12 @@ struct slice_step {
                       std::ptrdiff_t end = std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t step = 1) {
         const auto shape = shape_detail::shape_of(a);
         const std::size_t axis = shape_detail::layout_axis("slice", dim, shape.size());
-        const auto size = static_cast<std::ptrdiff_t>(shape[axis]);
+        if (step <= 0) throw shape_error("realify::slice: step must be positive, got " + std::to_string(step));
+        const std::size_t first = realify::detail::clamp_slice_bound(start, shape[axis]);
+        const std::size_t stop = realify::detail::clamp_slice_bound(end, shape[axis]);
+        const auto stride = static_cast<std::size_t>(step);
         return shape_detail::make_layout<A::rank>(shape_detail::slice_layout(
-            "slice", shape_detail::evaluate(a), axis, shape_detail::clamp_bound(start, size), shape_detail::clamp_bound(end, size), step));
+            shape_detail::evaluate(a), axis, first, realify::detail::slice_length(first, stop, stride), stride));
     }
 };
 struct narrow_range {
@@ -427,13 +428,14 @@ struct narrow_range {
         const auto shape = shape_detail::shape_of(a);
         const std::size_t axis = shape_detail::layout_axis("narrow", dim, shape.size());
         const auto size = static_cast<std::ptrdiff_t>(shape[axis]);
-        if (start < 0) start += size;
-        if (start < 0 || length < 0 || start + length > size) {
-            throw shape_error("realify::narrow: start " + std::to_string(start) + " + length " + std::to_string(length) +
-                              " exceeds dimension " + std::to_string(dim) + " of size " + std::to_string(size));
+        // PyTorch: start in [−size, size], 0 ≤ length ≤ size − start (never start + length: it may overflow).
+        const std::ptrdiff_t first = start < 0 && start >= -size ? start + size : start;
+        if (first < 0 || first > size || length < 0 || length > size - first) {
+            throw shape_error("realify::narrow: start " + std::to_string(start) + " and length " + std::to_string(length) +
+                              " do not fit dimension " + std::to_string(dim) + " of size " + std::to_string(size));
         }
-        return shape_detail::make_layout<A::rank>(
-            shape_detail::slice_layout("narrow", shape_detail::evaluate(a), axis, start, start + length, 1));
+        return shape_detail::make_layout<A::rank>(shape_detail::slice_layout(
+            shape_detail::evaluate(a), axis, static_cast<std::size_t>(first), static_cast<std::size_t>(length), 1));
     }
 };
 
@@ -444,10 +446,10 @@ auto split_sizes(const A& a, const std::vector<std::size_t>& sizes, std::size_t 
     using result = decltype(make_layout<A::rank>(std::declval<xt::xarray<typename A::real_type>>()));
     std::vector<result> pieces;
     const xt::xarray<typename A::real_type> real = evaluate(a);
-    std::ptrdiff_t start = 0;
+    std::size_t start = 0;  // the sizes are checked to sum to the extent
     for (std::size_t size : sizes) {
-        pieces.push_back(make_layout<A::rank>(slice_layout("split", real, axis, start, start + static_cast<std::ptrdiff_t>(size), 1)));
-        start += static_cast<std::ptrdiff_t>(size);
+        pieces.push_back(make_layout<A::rank>(slice_layout(real, axis, start, size, 1)));
+        start += size;
     }
     return pieces;
 }
@@ -460,8 +462,8 @@ struct split_even {
         const auto shape = shape_detail::shape_of(a);
         const std::size_t axis = shape_detail::layout_axis("split", dim, shape.size());
         if (split_size == 0 && shape[axis] != 0) throw shape_error("realify::split: split_size must be positive");
-        std::vector<std::size_t> sizes;
-        for (std::size_t done = 0; done < shape[axis]; done += split_size) sizes.push_back(std::min(split_size, shape[axis] - done));
+        std::vector<std::size_t> sizes;  // never done + split_size: split_size may be near SIZE_MAX
+        for (std::size_t done = 0; done < shape[axis]; done += sizes.back()) sizes.push_back(std::min(split_size, shape[axis] - done));
         if (sizes.empty()) sizes.push_back(0);
         return shape_detail::split_sizes(a, sizes, axis);
     }
@@ -472,7 +474,12 @@ struct split_with_sizes_list {
     static auto apply(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
         const auto shape = shape_detail::shape_of(a);
         const std::size_t axis = shape_detail::layout_axis("split_with_sizes", dim, shape.size());
-        if (std::accumulate(sizes.begin(), sizes.end(), std::size_t(0)) != shape[axis]) {
+        std::size_t total = 0;
+        for (std::size_t size : sizes) {
+            total = realify::detail::checked_add("split_with_sizes", "sum of sizes", total,
+                                                 realify::detail::checked_signed_size("split_with_sizes", "size", size));
+        }
+        if (total != shape[axis]) {
             throw shape_error("realify::split_with_sizes: sizes " + realify::detail::format_sequence(sizes) + " do not sum to dimension " +
                               std::to_string(dim) + " of size " + std::to_string(shape[axis]));
         }
@@ -486,7 +493,8 @@ struct chunk_even {
         if (chunks == 0) throw shape_error("realify::chunk: chunks must be positive");
         const auto shape = shape_detail::shape_of(a);
         const std::size_t size = shape[shape_detail::layout_axis("chunk", dim, shape.size())];
-        return split_even::apply(a, std::max<std::size_t>(1, (size + chunks - 1) / chunks), dim);
+        const std::size_t split_size = size == 0 ? 1 : (size - 1) / chunks + 1;  // ceil, without size + chunks − 1
+        return split_even::apply(a, split_size, dim);
     }
 };
 
@@ -506,6 +514,9 @@ struct expand_append_two {
             if (sizes[i] == -1) {
                 if (!existing) throw shape_error("realify::expand: -1 is not allowed for a new leading dimension");
                 target[i] = shape[i - lead];
+            } else if (sizes[i] < 0) {
+                throw shape_error("realify::expand: size " + std::to_string(sizes[i]) + " in " +
+                                  realify::detail::format_sequence(sizes) + " is negative (only -1, keep the dim, is allowed)");
             } else {
                 target[i] = static_cast<std::size_t>(sizes[i]);
                 if (existing && shape[i - lead] != 1 && shape[i - lead] != target[i]) {
@@ -513,6 +524,7 @@ struct expand_append_two {
                 }
             }
         }
+        realify::detail::checked_element_count("expand", "shape", target, sizeof(typename A::real_type));
         if (a.size() == 0) return complex_layout<xt::xarray<typename A::real_type>>(xt::xarray<typename A::real_type>::from_shape(target));
         return complex_layout<xt::xarray<typename A::real_type>>(
             xt::xarray<typename A::real_type>(xt::broadcast(shape_detail::evaluate(a), target)));
@@ -535,12 +547,14 @@ struct repeat_append_one {
         for (std::size_t i = 0; i < repeats.size(); ++i) {
             const std::size_t s = i < lead ? 1 : shape[i - lead];
             split_shape.insert(split_shape.end(), {std::size_t(1), s});
-            broadcast_shape.insert(broadcast_shape.end(), {repeats[i], s});
-            target.push_back(repeats[i] * s);
+            const std::size_t r = realify::detail::checked_signed_size("repeat", "repeat count", repeats[i]);
+            broadcast_shape.insert(broadcast_shape.end(), {r, s});
+            target.push_back(realify::detail::checked_mul("repeat", "repeated extent", r, s));
         }
         split_shape.push_back(2);
         broadcast_shape.push_back(2);
         using T = typename A::real_type;
+        realify::detail::checked_element_count("repeat", "shape", target, 2 * sizeof(T));
         if (a.size() == 0) return shape_detail::empty_layout<dynamic_rank, T>(target);
         xt::xarray<T> real = shape_detail::evaluate(a);
         real.reshape(split_shape);
@@ -574,7 +588,8 @@ struct roll_shifted {
             const auto shape = real.shape();
             const std::size_t n = a.size();
             real.reshape({n, std::size_t(2)});
-            xt::xarray<T> rolled = xt::roll(real, shifts[0], 0);
+            const auto shift = static_cast<std::ptrdiff_t>(realify::detail::reduce_shift(shifts[0], n));
+            xt::xarray<T> rolled = xt::roll(real, shift, 0);
             rolled.reshape(shape);
             return shape_detail::make_layout<A::rank>(std::move(rolled));
         }
@@ -583,7 +598,10 @@ struct roll_shifted {
         }
         for (std::size_t i = 0; i < dims.size(); ++i) {
             const std::size_t axis = shape_detail::layout_axis("roll", dims[i], a.dimension());
-            real = xt::xarray<T>(xt::roll(real, shifts[i], static_cast<std::ptrdiff_t>(axis)));
+            // xt::roll steps a negative shift up by the extent until it is
+            // non-negative: reduce it first (PTRDIFF_MIN would take forever).
+            const auto shift = static_cast<std::ptrdiff_t>(realify::detail::reduce_shift(shifts[i], real.shape()[axis]));
+            real = xt::xarray<T>(xt::roll(real, shift, static_cast<std::ptrdiff_t>(axis)));
         }
         return shape_detail::make_layout<A::rank>(std::move(real));
     }

@@ -6,6 +6,8 @@
 // for the SSE2 path too.
 #pragma once
 
+#include "realify/version.hpp"
+
 #if defined(__AVX512F__)
 #define REALIFY_SIMD_KERNEL_NAMESPACE for_avx512f
 #elif defined(__AVX2__) && defined(__FMA__)
