@@ -49,6 +49,11 @@ struct gemm_call {
     gemm_workspace* workspace;
 };
 
+/// The products of one instruction set, an entry of the kernel table
+/// (src/simd/kernel_table.hpp).
+template <class T>
+using gemm_kernel = void (*)(const gemm_call<T>& call);
+
 void gemm_sse2(const gemm_call<float>& call);
 void gemm_sse2(const gemm_call<double>& call);
 void gemm_avx2(const gemm_call<float>& call);

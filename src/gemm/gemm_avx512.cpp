@@ -1,7 +1,7 @@
 // The matrix products built for AVX-512F (+ AVX2 + FMA3): CMake compiles this file alone with
-// that instruction set (realify_isa_sources); gemm_dispatch.cpp calls it only
-// when the CPU has it. Eigen's namespace is renamed for this unit only (why:
-// gemm_kernels.hpp).
+// that instruction set (realify_isa_sources); its products are
+// entries of the same level's kernel table (src/simd/isa_<level>.cpp).
+// Eigen's namespace is renamed for this unit only (why: gemm_kernels.hpp).
 #if !defined(__AVX512F__)
 #error "gemm_avx512.cpp must be compiled with -mavx512f"
 #endif

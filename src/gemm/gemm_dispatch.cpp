@@ -1,18 +1,16 @@
 // The public matrix-product API (realify/simd/gemm.hpp): argument checks, the
 // choice of method, the thread's scratch memory, then one call into the
-// products of the instruction set realify::simd is using, so
-// REALIFY_SIMD_ARCH and realify::simd::force_arch govern them too. A level
-// the compiler could not build (REALIFY_SIMD_HAVE_*) is never reported as
-// supported by realify::simd, so the sse2 fallback is then unreachable for it.
-// Compiled for the baseline ISA only.
+// products of the active kernel table (src/simd/kernel_table.hpp), so
+// REALIFY_SIMD_ARCH and realify::simd::force_arch govern them as every other
+// compiled kernel. Compiled for the baseline ISA only.
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <string>
 
+#include "../simd/kernel_table.hpp"
 #include "gemm_arch.hpp"
 #include "realify/errors.hpp"
-#include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
 
 namespace realify {
@@ -64,20 +62,6 @@ namespace {
 
 thread_local detail::gemm_workspace workspace;
 
-template <class T>
-void run(const detail::gemm_call<T>& call) {
-    switch (active_arch_id()) {
-#if defined(REALIFY_SIMD_HAVE_AVX512)
-        case arch::avx512: detail::gemm_avx512(call); return;
-#endif
-#if defined(REALIFY_SIMD_HAVE_AVX2)
-        case arch::avx2: detail::gemm_avx2(call); return;
-#endif
-        default: break;
-    }
-    detail::gemm_sse2(call);
-}
-
 bool same_offsets(std::span<const std::ptrdiff_t> offsets) {
     for (std::ptrdiff_t offset : offsets)
         if (offset != offsets[0]) return false;
@@ -128,7 +112,7 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
                                     shared_b,
                                     resolve_gemm_method(dims, shared_b, method),
                                     &workspace};
-    run(call);
+    detail::active_table().of<T>().gemm(call);
     workspace.trim();
 }
 

@@ -1,7 +1,7 @@
 // The matrix products built for SSE2 (the x86-64 baseline): CMake compiles this file alone with
-// that instruction set (realify_isa_sources); gemm_dispatch.cpp calls it only
-// when the CPU has it. Eigen's namespace is renamed for this unit only (why:
-// gemm_kernels.hpp).
+// that instruction set (realify_isa_sources); its products are
+// entries of the same level's kernel table (src/simd/isa_<level>.cpp).
+// Eigen's namespace is renamed for this unit only (why: gemm_kernels.hpp).
 #if defined(__AVX__)
 #error "gemm_sse2.cpp must be compiled for the x86-64 baseline (-march=x86-64)"
 #endif

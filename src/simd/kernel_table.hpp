@@ -1,9 +1,12 @@
 // The one kernel table: every compiled kernel of realify_simd — the multiply
-// family (realify/simd/complex_mul.hpp), RoPE (realify/rope) and the
-// elementwise kernels (realify/simd/elementwise.hpp) — for one instruction
-// set, as function pointers. Each per-instruction-set translation unit
-// (isa_sse2.cpp, isa_avx2.cpp, isa_avx512.cpp) fills one table; the public
-// entry points (dispatch.cpp, elementwise.cpp, rope.cpp) read the active one.
+// family (realify/simd/complex_mul.hpp), RoPE (realify/rope), the
+// elementwise kernels (realify/simd/elementwise.hpp) and the matrix products
+// (realify/simd/gemm.hpp) — for one instruction set, as function pointers.
+// Each per-instruction-set translation unit (isa_sse2.cpp, isa_avx2.cpp,
+// isa_avx512.cpp) fills one table, taking the matrix products from the
+// matching src/gemm/gemm_<level>.cpp (which compiles Eigen, kept out of the
+// isa units); the public entry points (dispatch.cpp, elementwise.cpp,
+// rope.cpp, gemm_dispatch.cpp) read the active one.
 // Deliberately free of xsimd: those entry points are compiled for the
 // baseline and must not see any instruction set's kernels.
 #pragma once
@@ -12,6 +15,7 @@
 #include <complex>
 #include <cstddef>
 
+#include "../gemm/gemm_arch.hpp"
 #include "realify/rope/kernels/rope_call.hpp"
 #include "realify/simd/elementwise.hpp"
 
@@ -42,6 +46,8 @@ struct kernel_set {
     void (*mul_add)(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream, bool strict) noexcept;
     // RoPE (realify/rope/kernels/xsimd_rope.hpp); may allocate its patterns
     void (*rope)(const rope::detail::rope_call<T>& call);
+    // the matrix products (src/gemm/gemm_<level>.cpp); may allocate scratch
+    gemm_kernel<T> gemm;
     elementwise_set<T> elementwise;
 };
 

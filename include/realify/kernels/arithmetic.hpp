@@ -86,30 +86,64 @@ struct additive {
     // x.im + (−0) and x.im − (+0) are x.im, −0 + y.im is y.im and −0 − y.im is
     // −y.im, for every value including signed zeros and NaN.
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> x, pairs<typename V::batch> y,
-                                                typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> x, pairs<typename V::batch> y) noexcept {
         if constexpr (Sign > 0) return {x.v + y.v};
         else return {x.v - y.v};
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> x, paired_real<typename V::batch> y,
-                                                typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> x, paired_real<typename V::batch> y) noexcept {
         using T = typename V::value_type;
         if constexpr (Sign > 0) return {x.v + V::with_imag(y.v, T(-0.0))};
         else return {x.v - V::with_imag(y.v, T(0))};
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(paired_real<typename V::batch> x, pairs<typename V::batch> y,
-                                                typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(paired_real<typename V::batch> x, pairs<typename V::batch> y) noexcept {
         using T = typename V::value_type;
         if constexpr (Sign > 0) return {V::with_imag(x.v, T(-0.0)) + y.v};
         else return {V::with_imag(x.v, T(-0.0)) - y.v};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::batch y, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::batch y) noexcept {
         if constexpr (Sign > 0) return x + y;
         else return x - y;
     }
+    // With α: x + (±α)·y, the product by element<op::mul>'s batch form, a real
+    // operand lifted to r + 0i; the lanes whose result is not finite go to
+    // the scalar form (the plain formula's special values).
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> x,
+                                                                       pairs<typename V::batch> y,
+                                                                       const parameters<typename V::value_type>& p,
+                                                                       typename V::mask& redo) noexcept {
+        return with_alpha<V>(x.v, y.v, p, redo);
+    }
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> x,
+                                                                       paired_real<typename V::batch> y,
+                                                                       const parameters<typename V::value_type>& p,
+                                                                       typename V::mask& redo) noexcept {
+        return with_alpha<V>(x.v, V::with_imag(y.v, typename V::value_type(0)), p, redo);
+    }
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(paired_real<typename V::batch> x,
+                                                                       pairs<typename V::batch> y,
+                                                                       const parameters<typename V::value_type>& p,
+                                                                       typename V::mask& redo) noexcept {
+        return with_alpha<V>(V::with_imag(x.v, typename V::value_type(0)), y.v, p, redo);
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::batch y,
+                                                         const parameters<typename V::value_type>& p) noexcept {
+        // not fused: α·y rounds (and overflows) as in the scalar form
+        return x + typename V::batch(p.signed_alpha.re) * y;
+    }
+
+private:
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> with_alpha(const typename V::batch& x,
+                                                                      const typename V::batch& y,
+                                                                      const parameters<typename V::value_type>& p,
+                                                                      typename V::mask& redo) noexcept;
 };
 
 }  // namespace detail
@@ -156,37 +190,47 @@ struct element<op::mul> {
     /// in-lane shuffles, a multiply and a fused multiply-add/sub (Eigen's and
     /// VOLK's sequence). On FMA machines finite results are the fused ones.
     template <class V>
-    static typename V::batch product(typename V::batch a, typename V::batch b) noexcept {
+    [[gnu::always_inline]] static typename V::batch product(typename V::batch a, typename V::batch b) noexcept {
         return V::fmaddsub(V::dup_real(a), b, V::dup_imag(a) * V::swap_pairs(b));
     }
     /// The product, with the lanes whose result is not finite redone by the
     /// scalar form: special values are the plain formula's on every
     /// instruction set, fused or not.
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, pairs<typename V::batch> b,
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, pairs<typename V::batch> b,
                                                 typename V::mask& redo) noexcept {
         const auto r = product<V>(a.v, b.v);
-        redo = redo | !V::isfinite(r);
+        redo = redo | V::not_finite(r);
         return {r};
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, paired_real<typename V::batch> s,
-                                                typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, paired_real<typename V::batch> s) noexcept {
         return {a.v * s.v};
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(paired_real<typename V::batch> s, pairs<typename V::batch> a,
-                                                typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(paired_real<typename V::batch> s, pairs<typename V::batch> a) noexcept {
         return {s.v * a.v};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::batch y, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::batch y) noexcept {
         return x * y;
     }
 };
 /// mul.Scalar: complex × real number.
 template <>
 struct element<op::mul_scalar> : element<op::mul> {};
+
+template <int Sign>
+template <class V>
+[[gnu::always_inline]] inline pairs<typename V::batch> detail::additive<Sign>::with_alpha(
+    const typename V::batch& x, const typename V::batch& y, const parameters<typename V::value_type>& p,
+    typename V::mask& redo) noexcept {
+    using B = typename V::batch;
+    const B alpha = V::with_imag(B(p.signed_alpha.re), p.signed_alpha.im);
+    const B r = x + element<op::mul>::product<V>(alpha, y);
+    redo = redo | V::not_finite(r);
+    return {r};
+}
 
 template <int Sign>
 template <class X, class Y, class T>
@@ -238,17 +282,24 @@ bool div_in_range(cpair<T> a, cpair<T> b) noexcept {
     return mb >= safe_small<T> && mb <= safe_big<T> && ma <= safe_big<T> && (ma >= safe_small<T> || ma == T(0));
 }
 
-/// The batch form of div_plain with its range (redo outside it).
-template <class V>
-cpair<typename V::batch> div_batch(cpair<typename V::batch> a, cpair<typename V::batch> b,
-                                   typename V::mask& redo) noexcept {
+/// The batch form of div_plain with its range (redo outside it): the
+/// divisor's by |b|² (computed anyway; NaN fails the test), the dividend's by
+/// |re| + |im|. `one_numerator`: a is 1 (reciprocal), no test on it.
+template <class V, bool one_numerator = false>
+[[gnu::always_inline]] inline cpair<typename V::batch> div_batch(cpair<typename V::batch> a, cpair<typename V::batch> b,
+                                                                 typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
-    const B mb = l1<V>(b), ma = l1<V>(a);
-    redo = redo | outside<V>(mb, safe_small<T>, safe_big<T>) |
-           (outside<V>(ma, safe_small<T>, safe_big<T>) & !(ma == B(T(0))));
-    const B inv = B(T(1)) / V::fma(b.re, b.re, b.im * b.im);
-    return {V::fma(a.re, b.re, a.im * b.im) * inv, V::fms(a.im, b.re, a.re * b.im) * inv};
+    const B den = V::fma(b.re, b.re, b.im * b.im);
+    auto bad = ~((den >= B(safe_small<T> * safe_small<T>)) & (den <= B(safe_big<T> * safe_big<T>)));
+    if constexpr (!one_numerator) {
+        const B ma = l1<V>(a);
+        bad = bad | ~((ma <= B(safe_big<T>)) & ((ma >= B(safe_small<T>)) | (ma == B(T(0)))));
+    }
+    redo = redo | bad;
+    const B inv = B(T(1)) / den;
+    if constexpr (one_numerator) return {b.re * inv, negate(b.im) * inv};
+    else return {V::fma(a.re, b.re, a.im * b.im) * inv, V::fms(a.im, b.re, a.re * b.im) * inv};
 }
 
 }  // namespace detail
@@ -289,25 +340,24 @@ struct element<op::div> {
 
     // ---- batch forms ----
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> a, cpair<typename V::batch> b,
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> a, cpair<typename V::batch> b,
                                          typename V::mask& redo) noexcept {
         return detail::div_batch<V>(a, b, redo);
     }
     template <class V>
-    static cpair<typename V::batch> simd(typename V::batch x, cpair<typename V::batch> b,
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(typename V::batch x, cpair<typename V::batch> b,
                                          typename V::mask& redo) noexcept {
         using B = typename V::batch;
         return detail::div_batch<V>({x, B(typename V::value_type(0))}, b, redo);
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, paired_real<typename V::batch> s,
-                                                typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, paired_real<typename V::batch> s) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         return {V::select(s.v == B(T(0)), B(detail::quiet_nan<T>), a.v / s.v)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::batch y, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::batch y) noexcept {
         return x / y;
     }
 };
@@ -327,13 +377,13 @@ struct element<op::reciprocal> {
         return T(1) / x;
     }
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
-        return detail::div_batch<V>({B(T(1)), B(T(0))}, z, redo);
+        return detail::div_batch<V, true>({B(T(1)), B(T(0))}, z, redo);
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return typename V::batch(typename V::value_type(1)) / x;
     }
 };
@@ -349,11 +399,11 @@ struct element<op::neg> {
         return -x;
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> z, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> z) noexcept {
         return {negate(z.v)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return negate(x);
     }
 };
@@ -370,11 +420,11 @@ struct element<op::conj> {
         return x;
     }
     template <class V>
-    static pairs<typename V::batch> interleaved(pairs<typename V::batch> z, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> z) noexcept {
         return {V::negate_imag(z.v)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return x;
     }
 };
@@ -396,13 +446,13 @@ struct element<op::square> {
     /// a·a − b·b, not fused (its special values are the plain formula's);
     /// the kernels' translation units do not contract.
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         return {z.re * z.re - z.im * z.im, (z.re * z.im) * B(T(2))};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return x * x;
     }
 };

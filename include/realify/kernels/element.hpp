@@ -19,22 +19,26 @@
 //   the batch forms    static member templates on a vector vocabulary V (the
 //                      xsimd wrapper of realify/simd/kernels/vocabulary.hpp,
 //                      included only by the compiled kernels in src/):
-//                        simd<V>(operands..., redo)
+//                        simd<V>(operands...[, redo])
 //                            one lane per element: a complex operand is
 //                            cpair<typename V::batch> (re and im registers), a
-//                            real one typename V::batch. The form sets `redo`
-//                            (typename V::mask) on the lanes it cannot compute
-//                            as the scalar form would — non-finite inputs or
-//                            results, inputs outside its accurate range —
-//                            and the driver recomputes exactly those lanes
-//                            with the scalar form;
-//                        pairs<V>(operands...)
+//                            real one typename V::batch;
+//                        interleaved<V>(operands...[, redo])
 //                            interleaved registers [re0, im0, re1, im1, …]:
 //                            a complex operand is pairs<B>, a real one
-//                            paired_real<B> ([r0, r0, r1, r1, …]). Used by
-//                            the arithmetic ops that need no fix-up.
-//                      An op without a batch form for some operand kinds runs
-//                      its scalar form in the compiled kernels.
+//                            paired_real<B> ([r0, r0, r1, r1, …]).
+//                      A form that can hand lanes back takes the mask `redo`
+//                      (typename V::mask) and sets it on the lanes it cannot
+//                      compute as the scalar form would — non-finite inputs
+//                      or results, inputs outside its accurate range (the
+//                      ranges below) — and the driver recomputes exactly those
+//                      lanes with the scalar form; a form without `redo` is
+//                      exact on every lane. An op without a batch form for
+//                      some operand kinds runs its scalar form in the compiled
+//                      kernels. Batch forms and their helpers are
+//                      always_inline: the per-instruction-set units hold
+//                      hundreds of kernels, and GCC's inliner would otherwise
+//                      leave them as calls.
 //
 //   parameters         ops with constants (add/sub's α, pow_scalar's
 //                      exponent) declare `template <class T> struct
@@ -193,17 +197,19 @@ T l1(cpair<T> z) noexcept {
     return std::abs(z.re) + std::abs(z.im);
 }
 template <class V>
-typename V::batch l1(const cpair<typename V::batch>& z) noexcept {
+[[gnu::always_inline]] inline typename V::batch l1(const cpair<typename V::batch>& z) noexcept {
     return V::abs(z.re) + V::abs(z.im);
 }
 
 /// The lanes of a batch whose magnitude is outside [lo, hi] (NaN included):
-/// `!(lo <= |x| <= hi)`. (Lane tests are written with ordered comparisons
+/// `~(lo <= |x| <= hi)`. (Lane tests are written with ordered comparisons
 /// under a negation, never with `!=`: xsimd's != is unordered on SSE2 but
-/// ordered on AVX, so NaN != 0 differs between instruction sets.)
+/// ordered on AVX, so NaN != 0 differs between instruction sets. And the
+/// negation is `~`, a bitwise not: xsimd's `!` compares with false, five
+/// instructions on AVX2.)
 template <class V>
-typename V::mask outside(const typename V::batch& magnitude, typename V::value_type lo, typename V::value_type hi) noexcept {
-    return !((magnitude >= typename V::batch(lo)) & (magnitude <= typename V::batch(hi)));
+[[gnu::always_inline]] inline typename V::mask outside(const typename V::batch& magnitude, typename V::value_type lo, typename V::value_type hi) noexcept {
+    return ~((magnitude >= typename V::batch(lo)) & (magnitude <= typename V::batch(hi)));
 }
 
 }  // namespace detail

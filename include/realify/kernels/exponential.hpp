@@ -23,7 +23,7 @@ namespace detail {
 /// The real batch form of a real function f, redoing the lanes outside
 /// [lo, hi] (NaN included) with the scalar form.
 template <class V, class F>
-typename V::batch real_batch(typename V::batch x, typename V::value_type lo, typename V::value_type hi,
+[[gnu::always_inline]] inline typename V::batch real_batch(typename V::batch x, typename V::value_type lo, typename V::value_type hi,
                              typename V::mask& redo, F f) noexcept {
     using B = typename V::batch;
     const auto out = outside<V>(x, lo, hi);
@@ -52,7 +52,7 @@ struct element<op::exp> {
 
     /// Lanes with e^x normal and y within the accurate sine/cosine range.
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const auto out = detail::outside<V>(z.re, detail::exp_low<T>, detail::exp_high<T>) |
@@ -63,7 +63,7 @@ struct element<op::exp> {
         return {e * c.re, e * c.im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch<V>(x, detail::exp_low<T>, detail::exp_high<T>, redo,
                                      [](const auto& v) { return V::exp(v); });
@@ -92,7 +92,7 @@ struct element<op::expm1> {
     /// With s, c = sin(y/2), cos(y/2): sin y = 2sc, cos y = 1 − 2s², so one
     /// sine/cosine and one expm1 per lane.
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const auto out = detail::outside<V>(z.re, detail::exp_low<T>, detail::exp_high<T>) |
@@ -105,7 +105,7 @@ struct element<op::expm1> {
         return {V::fms(em1, cos_y, two_s2), (em1 + B(T(1))) * sin_y};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch<V>(x, detail::exp_low<T>, detail::exp_high<T>, redo,
                                      [](const auto& v) { return V::expm1(v); });
@@ -138,7 +138,7 @@ struct element<op::log> {
     /// to the small result, use the log1p form (computed only when a
     /// register has such a lane).
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const B ax = V::abs(z.re), ay = V::abs(z.im);
@@ -154,7 +154,7 @@ struct element<op::log> {
         return {re, V::atan2(z.im, z.re)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch<V>(x, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), redo,
                                      [](const auto& v) { return V::log(v); });
@@ -175,14 +175,14 @@ struct log_base {
         return Base::real(x);
     }
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const cpair<B> l = element<op::log>::simd<V>(z, redo);
         return {l.re / B(Base::template ln<T>), l.im / B(Base::template ln<T>)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return real_batch<V>(x, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), redo,
                              [](const auto& v) { return Base::template real_batch<V>(v); });
@@ -194,7 +194,7 @@ struct base2 {
     template <class T>
     static T real(T x) noexcept { return std::log2(x); }
     template <class V>
-    static typename V::batch real_batch(const typename V::batch& x) noexcept { return V::log2(x); }
+    [[gnu::always_inline]] static typename V::batch real_batch(const typename V::batch& x) noexcept { return V::log2(x); }
 };
 struct base10 {
     template <class T>
@@ -202,7 +202,7 @@ struct base10 {
     template <class T>
     static T real(T x) noexcept { return std::log10(x); }
     template <class V>
-    static typename V::batch real_batch(const typename V::batch& x) noexcept { return V::log10(x); }
+    [[gnu::always_inline]] static typename V::batch real_batch(const typename V::batch& x) noexcept { return V::log10(x); }
 };
 }  // namespace detail
 
@@ -234,7 +234,7 @@ struct element<op::log1p> {
     /// z = −1, where that sum cancels: ½·log((1+x)² + y²) there (computed
     /// only when a register has such a lane).
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const B one_plus = z.re + B(T(1));
@@ -250,7 +250,7 @@ struct element<op::log1p> {
         return {re, V::atan2(z.im, one_plus)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         // x > −1, not subnormal (x = 0 goes through the scalar form: its sign)
         const auto out = (x <= typename V::batch(T(-1))) |

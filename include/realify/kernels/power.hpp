@@ -37,7 +37,7 @@ struct element<op::sqrt> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const B ax = V::abs(z.re);
@@ -49,7 +49,7 @@ struct element<op::sqrt> {
     }
     /// IEEE sqrt: exact for every input.
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return V::sqrt(x);
     }
 };
@@ -69,13 +69,13 @@ struct element<op::rsqrt> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
-        return detail::div_batch<V>({B(T(1)), B(T(0))}, element<op::sqrt>::simd<V>(z, redo), redo);
+        return detail::div_batch<V, true>({B(T(1)), B(T(0))}, element<op::sqrt>::simd<V>(z, redo), redo);
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return typename V::batch(typename V::value_type(1)) / V::sqrt(x);
     }
 };
@@ -125,12 +125,12 @@ cpair<T> pow_integer(cpair<T> z, long n) noexcept {
 /// the other lanes (negative or zero bases, whose results depend on y being
 /// an integer) by std::pow.
 template <class V>
-typename V::batch real_pow_batch(const typename V::batch& x, const typename V::batch& y,
+[[gnu::always_inline]] inline typename V::batch real_pow_batch(const typename V::batch& x, const typename V::batch& y,
                                  typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
     const auto out = outside<V>(x, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()) |
-                     !V::isfinite(y);
+                     V::not_finite(y);
     const B r = V::pow(V::select(out, B(T(1)), x), V::select(out, B(T(1)), y));
     // xsimd flushes subnormal results to 0: those lanes too
     redo = redo | out | outside<V>(r, std::numeric_limits<T>::min(), std::numeric_limits<T>::max());
@@ -140,21 +140,21 @@ typename V::batch real_pow_batch(const typename V::batch& x, const typename V::b
 /// The batch forms of pow: the complex product of element<op::mul>, the
 /// powers by squaring, and exp(w·log z).
 template <class V>
-cpair<typename V::batch> mul_batch(const cpair<typename V::batch>& a, const cpair<typename V::batch>& b) noexcept {
+[[gnu::always_inline]] inline cpair<typename V::batch> mul_batch(const cpair<typename V::batch>& a, const cpair<typename V::batch>& b) noexcept {
     return {V::fms(a.re, b.re, a.im * b.im), V::fma(a.re, b.im, a.im * b.re)};
 }
 /// The lanes the scalar form hands to std::pow (zero or non-finite base or
 /// exponent, non-finite result), on top of `redo`.
 template <class V>
-void pow_redo(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w, const cpair<typename V::batch>& r,
+[[gnu::always_inline]] inline void pow_redo(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w, const cpair<typename V::batch>& r,
               typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
-    redo = redo | ((z.re == B(T(0))) & (z.im == B(T(0)))) | !V::isfinite(z.re + z.im) | !V::isfinite(w.re + w.im) |
-           !V::isfinite(r.re) | !V::isfinite(r.im);
+    redo = redo | ((z.re == B(T(0))) & (z.im == B(T(0)))) | V::not_finite(z.re + z.im) | V::not_finite(w.re + w.im) |
+           V::not_finite(r.re) | V::not_finite(r.im);
 }
 template <class V>
-cpair<typename V::batch> pow_integer_batch(const cpair<typename V::batch>& z, long n, typename V::mask& redo) noexcept {
+[[gnu::always_inline]] inline cpair<typename V::batch> pow_integer_batch(const cpair<typename V::batch>& z, long n, typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
     cpair<B> result{B(T(1)), B(T(0))}, base = z;
@@ -165,13 +165,13 @@ cpair<typename V::batch> pow_integer_batch(const cpair<typename V::batch>& z, lo
         if (k != 0) base = mul_batch<V>(base, base);
     }
     // An overflow before the reciprocal goes to the scalar form too.
-    redo = redo | !V::isfinite(result.re) | !V::isfinite(result.im);
-    if (n < 0) result = div_batch<V>({B(T(1)), B(T(0))}, result, redo);
+    redo = redo | V::not_finite(result.re) | V::not_finite(result.im);
+    if (n < 0) result = div_batch<V, true>({B(T(1)), B(T(0))}, result, redo);
     pow_redo<V>(z, {B(T(n)), B(T(0))}, result, redo);
     return result;
 }
 template <class V>
-cpair<typename V::batch> pow_general_batch(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w,
+[[gnu::always_inline]] inline cpair<typename V::batch> pow_general_batch(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w,
                                            typename V::mask& redo) noexcept;
 
 }  // namespace detail
@@ -217,7 +217,7 @@ struct element<op::pow_scalar> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, const parameters<typename V::value_type>& p,
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, const parameters<typename V::value_type>& p,
                                          typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using formula = typename parameters<typename V::value_type>::formula;
@@ -230,7 +230,7 @@ struct element<op::pow_scalar> {
         return detail::pow_general_batch<V>(z, {B(p.w.re), B(p.w.im)}, redo);
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, const parameters<typename V::value_type>& p,
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, const parameters<typename V::value_type>& p,
                                   typename V::mask& redo) noexcept {
         return detail::real_pow_batch<V>(x, typename V::batch(p.w.re), redo);
     }
@@ -251,28 +251,28 @@ struct element<op::pow_tensor> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, cpair<typename V::batch> w,
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, cpair<typename V::batch> w,
                                          typename V::mask& redo) noexcept {
         return detail::pow_general_batch<V>(z, w, redo);
     }
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::batch w,
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::batch w,
                                          typename V::mask& redo) noexcept {
         return detail::pow_general_batch<V>(z, {w, typename V::batch(typename V::value_type(0))}, redo);
     }
     template <class V>
-    static cpair<typename V::batch> simd(typename V::batch x, cpair<typename V::batch> w,
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(typename V::batch x, cpair<typename V::batch> w,
                                          typename V::mask& redo) noexcept {
         return detail::pow_general_batch<V>({x, typename V::batch(typename V::value_type(0))}, w, redo);
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::batch y, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::batch y, typename V::mask& redo) noexcept {
         return detail::real_pow_batch<V>(x, y, redo);
     }
 };
 
 template <class V>
-cpair<typename V::batch> detail::pow_general_batch(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w,
+[[gnu::always_inline]] inline cpair<typename V::batch> detail::pow_general_batch(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w,
                                                    typename V::mask& redo) noexcept {
     const auto r = element<op::exp>::simd<V>(mul_batch<V>(w, element<op::log>::simd<V>(z, redo)), redo);
     pow_redo<V>(z, w, r, redo);

@@ -26,15 +26,15 @@ struct element<op::abs> {
 
     /// sqrt(x² + y²) for |x| + |y| in the safe range or 0.
     template <class V>
-    static typename V::batch simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const B l1 = detail::l1<V>(z);
-        redo = redo | (detail::outside<V>(l1, detail::safe_small<T>, detail::safe_big<T>) & !(l1 == B(T(0))));
+        redo = redo | (detail::outside<V>(l1, detail::safe_small<T>, detail::safe_big<T>) & ~(l1 == B(T(0))));
         return V::sqrt(V::fma(z.re, z.re, z.im * z.im));
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return V::abs(x);
     }
 };
@@ -55,14 +55,14 @@ struct element<op::angle> {
 
     /// xsimd's atan2 for finite z ≠ 0 (it gives NaN for atan2(±0, ±0)).
     template <class V>
-    static typename V::batch simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
-        redo = redo | !V::isfinite(z.re + z.im) | ((z.re == B(T(0))) & (z.im == B(T(0))));
+        redo = redo | V::not_finite(z.re + z.im) | ((z.re == B(T(0))) & (z.im == B(T(0))));
         return V::atan2(z.im, z.re);
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         return V::select(x < B(T(0)), B(std::numbers::pi_v<T>), V::select(x == x, B(T(0)), x));
@@ -80,11 +80,11 @@ struct element<op::real> {
         return x;
     }
     template <class V>
-    static typename V::batch simd(cpair<typename V::batch> z, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(cpair<typename V::batch> z) noexcept {
         return z.re;
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         return x;
     }
 };
@@ -101,11 +101,11 @@ struct element<op::imag> {
         return T(0);
     }
     template <class V>
-    static typename V::batch simd(cpair<typename V::batch> z, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(cpair<typename V::batch> z) noexcept {
         return z.im;
     }
     template <class V>
-    static typename V::batch simd(typename V::batch, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch) noexcept {
         return typename V::batch(typename V::value_type(0));
     }
 };
@@ -152,17 +152,17 @@ struct element<op::sgn> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const B l1 = detail::l1<V>(z);
         const auto zero = l1 == B(T(0));
-        redo = redo | (detail::outside<V>(l1, detail::safe_small<T>, detail::safe_big<T>) & !zero);
+        redo = redo | (detail::outside<V>(l1, detail::safe_small<T>, detail::safe_big<T>) & ~zero);
         const B inv = B(T(1)) / V::sqrt(V::fma(z.re, z.re, z.im * z.im));
         return {V::select(zero, B(T(0)), z.re * inv), V::select(zero, B(T(0)), z.im * inv)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         return V::select(x > B(T(0)), B(T(1)), V::select(x < B(T(0)), B(T(-1)), B(T(0))));
@@ -178,7 +178,7 @@ struct element<op::polar> {
     }
     /// θ within the accurate sine/cosine range (else the scalar form).
     template <class V>
-    static cpair<typename V::batch> simd(typename V::batch r, typename V::batch theta, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(typename V::batch r, typename V::batch theta, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         const auto out = detail::outside<V>(V::abs(theta), T(0), detail::trig_limit<T>);

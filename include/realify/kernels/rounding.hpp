@@ -26,26 +26,26 @@ struct ceil_real {
     template <std::floating_point T>
     T operator()(T x) const noexcept { return std::ceil(x); }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept { return V::ceil(x); }
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept { return V::ceil(x); }
 };
 struct floor_real {
     template <std::floating_point T>
     T operator()(T x) const noexcept { return std::floor(x); }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept { return V::floor(x); }
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept { return V::floor(x); }
 };
 /// Half to even, like torch.round (nearbyint in the default rounding mode).
 struct round_real {
     template <std::floating_point T>
     T operator()(T x) const noexcept { return std::nearbyint(x); }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept { return V::nearbyint(x); }
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept { return V::nearbyint(x); }
 };
 struct trunc_real {
     template <std::floating_point T>
     T operator()(T x) const noexcept { return std::trunc(x); }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask&) noexcept { return V::trunc(x); }
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept { return V::trunc(x); }
 };
 template <class F>
 struct rounding : F, on_both_parts<F> {

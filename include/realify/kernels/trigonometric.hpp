@@ -34,7 +34,7 @@ constexpr cpair<T> times_minus_i(cpair<T> z) noexcept {
 }
 template <class T>
 constexpr cpair<T> one_minus(cpair<T> z) noexcept {  // keeps the sign of a zero imaginary part
-    return {T(1) - z.re, -z.im};
+    return {T(1) - z.re, negate(z.im)};
 }
 template <class T>
 constexpr cpair<T> one_plus(cpair<T> z) noexcept {
@@ -50,6 +50,16 @@ template <class T>
 bool inverse_is_large(cpair<T> z) noexcept {
     return std::abs(z.re) > inverse_large<T> || std::abs(z.im) > inverse_large<T>;
 }
+/// The lanes of a batch the inverse functions' Kahan forms leave to the
+/// scalar form: |Re z| or |Im z| beyond inverse_large (the asymptotic form),
+/// and non-finite z.
+template <class V>
+[[gnu::always_inline]] inline typename V::mask inverse_outside(const cpair<typename V::batch>& z) noexcept {
+    using B = typename V::batch;
+    using T = typename V::value_type;
+    return ~((V::abs(z.re) <= B(inverse_large<T>)) & (V::abs(z.im) <= B(inverse_large<T>)));
+}
+
 /// log(z) + ln 2 by element<op::log> (no overflow in 2z).
 template <class T>
 cpair<T> log_twice(cpair<T> z) noexcept;
@@ -67,7 +77,7 @@ cpair<T> asinh_large(cpair<T> w) noexcept {
 /// cosh x = ((t + 1) + 1/(t + 1))/2. Lanes with |x| > exp_high or non-finite
 /// x are set in `redo`.
 template <class V>
-cpair<typename V::batch> sinh_cosh(const typename V::batch& x, typename V::mask& redo) noexcept {
+[[gnu::always_inline]] inline cpair<typename V::batch> sinh_cosh(const typename V::batch& x, typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
     const auto out = outside<V>(V::abs(x), T(0), exp_high<T>);
@@ -80,7 +90,7 @@ cpair<typename V::batch> sinh_cosh(const typename V::batch& x, typename V::mask&
 /// e^(iy) of a batch, lanes with |y| beyond trig_limit (or non-finite) set
 /// in `redo`.
 template <class V>
-cpair<typename V::batch> cis_checked(const typename V::batch& y, typename V::mask& redo) noexcept {
+[[gnu::always_inline]] inline cpair<typename V::batch> cis_checked(const typename V::batch& y, typename V::mask& redo) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
     const auto out = outside<V>(V::abs(y), T(0), trig_limit<T>);
@@ -91,11 +101,11 @@ cpair<typename V::batch> cis_checked(const typename V::batch& y, typename V::mas
 /// The real batch form of f for |x| in [lo, hi] or x = 0 (signed zeros kept
 /// by f); the other lanes (NaN included) go to the scalar form.
 template <class V, class F>
-typename V::batch real_batch_around_zero(typename V::batch x, typename V::value_type lo, typename V::value_type hi,
+[[gnu::always_inline]] inline typename V::batch real_batch_around_zero(typename V::batch x, typename V::value_type lo, typename V::value_type hi,
                                          typename V::mask& redo, F f) noexcept {
     using B = typename V::batch;
     using T = typename V::value_type;
-    const auto out = outside<V>(V::abs(x), lo, hi) & !(x == B(T(0)));
+    const auto out = outside<V>(V::abs(x), lo, hi) & ~(x == B(T(0)));
     redo = redo | out;
     return f(V::select(out, B(T(0)), x));
 }
@@ -129,13 +139,13 @@ struct element<op::sinh> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto h = detail::sinh_cosh<V>(z.re, redo);
         const auto c = detail::cis_checked<V>(z.im, redo);
         return {h.re * c.re, h.im * c.im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         return detail::sinh_cosh<V>(x, redo).re;
     }
 };
@@ -159,13 +169,13 @@ struct element<op::cosh> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto h = detail::sinh_cosh<V>(z.re, redo);
         const auto c = detail::cis_checked<V>(z.im, redo);
         return {h.im * c.re, h.re * c.im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         return detail::sinh_cosh<V>(x, redo).im;
     }
 };
@@ -198,14 +208,14 @@ struct element<op::tanh> {
     /// Kahan's formula with tan y = sin y / cos y; the large-|x| limit as in
     /// the scalar form (computed only when a register has such a lane).
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
         constexpr T limit = T(std::numeric_limits<T>::digits) * std::numbers::ln2_v<T> / T(2) + T(1);
         const auto c = detail::cis_checked<V>(z.im, redo);
         const B ax = V::abs(z.re);
         const auto large = ax > B(limit);
-        redo = redo | !V::isfinite(z.re);
+        redo = redo | V::not_finite(z.re);
         const B x = V::select(large, B(T(0)), z.re);
         // sinh x = t(t + 2)/(2(t + 1)), t = e^|x| − 1
         const B t = V::expm1(V::abs(x));
@@ -224,7 +234,7 @@ struct element<op::tanh> {
         return {re, im};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), redo,
                                                  [](const auto& v) { return V::tanh(v); });
@@ -245,13 +255,13 @@ struct element<op::sin> {
 
     /// sin x·cosh y + i·cos x·sinh y
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto c = detail::cis_checked<V>(z.re, redo);
         const auto h = detail::sinh_cosh<V>(z.im, redo);
         return {c.im * h.im, c.re * h.re};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::trig_limit<T>, redo,
                                                  [](const auto& v) { return V::sin(v); });
@@ -272,13 +282,13 @@ struct element<op::cos> {
 
     /// cos x·cosh y − i·sin x·sinh y
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         const auto c = detail::cis_checked<V>(z.re, redo);
         const auto h = detail::sinh_cosh<V>(z.im, redo);
         return {c.re * h.im, negate(c.im * h.re)};
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::trig_limit<T>, redo,
                                                  [](const auto& v) { return V::cos(v); });
@@ -298,11 +308,11 @@ struct element<op::tan> {
     }
 
     template <class V>
-    static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         return detail::times_minus_i(element<op::tanh>::simd<V>(detail::times_i(z), redo));
     }
     template <class V>
-    static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using T = typename V::value_type;
         return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::trig_limit<T>, redo,
                                                  [](const auto& v) { return V::tan(v); });
@@ -325,6 +335,23 @@ struct element<op::asin> {
     T operator()(T x) const noexcept {
         return std::asin(x);
     }
+
+    /// Kahan's form on the batch square roots; large |z| and the square
+    /// roots' own out-of-range lanes to the scalar form.
+    template <class V>
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z,
+                                                                typename V::mask& redo) noexcept {
+        redo = redo | detail::inverse_outside<V>(z);
+        const auto a = element<op::sqrt>::simd<V>(detail::one_minus(z), redo);
+        const auto b = element<op::sqrt>::simd<V>(detail::one_plus(z), redo);
+        return {V::atan2(z.re, V::fms(a.re, b.re, a.im * b.im)), V::asinh(V::fms(a.re, b.im, a.im * b.re))};
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using T = typename V::value_type;
+        return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), T(1), redo,
+                                                 [](const auto& v) { return V::asin(v); });
+    }
 };
 
 template <>
@@ -346,6 +373,25 @@ struct element<op::acos> {
     T operator()(T x) const noexcept {
         return std::acos(x);
     }
+
+    template <class V>
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z,
+                                                                typename V::mask& redo) noexcept {
+        using B = typename V::batch;
+        using T = typename V::value_type;
+        redo = redo | detail::inverse_outside<V>(z);
+        const auto a = element<op::sqrt>::simd<V>(detail::one_minus(z), redo);
+        const auto b = element<op::sqrt>::simd<V>(detail::one_plus(z), redo);
+        return {B(T(2)) * V::atan2(a.re, b.re), V::asinh(V::fms(b.re, a.im, b.im * a.re))};
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using B = typename V::batch;
+        using T = typename V::value_type;
+        const auto out = detail::outside<V>(V::abs(x), T(0), T(1));
+        redo = redo | out;
+        return V::acos(V::select(out, B(T(0)), x));
+    }
 };
 
 template <>
@@ -358,6 +404,18 @@ struct element<op::asinh> {
     template <std::floating_point T>
     T operator()(T x) const noexcept {
         return std::asinh(x);
+    }
+
+    template <class V>
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z,
+                                                                typename V::mask& redo) noexcept {
+        return detail::times_minus_i(element<op::asin>::simd<V>(detail::times_i(z), redo));
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using T = typename V::value_type;
+        return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::safe_big<T>, redo,
+                                                 [](const auto& v) { return V::asinh(v); });
     }
 };
 
@@ -377,6 +435,25 @@ struct element<op::acosh> {
     template <std::floating_point T>
     T operator()(T x) const noexcept {
         return std::acosh(x);
+    }
+
+    template <class V>
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z,
+                                                                typename V::mask& redo) noexcept {
+        using B = typename V::batch;
+        using T = typename V::value_type;
+        redo = redo | detail::inverse_outside<V>(z);
+        const auto a = element<op::sqrt>::simd<V>({z.re - B(T(1)), z.im}, redo);
+        const auto b = element<op::sqrt>::simd<V>(detail::one_plus(z), redo);
+        return {V::asinh(V::fma(a.re, b.re, a.im * b.im)), B(T(2)) * V::atan2(a.im, b.re)};
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using B = typename V::batch;
+        using T = typename V::value_type;
+        const auto out = detail::outside<V>(x, T(1), detail::safe_big<T>);
+        redo = redo | out;
+        return V::acosh(V::select(out, B(T(1)), x));
     }
 };
 
@@ -409,6 +486,36 @@ struct element<op::atanh> {
     T operator()(T x) const noexcept {
         return std::atanh(x);
     }
+
+    /// The scalar form's formulas for |x|, |y| ≤ safe_big and z away from
+    /// ±1 (where (1 ∓ x)² + y² underflows); the log-difference form computed
+    /// only when a register has a lane that needs it.
+    template <class V>
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z,
+                                                                typename V::mask& redo) noexcept {
+        using B = typename V::batch;
+        using T = typename V::value_type;
+        const B x = z.re, y = z.im;
+        const B one(T(1)), one_minus = one - x, one_plus = one + x;
+        const B yy = y * y;
+        const B d = V::fma(one_minus, one_minus, yy), e = V::fma(one_plus, one_plus, yy);
+        constexpr T tiny = detail::safe_small<T> * detail::safe_small<T>;
+        redo = redo | ~((V::abs(x) <= B(detail::safe_big<T>)) & (V::abs(y) <= B(detail::safe_big<T>))) |
+               (d < B(tiny)) | (e < B(tiny));
+        const B four_x = B(T(4)) * x;
+        const auto small = V::abs(four_x) < B(T(0.5)) * d;
+        B re = B(T(0.25)) * V::log1p(four_x / d);
+        if (V::any(~small)) re = V::select(small, re, B(T(0.25)) * (V::log(e) - V::log(d)));
+        // Re atanh z has the sign of x, a zero's included (xsimd's log1p(−0) is +0)
+        return {V::copysign(re, x), B(T(0.5)) * V::atan2(B(T(2)) * y, V::fms(one_minus, one_plus, yy))};
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using T = typename V::value_type;
+        return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(),
+                                                 T(1) - std::numeric_limits<T>::epsilon(), redo,
+                                                 [](const auto& v) { return V::atanh(v); });
+    }
 };
 
 template <>
@@ -417,6 +524,17 @@ struct element<op::atan> {
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
         return detail::times_minus_i(element<op::atanh>{}(detail::times_i(z)));
+    }
+    template <class V>
+    [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z,
+                                                                typename V::mask& redo) noexcept {
+        return detail::times_minus_i(element<op::atanh>::simd<V>(detail::times_i(z), redo));
+    }
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using T = typename V::value_type;
+        return detail::real_batch_around_zero<V>(x, std::numeric_limits<T>::min(), detail::safe_big<T>, redo,
+                                                 [](const auto& v) { return V::atan(v); });
     }
     template <std::floating_point T>
     T operator()(T x) const noexcept {

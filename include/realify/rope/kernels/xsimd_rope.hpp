@@ -84,6 +84,8 @@ struct rope_simd {
     /// One flat row of `n` reals (whole heads, interleaved pairs).
     static void interleaved_row(const T* x, T* out, std::size_t n, const T* cos_dup, const T* sin_alt,
                                 std::size_t head_dim, bool stream, bool blocked) noexcept {
+        // An empty row may come with null pointers: form no address from them.
+        if (n == 0) return;
         if (head_dim % width == 0 && blocked) {
             // Whole vectors per head, data in cache: column blocks of `block`
             // vectors keep their patterns in registers while every head of

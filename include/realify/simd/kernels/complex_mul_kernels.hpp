@@ -94,7 +94,7 @@ struct complex_mul_kernels {
     /// both parts as std::complex does. Before the store, so in place is safe.
     template <bool Strict, class Fast, class StrictFix>
     static batch fix(const batch& r, Fast&& fast, StrictFix&& strict) noexcept {
-        if (!V::any(!V::isfinite(r))) return r;
+        if (!V::any(V::not_finite(r))) return r;
         alignas(64) T tmp[width];
         r.store_aligned(tmp);
         for (std::size_t k = 0; k < width / 2; ++k)
@@ -115,6 +115,7 @@ struct complex_mul_kernels {
     struct mul_op {
         static constexpr std::size_t step = width;
         static constexpr std::size_t element_reals = 2;
+        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 2;
         const T* a;
@@ -135,6 +136,7 @@ struct complex_mul_kernels {
     struct mul_conj_op {
         static constexpr std::size_t step = width;
         static constexpr std::size_t element_reals = 2;
+        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 2;
         const T* a;
@@ -166,6 +168,7 @@ struct complex_mul_kernels {
     struct row_times_op {
         static constexpr std::size_t step = width;
         static constexpr std::size_t element_reals = 2;
+        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 4;
         const T* x;
@@ -191,6 +194,7 @@ struct complex_mul_kernels {
     struct mul_real_op {
         static constexpr std::size_t step = 2 * width;
         static constexpr std::size_t element_reals = 2;
+        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 2;
         const T* a;
@@ -210,6 +214,7 @@ struct complex_mul_kernels {
     struct mul_scalar_op {
         static constexpr std::size_t step = width;
         static constexpr std::size_t element_reals = 2;
+        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 1;
         const T* a;
@@ -234,6 +239,7 @@ struct complex_mul_kernels {
     struct mul_add_op {
         static constexpr std::size_t step = width;
         static constexpr std::size_t element_reals = 2;
+        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 3;
         const T* a;
@@ -291,7 +297,7 @@ struct complex_mul_kernels {
             op.x = first + r * n;  // computed per row: never a pointer past the arrays' ends
             T* row_out = out + r * n;
             if (tight) {
-                typename drive::unaligned_store store{row_out};
+                typename drive::output_store store{row_out, false};
                 for (std::size_t i = 0; i < len; i += width) op(i, store);
             } else {
                 drive::run(op, row_out, len, stream, false);

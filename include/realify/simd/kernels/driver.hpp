@@ -8,6 +8,7 @@
 // An Op describes one block:
 //   step           reals of output per block
 //   element_reals  reals per output element (2 for complex, 1 for real)
+//   unroll         1, or 2 to run two blocks per loop iteration (cheap blocks)
 //   inputs         number of input arrays
 //   scratch_reals  reals one input needs for a block (its zero-padded copy)
 //   op(i, store)   computes the block whose output starts at real i and
@@ -35,17 +36,18 @@ struct driver {
     using batch = xsimd::batch<T, A>;
     static constexpr std::size_t width = batch::size;  // reals per register
 
-    struct unaligned_store {
+    /// Stores registers to out: non-temporally when `stream` is set (then
+    /// out + i is register-aligned for every i the driver passes),
+    /// else with ordinary unaligned stores. One store type, so each op's
+    /// block is instantiated once for the loop (a predicted branch per store
+    /// instead of a second copy of the block).
+    struct output_store {
         T* out;
-        void operator()(std::size_t i, const batch& r) const noexcept { r.store_unaligned(out + i); }
-    };
-    struct streaming_store {
-        T* out;  // out + i is stream_alignment-aligned for every i the driver passes
-        void operator()(std::size_t i, const batch& r) const noexcept { stream_store(out + i, r, A{}); }
-    };
-    struct scratch_store {
-        T* out;
-        void operator()(std::size_t i, const batch& r) const noexcept { r.store_aligned(out + i); }
+        bool stream;
+        [[gnu::always_inline]] void operator()(std::size_t i, const batch& r) const noexcept {
+            if (stream) stream_store(out + i, r, A{});
+            else r.store_unaligned(out + i);
+        }
     };
 
     /// Copies count reals to a zero-padded scratch row; returns the row.
@@ -60,37 +62,53 @@ struct driver {
         alignas(64) T scratch[Op::inputs][Op::scratch_reals] = {};
         alignas(64) T result[Op::step];
         const Op local = op.rebase(i, count, scratch);
-        scratch_store store{result};
+        output_store store{result, false};
         local(0, store);
         std::memcpy(out + i, result, count * sizeof(T));
     }
 
     /// Runs op over n reals of output. `fence`: end a streaming run with its
     /// store fence (callers that run many rows fence once, after the last).
+    /// `op` is taken by value: a local copy whose address is never taken
+    /// stays in registers across the stores to out (which could alias a
+    /// referenced one).
     template <class Op>
-    static void run(const Op& op, T* out, std::size_t n, bool stream, bool fence = true) noexcept {
+    static void run(const Op op, T* out, std::size_t n, bool stream, bool fence = true) noexcept {
         constexpr std::size_t step = Op::step;
         std::size_t i = 0;
         const auto address = reinterpret_cast<std::uintptr_t>(out);
-        // Streaming stores need aligned destinations; reach alignment with a
-        // partial block of whole elements first. An array not even aligned to
-        // its elements can never get there: it keeps ordinary stores.
-        if (stream && address % (Op::element_reals * sizeof(T)) == 0) {
-            constexpr std::size_t alignment = stream_alignment<T, A>;
-            std::size_t head = ((alignment - address % alignment) % alignment) / sizeof(T);
-            head = head < n ? head : n;
+        // Reach register alignment of out with a partial block of whole
+        // elements first (as Eigen's assignment loop does): a store that
+        // straddles two cache lines costs twice, every store of a 64-byte
+        // register at a 16-byte aligned address does; and streaming stores
+        // need the alignment. An array not even aligned to its elements can
+        // never get there: it keeps ordinary unaligned stores.
+        if (address % (Op::element_reals * sizeof(T)) == 0 && n > 2 * step) {
+            constexpr std::size_t alignment = sizeof(batch);
+            const std::size_t head = ((alignment - address % alignment) % alignment) / sizeof(T);
             if (head != 0) partial(op, 0, head, out);
             i = head;
-            streaming_store store{out};
+        } else {
+            stream = false;
+        }
+        output_store store{out, stream};
+        if constexpr (Op::unroll == 2) {
+            // Cheap blocks: two per iteration, and a loop per store path (a
+            // test per store would be a fifth of the work).
+            const output_store plain{out, false}, streaming{out, true};
+            auto loop = [&](const output_store& s) __attribute__((always_inline)) {
+                for (; i + 2 * step <= n; i += 2 * step) {
+                    op(i, s);
+                    op(i + step, s);
+                }
+                for (; i + step <= n; i += step) op(i, s);
+            };
+            if (stream) loop(streaming);
+            else loop(plain);
+        } else {
             for (; i + step <= n; i += step) op(i, store);
-            if (fence) stream_fence();
         }
-        unaligned_store store{out};
-        for (; i + 2 * step <= n; i += 2 * step) {
-            op(i, store);
-            op(i + step, store);
-        }
-        for (; i + step <= n; i += step) op(i, store);
+        if (stream && fence) stream_fence();
         if (i < n) partial(op, i, n - i, out);
     }
 };

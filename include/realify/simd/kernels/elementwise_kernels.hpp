@@ -20,6 +20,11 @@
 // batch form for some operand kinds (or for its parameters) has the scalar
 // kernel in the table instead (isa_table.hpp decides with has_batch_form).
 //
+// The block's glue is always_inline and its fix-up path a separate cold
+// function: with hundreds of kernels in one translation unit GCC's inliner
+// runs out of budget, and a block left as a call (registers spilled,
+// vzeroupper) cost 3-5× on the cheap ops.
+//
 // Include only from the per-instruction-set translation units.
 #pragma once
 
@@ -59,28 +64,40 @@ using interleaved_arg_t =
 template <class V, operand_kind K>
 using simd_arg_t = std::conditional_t<K == operand_kind::complex, cpair<typename V::batch>, typename V::batch>;
 
-/// Which batch form F has for operand kinds K (and parameters P, or none).
+/// Which batch form F has for operand kinds K (and parameters P, or none),
+/// and whether it takes `redo` (a form without it is exact on every lane).
 enum class batch_form { none, interleaved, simd };
+struct form_info {
+    batch_form form;
+    bool may_redo;
+};
 template <class F, class V, class P, operand_kind... K>
-constexpr batch_form batch_form_of() noexcept {
-    if constexpr (std::is_void_v<P>) {
-        if constexpr (requires(typename V::mask& m) { F::template interleaved<V>(interleaved_arg_t<V, K>{}..., m); })
-            return batch_form::interleaved;
-        else if constexpr (requires(typename V::mask& m) { F::template simd<V>(simd_arg_t<V, K>{}..., m); })
-            return batch_form::simd;
+constexpr form_info batch_form_of() noexcept {
+    using M = typename V::mask;
+    using PP = std::conditional_t<std::is_void_v<P>, int, P>;  // (unused when P is void)
+    constexpr bool with_p = !std::is_void_v<P>;
+    if constexpr (!with_p) {
+        if constexpr (requires(M& m) { F::template interleaved<V>(interleaved_arg_t<V, K>{}..., m); })
+            return {batch_form::interleaved, true};
+        else if constexpr (requires { F::template interleaved<V>(interleaved_arg_t<V, K>{}...); })
+            return {batch_form::interleaved, false};
+        else if constexpr (requires(M& m) { F::template simd<V>(simd_arg_t<V, K>{}..., m); })
+            return {batch_form::simd, true};
+        else if constexpr (requires { F::template simd<V>(simd_arg_t<V, K>{}...); })
+            return {batch_form::simd, false};
         else
-            return batch_form::none;
+            return {batch_form::none, false};
     } else {
-        if constexpr (requires(typename V::mask& m, const P& p) {
-                          F::template interleaved<V>(interleaved_arg_t<V, K>{}..., p, m);
-                      })
-            return batch_form::interleaved;
-        else if constexpr (requires(typename V::mask& m, const P& p) {
-                               F::template simd<V>(simd_arg_t<V, K>{}..., p, m);
-                           })
-            return batch_form::simd;
+        if constexpr (requires(M& m, const PP& p) { F::template interleaved<V>(interleaved_arg_t<V, K>{}..., p, m); })
+            return {batch_form::interleaved, true};
+        else if constexpr (requires(const PP& p) { F::template interleaved<V>(interleaved_arg_t<V, K>{}..., p); })
+            return {batch_form::interleaved, false};
+        else if constexpr (requires(M& m, const PP& p) { F::template simd<V>(simd_arg_t<V, K>{}..., p, m); })
+            return {batch_form::simd, true};
+        else if constexpr (requires(const PP& p) { F::template simd<V>(simd_arg_t<V, K>{}..., p); })
+            return {batch_form::simd, false};
         else
-            return batch_form::none;
+            return {batch_form::none, false};
     }
 }
 
@@ -95,10 +112,14 @@ struct elementwise_kernels {
     static constexpr operand_kind R = operand_kind::real;
 
     /// One input of a block op: reals, and 1 if it advances with the block
-    /// or 0 for a broadcast element held W times in a buffer.
+    /// or 0 for a broadcast element held W times in a buffer; `bytes` is the
+    /// distance it moves per real of output (set by the block op), so a
+    /// block's address is affine in the output offset and the loop keeps it
+    /// in an induction variable.
     struct input {
         const T* p;
         std::size_t advance;
+        std::size_t bytes = 0;
     };
 
     /// No parameters.
@@ -106,12 +127,14 @@ struct elementwise_kernels {
 
     /// The block of `Op` on inputs of kinds K..., result kind O, parameters P
     /// (void: none); Form is the batch form it runs.
-    template <elementwise_op Op, batch_form Form, class P, operand_kind O, operand_kind... K>
+    template <elementwise_op Op, form_info Info, class P, operand_kind O, operand_kind... K>
     struct block_op {
+        static constexpr batch_form Form = Info.form;
         using F = element_of<Op>;
         static constexpr std::size_t inputs = sizeof...(K);
         static constexpr std::size_t step = W * reals_of(O);  // output reals per block
         static constexpr std::size_t element_reals = reals_of(O);
+        static constexpr std::size_t unroll = Form == batch_form::interleaved ? 2 : 1;
         static constexpr std::size_t scratch_reals = 2 * W;
         // Real operands and results pass through the lane order of
         // deinterleave when a complex operand or result is in the block.
@@ -124,20 +147,24 @@ struct elementwise_kernels {
         [[no_unique_address]] parameters_type p;
 
         block_op(std::array<input, inputs> in_, const T* params_) noexcept
-            : in(in_), params(params_), p(make_parameters(params_)) {}
+            : in(in_), params(params_), p(make_parameters(params_)) {
+            for (std::size_t k = 0; k < inputs; ++k)
+                in[k].bytes = reals_of(kinds[k]) * in[k].advance * sizeof(T) / reals_of(O);
+        }
         static parameters_type make_parameters(const T* params_) noexcept {
             if constexpr (std::is_void_v<P>) return {};
             else return P(params_);
         }
 
-        template <std::size_t I, operand_kind K_>
-        const T* at(std::size_t e) const noexcept {
-            return in[I].p + e * reals_of(K_) * in[I].advance;
+        /// Input I's reals for the block whose output starts at real i.
+        template <std::size_t I>
+        [[gnu::always_inline]] const T* at(std::size_t i) const noexcept {
+            return reinterpret_cast<const T*>(reinterpret_cast<const char*>(in[I].p) + i * in[I].bytes);
         }
 
         template <std::size_t I, operand_kind K_>
-        simd_arg_t<V, K_> load_simd(std::size_t e) const noexcept {
-            const T* q = at<I, K_>(e);
+        [[gnu::always_inline]] simd_arg_t<V, K_> load_simd(std::size_t i) const noexcept {
+            const T* q = at<I>(i);
             if constexpr (K_ == C) {
                 return deinterleave(batch::load_unaligned(q), batch::load_unaligned(q + W), A{});
             } else {
@@ -147,8 +174,8 @@ struct elementwise_kernels {
             }
         }
         template <std::size_t I, operand_kind K_>
-        interleaved_arg_t<V, K_> load_half(std::size_t e, std::size_t half) const noexcept {
-            const T* q = at<I, K_>(e);
+        [[gnu::always_inline]] interleaved_arg_t<V, K_> load_half(std::size_t i, std::size_t half) const noexcept {
+            const T* q = at<I>(i);
             if constexpr (K_ == C) {
                 return {batch::load_unaligned(q + half * W)};
             } else {
@@ -158,89 +185,104 @@ struct elementwise_kernels {
         }
 
         template <class... Args>
-        auto call_simd(mask& redo, const Args&... args) const noexcept {
-            if constexpr (std::is_void_v<P>) return F::template simd<V>(args..., redo);
-            else return F::template simd<V>(args..., p, redo);
+        [[gnu::always_inline]] auto call_simd(mask& redo, const Args&... args) const noexcept {
+            if constexpr (std::is_void_v<P>) {
+                if constexpr (Info.may_redo) return F::template simd<V>(args..., redo);
+                else return F::template simd<V>(args...);
+            } else {
+                if constexpr (Info.may_redo) return F::template simd<V>(args..., p, redo);
+                else return F::template simd<V>(args..., p);
+            }
         }
         template <class... Args>
-        auto call_interleaved(mask& redo, const Args&... args) const noexcept {
-            if constexpr (std::is_void_v<P>) return F::template interleaved<V>(args..., redo);
-            else return F::template interleaved<V>(args..., p, redo);
-        }
-
-        /// Element k of the block at e, by the scalar form, into out.
-        void scalar(std::size_t e, std::size_t k, T* out) const noexcept {
-            [&]<std::size_t... I>(std::index_sequence<I...>) {
-                constexpr operand_kind kinds[] = {K...};
-                if constexpr (inputs == 1)
-                    detail::scalar_unary<Op, kinds[0], T>(at<0, kinds[0]>(e + k), out, 1, params, false);
-                else
-                    detail::scalar_binary<Op, kinds[0], kinds[1], T>(at<0, kinds[0]>(e + k), false,
-                                                                     at<1, kinds[1]>(e + k), false, out, 1, params,
-                                                                     false);
-            }(std::make_index_sequence<inputs>{});
-        }
-
-        /// Stores the block's result registers (o[0..step/W)) through store,
-        /// after recomputing the elements whose flag is set in `flags`
-        /// (element order, one T per element, nonzero = redo).
-        template <class Store>
-        void finish(std::size_t i, std::size_t e, const batch* o, bool any_redo, const T* flags,
-                    Store& store) const noexcept {
-            constexpr std::size_t registers = step / W;
-            if (!any_redo) {
-                for (std::size_t r = 0; r < registers; ++r) store(i + r * W, o[r]);
-                return;
+        [[gnu::always_inline]] auto call_interleaved(mask& redo, const Args&... args) const noexcept {
+            if constexpr (std::is_void_v<P>) {
+                if constexpr (Info.may_redo) return F::template interleaved<V>(args..., redo);
+                else return F::template interleaved<V>(args...);
+            } else {
+                if constexpr (Info.may_redo) return F::template interleaved<V>(args..., p, redo);
+                else return F::template interleaved<V>(args..., p);
             }
+        }
+
+        static constexpr operand_kind kinds[] = {K...};
+
+        /// The block whose output starts at real i into the result registers
+        /// o; the lanes to redo in `redo` (and, for the interleaved form,
+        /// `redo_high`: the second register's parts).
+        template <std::size_t... I>
+        [[gnu::always_inline]] void compute(std::index_sequence<I...>, std::size_t i, batch* o, mask& redo,
+                                            mask& redo_high) const noexcept {
+            if constexpr (Form == batch_form::simd) {
+                const auto r = call_simd(redo, load_simd<I, kinds[I]>(i)...);
+                if constexpr (O == C) {
+                    const cpair<batch> pairs = interleave(r.re, r.im, A{});
+                    o[0] = pairs.re;
+                    o[1] = pairs.im;
+                } else if constexpr (lane_order) {
+                    o[0] = from_lane_order(r, A{});
+                } else {
+                    o[0] = r;
+                }
+            } else {
+                static_assert(Form == batch_form::interleaved && O == C);
+                o[0] = call_interleaved(redo, load_half<I, kinds[I]>(i, 0)...).v;
+                o[1] = call_interleaved(redo_high, load_half<I, kinds[I]>(i, 1)...).v;
+            }
+        }
+
+        /// Element k of the block at e by the scalar form, into out.
+        static void scalar(const std::array<input, inputs>& in, const T* params, std::size_t e, std::size_t k,
+                           T* out) noexcept {
+            auto at = [&](std::size_t index) { return in[index].p + (e + k) * reals_of(kinds[index]) * in[index].advance; };
+            if constexpr (inputs == 1)
+                detail::scalar_unary<Op, kinds[0], T>(at(0), out, 1, params, false);
+            else
+                detail::scalar_binary<Op, kinds[0], kinds[1], T>(at(0), false, at(1), false, out, 1, params, false);
+        }
+
+        /// The cold path: recomputes the flagged elements of the block at e
+        /// with the scalar form, in the result registers o. The inputs are
+        /// read from memory, which the block has not written yet. Static and
+        /// called with copies, so the hot path's registers never need an
+        /// address.
+        [[gnu::noinline, gnu::cold]] static void redo_block(std::array<input, inputs> in, const T* params,
+                                                            std::size_t e, batch* o, mask redo,
+                                                            mask redo_high) noexcept {
+            constexpr std::size_t registers = step / W;
             alignas(64) T result[step];
+            alignas(64) T flags[2 * W];  // per element (simd form) or per part (interleaved form)
             for (std::size_t r = 0; r < registers; ++r) o[r].store_aligned(result + r * W);
-            for (std::size_t k = 0; k < W; ++k)
-                if (flags[k] != T(0)) scalar(e, k, result + k * reals_of(O));
-            for (std::size_t r = 0; r < registers; ++r) store(i + r * W, batch::load_aligned(result + r * W));
+            const batch one(T(1)), zero(T(0));
+            if constexpr (Form == batch_form::simd) {
+                const batch f = V::select(redo, one, zero);
+                (lane_order ? from_lane_order(f, A{}) : f).store_aligned(flags);
+            } else {
+                V::select(redo, one, zero).store_aligned(flags);
+                V::select(redo_high, one, zero).store_aligned(flags + W);
+            }
+            for (std::size_t k = 0; k < W; ++k) {
+                const bool flagged = Form == batch_form::simd ? flags[k] != T(0)
+                                                              : flags[2 * k] != T(0) || flags[2 * k + 1] != T(0);
+                if (flagged) scalar(in, params, e, k, result + k * reals_of(O));
+            }
+            for (std::size_t r = 0; r < registers; ++r) o[r] = batch::load_aligned(result + r * W);
         }
 
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
-            const std::size_t e = i / reals_of(O);  // the block's first element
-            [&]<std::size_t... I>(std::index_sequence<I...>) {
-                constexpr operand_kind kinds[] = {K...};
-                batch o[step / W];
-                alignas(64) T flags[W];
-                mask redo = V::none();
-                if constexpr (Form == batch_form::simd) {
-                    const auto r = call_simd(redo, load_simd<I, kinds[I]>(e)...);
-                    if constexpr (O == C) {
-                        const cpair<batch> pairs = interleave(r.re, r.im, A{});
-                        o[0] = pairs.re;
-                        o[1] = pairs.im;
-                    } else if constexpr (lane_order) {
-                        o[0] = from_lane_order(r, A{});
-                    } else {
-                        o[0] = r;
-                    }
-                    const bool any_redo = V::any(redo);
-                    if (any_redo) {
-                        const batch f = V::select(redo, batch(T(1)), batch(T(0)));
-                        (lane_order ? from_lane_order(f, A{}) : f).store_aligned(flags);
-                    }
-                    finish(i, e, o, any_redo, flags, store);
-                } else {
-                    static_assert(Form == batch_form::interleaved && O == C);
-                    mask redo_high = V::none();
-                    o[0] = call_interleaved(redo, load_half<I, kinds[I]>(e, 0)...).v;
-                    o[1] = call_interleaved(redo_high, load_half<I, kinds[I]>(e, 1)...).v;
-                    const bool any_redo = V::any(redo | redo_high);
-                    if (any_redo) {
-                        // Component flags → element flags: a pair is redone
-                        // when either of its parts is flagged.
-                        alignas(64) T parts[2 * W];
-                        V::select(redo, batch(T(1)), batch(T(0))).store_aligned(parts);
-                        V::select(redo_high, batch(T(1)), batch(T(0))).store_aligned(parts + W);
-                        for (std::size_t k = 0; k < W; ++k) flags[k] = parts[2 * k] + parts[2 * k + 1];
-                    }
-                    finish(i, e, o, any_redo, flags, store);
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
+            constexpr std::size_t registers = step / W;
+            batch o[registers];
+            mask redo = V::none(), redo_high = V::none();
+            compute(std::make_index_sequence<inputs>{}, i, o, redo, redo_high);
+            if constexpr (Info.may_redo)
+                if (V::any(redo | redo_high)) [[unlikely]] {
+                    batch copy[registers];
+                    for (std::size_t r = 0; r < registers; ++r) copy[r] = o[r];
+                    redo_block(in, params, i / reals_of(O), copy, redo, redo_high);
+                    for (std::size_t r = 0; r < registers; ++r) o[r] = copy[r];
                 }
-            }(std::make_index_sequence<inputs>{});
+            for (std::size_t r = 0; r < registers; ++r) store(i + r * W, o[r]);
         }
 
         block_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
@@ -273,8 +315,8 @@ struct elementwise_kernels {
     static void unary_with(const T* x, T* out, std::size_t n, const T* params, bool stream) noexcept {
         using F = element_of<Op>;
         constexpr operand_kind O = *result_kind(Op, K);
-        constexpr batch_form form = batch_form_of<F, V, P, K>();
-        static_assert(form != batch_form::none);
+        constexpr form_info form = batch_form_of<F, V, P, K>();
+        static_assert(form.form != batch_form::none);
         const block_op<Op, form, P, O, K> op({input{x, 1}}, params);
         drive::run(op, out, n * reals_of(O), stream);
     }
@@ -287,8 +329,8 @@ struct elementwise_kernels {
             unary<Op, R>(x, out, 2 * n, params, stream);
         } else if constexpr (has_parameters_v<F, T>) {
             using P = typename F::template parameters<T>;
-            constexpr bool plain = batch_form_of<F, V, void, K>() != batch_form::none;
-            constexpr bool with = batch_form_of<F, V, P, K>() != batch_form::none;
+            constexpr bool plain = batch_form_of<F, V, void, K>().form != batch_form::none;
+            constexpr bool with = batch_form_of<F, V, P, K>().form != batch_form::none;
             if (params != nullptr) {
                 if constexpr (with) unary_with<Op, K, P>(x, out, n, params, stream);
                 else detail::scalar_unary<Op, K, T>(x, out, n, params, stream);
@@ -306,8 +348,8 @@ struct elementwise_kernels {
                             bool stream) noexcept {
         using F = element_of<Op>;
         constexpr operand_kind O = *result_kind(Op, X, Y);
-        constexpr batch_form form = batch_form_of<F, V, P, X, Y>();
-        static_assert(form != batch_form::none);
+        constexpr form_info form = batch_form_of<F, V, P, X, Y>();
+        static_assert(form.form != batch_form::none);
         alignas(64) T x_buffer[2 * W];
         alignas(64) T y_buffer[2 * W];
         const block_op<Op, form, P, O, X, Y> op({make_input<X>(x, xb, x_buffer), make_input<Y>(y, yb, y_buffer)},
@@ -321,8 +363,8 @@ struct elementwise_kernels {
         using F = element_of<Op>;
         if constexpr (has_parameters_v<F, T>) {
             using P = typename F::template parameters<T>;
-            constexpr bool plain = batch_form_of<F, V, void, X, Y>() != batch_form::none;
-            constexpr bool with = batch_form_of<F, V, P, X, Y>() != batch_form::none;
+            constexpr bool plain = batch_form_of<F, V, void, X, Y>().form != batch_form::none;
+            constexpr bool with = batch_form_of<F, V, P, X, Y>().form != batch_form::none;
             if (params != nullptr) {
                 if constexpr (with) binary_with<Op, X, Y, P>(x, xb, y, yb, out, n, params, stream);
                 else detail::scalar_binary<Op, X, Y, T>(x, xb, y, yb, out, n, params, stream);
@@ -341,13 +383,13 @@ struct elementwise_kernels {
     static constexpr bool vectorised() noexcept {
         using F = element_of<Op>;
         if constexpr (sizeof...(K) == 1 && componentwise_v<F>) {
-            return batch_form_of<F, V, void, R>() != batch_form::none;
+            return batch_form_of<F, V, void, R>().form != batch_form::none;
         } else if constexpr (has_parameters_v<F, T>) {
             using P = typename F::template parameters<T>;
-            return batch_form_of<F, V, void, K...>() != batch_form::none ||
-                   batch_form_of<F, V, P, K...>() != batch_form::none;
+            return batch_form_of<F, V, void, K...>().form != batch_form::none ||
+                   batch_form_of<F, V, P, K...>().form != batch_form::none;
         } else {
-            return batch_form_of<F, V, void, K...>() != batch_form::none;
+            return batch_form_of<F, V, void, K...>().form != batch_form::none;
         }
     }
 };

@@ -37,6 +37,7 @@ struct vec {
     static mask isnan(const batch& x) noexcept { return xsimd::isnan(x); }
     /// x − x is 0 exactly for finite x, NaN for inf and NaN.
     static mask isfinite(const batch& x) noexcept { return (x - x) == batch(T(0)); }
+    static mask not_finite(const batch& x) noexcept { return xsimd::isnan(x - x); }
     static mask isinf(const batch& x) noexcept { return xsimd::abs(x) == batch(std::numeric_limits<T>::infinity()); }
 
     // ---- arithmetic ----
@@ -53,33 +54,36 @@ struct vec {
     static batch sqrt(const batch& x) noexcept { return xsimd::sqrt(x); }
 
     // ---- transcendental (xsimd's, accurate to a few ulp) ----
-    static batch exp(const batch& x) noexcept { return xsimd::exp(x); }
-    static batch expm1(const batch& x) noexcept { return xsimd::expm1(x); }
-    static batch log(const batch& x) noexcept { return xsimd::log(x); }
-    static batch log1p(const batch& x) noexcept { return xsimd::log1p(x); }
-    static batch log2(const batch& x) noexcept { return xsimd::log2(x); }
-    static batch log10(const batch& x) noexcept { return xsimd::log10(x); }
+    // Flattened and always inlined: xsimd's functions are several calls
+    // deep, and with hundreds of kernels per translation unit GCC's inliner
+    // would leave them as calls with their registers passed through memory.
+    [[gnu::always_inline, gnu::flatten]] static batch exp(const batch& x) noexcept { return xsimd::exp(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch expm1(const batch& x) noexcept { return xsimd::expm1(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch log(const batch& x) noexcept { return xsimd::log(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch log1p(const batch& x) noexcept { return xsimd::log1p(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch log2(const batch& x) noexcept { return xsimd::log2(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch log10(const batch& x) noexcept { return xsimd::log10(x); }
     /// e^(ix) = {cos x, sin x}. Callers keep |x| ≤ detail::trig_limit: beyond
     /// it xsimd reduces the argument with a non-template inline function,
     /// a symbol the per-instruction-set TUs would share.
-    static cpair<batch> cis(const batch& x) noexcept {
+    [[gnu::always_inline, gnu::flatten]] static cpair<batch> cis(const batch& x) noexcept {
         const auto sc = xsimd::sincos(x);
         return {sc.second, sc.first};
     }
-    static batch sin(const batch& x) noexcept { return xsimd::sin(x); }
-    static batch cos(const batch& x) noexcept { return xsimd::cos(x); }
-    static batch tan(const batch& x) noexcept { return xsimd::tan(x); }
-    static batch sinh(const batch& x) noexcept { return xsimd::sinh(x); }
-    static batch cosh(const batch& x) noexcept { return xsimd::cosh(x); }
-    static batch tanh(const batch& x) noexcept { return xsimd::tanh(x); }
-    static batch asin(const batch& x) noexcept { return xsimd::asin(x); }
-    static batch acos(const batch& x) noexcept { return xsimd::acos(x); }
-    static batch atan(const batch& x) noexcept { return xsimd::atan(x); }
-    static batch atan2(const batch& y, const batch& x) noexcept { return xsimd::atan2(y, x); }
-    static batch asinh(const batch& x) noexcept { return xsimd::asinh(x); }
-    static batch acosh(const batch& x) noexcept { return xsimd::acosh(x); }
-    static batch atanh(const batch& x) noexcept { return xsimd::atanh(x); }
-    static batch pow(const batch& x, const batch& y) noexcept { return xsimd::pow(x, y); }
+    [[gnu::always_inline, gnu::flatten]] static batch sin(const batch& x) noexcept { return xsimd::sin(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch cos(const batch& x) noexcept { return xsimd::cos(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch tan(const batch& x) noexcept { return xsimd::tan(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch sinh(const batch& x) noexcept { return xsimd::sinh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch cosh(const batch& x) noexcept { return xsimd::cosh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch tanh(const batch& x) noexcept { return xsimd::tanh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch asin(const batch& x) noexcept { return xsimd::asin(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch acos(const batch& x) noexcept { return xsimd::acos(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch atan(const batch& x) noexcept { return xsimd::atan(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch atan2(const batch& y, const batch& x) noexcept { return xsimd::atan2(y, x); }
+    [[gnu::always_inline, gnu::flatten]] static batch asinh(const batch& x) noexcept { return xsimd::asinh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch acosh(const batch& x) noexcept { return xsimd::acosh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch atanh(const batch& x) noexcept { return xsimd::atanh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch pow(const batch& x, const batch& y) noexcept { return xsimd::pow(x, y); }
 
     // ---- rounding ----
     static batch ceil(const batch& x) noexcept { return xsimd::ceil(x); }
