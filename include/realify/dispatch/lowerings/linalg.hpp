@@ -1,4 +1,4 @@
-// Lowerings of mm, bmm, matmul, dot and vdot: the seed's four real products
+// Lowerings of mm, bmm, matmul, dot and vdot: Torch-TensorRT's four real products
 // AC − BD + i(AD + BC), evaluated as one pass over interleaved pairs (each
 // pair product contributes to both components), in the promoted component
 // type. matmul follows NumPy/PyTorch: 1-D operands are promoted and the
@@ -102,7 +102,7 @@ xt::xarray<T> batched(std::string_view op, const xt::xarray<T>& a, const xt::xar
 template <class A, class B>
 inline constexpr bool two_complex_tensors = complex_tensor_operand<A> && complex_tensor_operand<B>;
 
-struct mm_pairs {
+struct mm_four_products {
     using op = ::realify::op::mm;
     static constexpr std::string_view name = "mm_four_products";
     static constexpr std::string_view formula = "(AC − BD) + i(AD + BC), one pass over pairs";
@@ -117,7 +117,7 @@ struct mm_pairs {
             linalg_detail::batched<T>("mm", linalg_detail::contiguous<T>(a), linalg_detail::contiguous<T>(b), sa, sb));
     }
 };
-struct bmm_pairs {
+struct bmm_four_products {
     using op = ::realify::op::bmm;
     static constexpr std::string_view name = "bmm_four_products";
     static constexpr std::string_view formula = "per batch: (AC − BD) + i(AD + BC)";
@@ -132,7 +132,7 @@ struct bmm_pairs {
             linalg_detail::batched<T>("bmm", linalg_detail::contiguous<T>(a), linalg_detail::contiguous<T>(b), sa, sb));
     }
 };
-struct matmul_pairs {
+struct matmul_four_products {
     using op = ::realify::op::matmul;
     static constexpr std::string_view name = "matmul_four_products";
     static constexpr std::string_view formula = "NumPy matmul rules; (AC − BD) + i(AD + BC) per matrix";
@@ -146,7 +146,7 @@ struct matmul_pairs {
         const bool vec_a = sa.size() == 1, vec_b = sb.size() == 1;
         const auto orig_a = sa, orig_b = sb;
         if (vec_a) sa.insert(sa.begin(), 1);
-        if (vec_b) sb.push_back(1);
+        if (vec_b) sb.insert(sb.end(), 1);  // not push_back: GCC 12 -O3 warns -Warray-bounds on it here
         if (sa[sa.size() - 1] != sb[sb.size() - 2]) linalg_detail::mismatch("matmul", orig_a, orig_b);
         xt::xarray<T> out = linalg_detail::batched<T>("matmul", linalg_detail::contiguous<T>(a), linalg_detail::contiguous<T>(b), sa, sb);
         std::vector<std::size_t> shape(out.shape().begin(), out.shape().end() - 1);
@@ -156,9 +156,8 @@ struct matmul_pairs {
     }
 };
 template <class Tag, bool Conj>
-struct dot_pairs {
+struct dot_of_pairs {
     using op = Tag;
-    static constexpr std::string_view name = Conj ? "vdot_conj_pairs" : "dot_pairs";
     static constexpr std::string_view formula = Conj ? "Σ conj(a_i)·b_i over pairs" : "Σ a_i·b_i over pairs";
     template <class A, class B>
     static constexpr bool accepts = two_complex_tensors<A, B>;
@@ -174,12 +173,19 @@ struct dot_pairs {
     }
 };
 
+struct dot_pairs : dot_of_pairs<op::dot, false> {
+    static constexpr std::string_view name = "dot_pairs";
+};
+struct vdot_conj_pairs : dot_of_pairs<op::vdot, true> {
+    static constexpr std::string_view name = "vdot_conj_pairs";
+};
+
 }  // namespace lowering
 
-REALIFY_BUILTIN_CANDIDATES(mm, lowering::mm_pairs)
-REALIFY_BUILTIN_CANDIDATES(bmm, lowering::bmm_pairs)
-REALIFY_BUILTIN_CANDIDATES(matmul, lowering::matmul_pairs)
-REALIFY_BUILTIN_CANDIDATES(dot, lowering::dot_pairs<op::dot, false>)
-REALIFY_BUILTIN_CANDIDATES(vdot, lowering::dot_pairs<op::vdot, true>)
+REALIFY_BUILTIN_CANDIDATES(mm, lowering::mm_four_products)
+REALIFY_BUILTIN_CANDIDATES(bmm, lowering::bmm_four_products)
+REALIFY_BUILTIN_CANDIDATES(matmul, lowering::matmul_four_products)
+REALIFY_BUILTIN_CANDIDATES(dot, lowering::dot_pairs)
+REALIFY_BUILTIN_CANDIDATES(vdot, lowering::vdot_conj_pairs)
 
 }  // namespace realify::dispatch
