@@ -64,12 +64,13 @@ R allocate_result(const engine::dims& shape) {
     if constexpr (is_complex_layout_v<R>) {
         using C = typename R::expression_type;
         typename C::shape_type s = realify::detail::make_shape<typename C::shape_type>(shape.rank + 1);
-        std::copy(shape.begin(), shape.end(), s.begin());
+        for (std::size_t a = 0; a < shape.rank; ++a) s[a] = shape[a];
         s[shape.rank] = 2;
         return R(C::from_shape(s));
     } else {
+        // an index loop: std::copy into a rank-0 std::array warns -Wnonnull once inlined
         typename R::shape_type s = realify::detail::make_shape<typename R::shape_type>(shape.rank);
-        std::copy(shape.begin(), shape.end(), s.begin());
+        for (std::size_t a = 0; a < shape.rank; ++a) s[a] = shape[a];
         return R::from_shape(s);
     }
 }
