@@ -43,18 +43,24 @@ inline constexpr bool writable_as_v = complex_scalar<V>                ? complex
                                       : std::is_same_v<V, bool>        ? std::is_arithmetic_v<E>
                                                                        : std::is_same_v<V, E>;
 
-/// The static check of an out= buffer for a result of element type V.
+template <class...>
+inline constexpr bool always_false = false;
+
+/// The static check of an out= buffer for a result of element type V: one
+/// static_assert saying what does not fit.
 template <class V, class B>
 constexpr void check_out_type() {
     using E = buffer_element_t<B>;
-    static_assert(!complex_scalar<V> || complex_scalar<E>,
-                  "realify: this op's result is complex: out= needs a complex buffer (a complex_layout or an xtensor "
-                  "of std::complex<float|double>)");
-    static_assert(complex_scalar<V> || !complex_scalar<E>,
-                  "realify: this op's result is real: out= needs a real buffer (an xtensor of float or double)");
-    static_assert(!std::is_floating_point_v<V> || complex_scalar<E> || std::is_floating_point_v<E>,
-                  "realify: this op's result is float or double: out= cannot be an integer or bool buffer");
-    static_assert(writable_as_v<V, E>, "realify: out='s element type cannot hold this op's result");
+    if constexpr (complex_scalar<V> && !complex_scalar<E>)
+        static_assert(always_false<V, B>, "realify: this op's result is complex: out= needs a complex buffer (a "
+                                          "complex_layout or an xtensor of std::complex<float|double>)");
+    else if constexpr (!complex_scalar<V> && complex_scalar<E>)
+        static_assert(always_false<V, B>, "realify: this op's result is real: out= needs a real buffer (an xtensor of "
+                                          "float or double)");
+    else if constexpr (std::is_floating_point_v<V> && !std::is_floating_point_v<E>)
+        static_assert(always_false<V, B>, "realify: this op's result is float or double: out= cannot be an integer or bool buffer");
+    else
+        static_assert(writable_as_v<V, E>, "realify: out='s element type cannot hold this op's result");
 }
 
 /// The tensor_ref of an out= buffer.

@@ -154,7 +154,9 @@ decltype(auto) with_input_refs(std::string_view op, F&& f, const A&... operands)
 /// The ref of an out= buffer (checked by realify::out to be in memory).
 template <class B>
 tensor_ref output_ref(std::string_view op, B& buffer) {
-    if constexpr (complex_layout_operand<B>) {
+    if constexpr (!realify::detail::writable_buffer<B&>()) {
+        return tensor_ref{};  // refused by realify::out's static_assert already: no second error
+    } else if constexpr (complex_layout_operand<B>) {
         if (auto r = detail::ref_of_pairs(op, buffer.real_layout())) return *r;
         throw_layout_error(op, "out's [re, im] axis is not contiguous (stride " +
                                    std::to_string(buffer.real_layout().strides().back()) + ")");
