@@ -7,14 +7,15 @@
 // KEPT FOR THE GRAPH AND THE MATRIX PRODUCTS ONLY: the eager ops run on
 // realify/engine/elementwise.hpp (one compiled engine, any layout, out=).
 // realify/graph/evaluate.hpp (fused loops, the std::complex fallback) and
-// realify/dispatch/lowerings/linalg.hpp (prepare) still use these; remove
-// this header once they move to the engine.
+// realify/dispatch/lowerings/linalg.hpp (prepare, make_container) still use
+// these; remove this header once they move to the engine.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -52,7 +53,7 @@ template <class T, bool Complex>
 struct prepared_operand {
     static constexpr bool is_complex = Complex;
     using value_type = T;
-    xt::xarray<T> storage;
+    std::optional<xt::xarray<T>> storage;  // optional: a default xarray allocates one element
     T number[2] = {T(0), T(0)};
     operand_ref<T, Complex> ref;
     prepared_operand() = default;
@@ -67,9 +68,9 @@ inline constexpr bool directly_readable_v = strided_in_memory<const R&>;
 template <class T, bool Complex>
 void point_at_storage(prepared_operand<T, Complex>& out) {
     constexpr std::size_t drop = Complex ? 1 : 0;
-    const auto& shape = out.storage.shape();
-    const auto& strides = out.storage.strides();
-    out.ref.data = out.storage.data();
+    const auto& shape = out.storage->shape();
+    const auto& strides = out.storage->strides();
+    out.ref.data = out.storage->data();
     out.ref.shape.assign(shape.begin(), shape.end() - drop);
     out.ref.strides.assign(strides.begin(), strides.end() - drop);
 }
@@ -89,7 +90,7 @@ void prepare_expression(prepared_operand<T, Complex>& out, const R& expression) 
             return;
         }
     }
-    out.storage = xt::xarray<T>(xt::cast<T>(expression));
+    out.storage.emplace(xt::cast<T>(expression));
     point_at_storage(out);
 }
 
@@ -103,7 +104,7 @@ auto& prepare(prepared_operand<T, complex_operand<A>>& out, const A& arg) {
             prepare_expression(out, view_as_real(arg));
         } else {
             const xt::xarray<typename A::value_type> evaluated(arg);
-            out.storage = xt::xarray<T>(xt::cast<T>(view_as_real(evaluated)));
+            out.storage.emplace(xt::cast<T>(view_as_real(evaluated)));
             point_at_storage(out);
         }
     } else if constexpr (real_tensor_operand<A>) {
@@ -263,6 +264,16 @@ void general_path(O* out, const dim_vector& shape, const Kernel& kernel, const R
             index[a] = 0;
         }
     }
+}
+
+template <class Container>
+Container make_container(const dim_vector& shape, std::size_t trailing) {
+    dim_vector full = shape;
+    if (trailing != 0) full.push_back(trailing);
+    using shape_type = typename Container::shape_type;
+    shape_type s = make_shape<shape_type>(full.size());
+    std::copy(full.begin(), full.end(), s.begin());
+    return Container::from_shape(s);
 }
 
 template <std::size_t Width, class O, class Kernel, class... Refs>
