@@ -1,9 +1,9 @@
-// The seed's apply_rotary_emb lowered through realify::graph, against the
+// Meta Llama's apply_rotary_emb lowered through realify::graph, against the
 // direct RoPE kernel (realify::rope::apply_rotary_emb, xsimd, run-time
 // dispatched) and a plain std::complex loop. Llama-3-8B prefill shape: batch
 // 1, seq 512, 32 query heads, 8 key heads, head_dim 128, float.
 //
-// Goal (issue 4): the graph within 1.10× of the direct kernel. All three
+// Goal: the graph within 1.10× of the direct kernel. All three
 // write into caller buffers; the graph and the direct kernel also run in
 // place (compare in place with in place).
 #include <complex>
@@ -42,7 +42,7 @@ data& shared() {
     return d;
 }
 
-// the seed's apply_rotary_emb against the builder (see examples/graph_rope.cpp)
+// Meta Llama's apply_rotary_emb against the builder (see examples/graph_rope.cpp)
 auto seed_program() {
     auto q = graph::input<xt::xtensor<float, 4>>("xq");
     auto k = graph::input<xt::xtensor<float, 4>>("xk");

@@ -3,7 +3,7 @@
 // and 4M elements (memory bound), float and double. realify runs through
 // its checked span API (realify/simd/elementwise.hpp) on the instruction set
 // it dispatches to; Eigen is compiled for the host (bench_kernels_eigen.cpp).
-// Every benchmark is named op/type/n/implementation; tools/kernels_bench_report.py
+// Every benchmark is named op/type/n/implementation; tools/ops_bench_report.py
 // turns the JSON into ratios realify ÷ Eigen (docs/benchmarks.md gives the
 // command).
 #include <benchmark/benchmark.h>

@@ -1,6 +1,6 @@
 // RoPE at the Llama-3-8B shapes (32 q heads, 8 kv heads, head_dim 128, float,
 // theta 500000): prefill (seq 2048, start_pos 0) and decode (seq 1,
-// start_pos 4095). realify out-of-place and in-place against the seed's
+// start_pos 4095). realify out-of-place and in-place against Meta Llama's
 // formula on std::complex, a ggml-style scalar loop over a cos/sin cache,
 // Eigen row by row, and memcpy of the same bytes (the roofline).
 //

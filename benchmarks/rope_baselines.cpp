@@ -6,7 +6,7 @@
 
 namespace rope_baselines {
 
-/// The seed's formula, view_as_complex(x) * freqs_cis, on std::complex<float>
+/// Meta Llama's formula, view_as_complex(x) * freqs_cis, on std::complex<float>
 /// (GCC's operator* with its NaN-recovery branch, default flags).
 void std_complex(const dims& d, const float* xq, const float* xk, float* oq, float* ok,
                  const std::complex<float>* freqs) {

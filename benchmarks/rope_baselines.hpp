@@ -20,7 +20,7 @@ struct dims {
     std::size_t k_size() const { return batch * seq * k_heads * head_dim; }
 };
 
-/// The seed's formula, view_as_complex(x) * freqs_cis, on std::complex<float>
+/// Meta Llama's formula, view_as_complex(x) * freqs_cis, on std::complex<float>
 /// (GCC's operator* with its NaN-recovery branch, no -fcx-limited-range).
 void std_complex(const dims& d, const float* xq, const float* xk, float* oq, float* ok,
                  const std::complex<float>* freqs);

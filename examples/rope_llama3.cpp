@@ -150,7 +150,7 @@ int run(int argc, char** argv) {
                                 std::array<std::size_t, 4>{d.batch, d.seq, d.k_heads, d.head_dim});
              realify::rope::apply_rotary_emb(q, k, freqs, static_cast<std::ptrdiff_t>(d.start_pos), q, k);
          }},
-        {"std::complex (seed formula)",
+        {"std::complex (Llama's formula)",
          [&](const rope_baselines::dims& d) {
              rope_baselines::std_complex(d, xq.data(), xk.data(), out_q.data(), out_k.data(), freqs.data());
          }},

@@ -11,9 +11,8 @@ Debian's /usr/bin/python3, with python3-matplotlib for the plot):
 writes the complex-multiply section of docs/benchmarks.md (between the
 `<!-- complex-mul:begin -->` / `<!-- complex-mul:end -->` markers, so other
 generated sections of that file are kept) and the plot
-docs/benchmarks_complex_mul.png. Without matplotlib (Debian:
-python3-matplotlib) the plot is skipped with a note; the table is still
-written. Only the standard library is required.
+docs/benchmarks_complex_mul.png. The plot needs matplotlib (Debian:
+python3-matplotlib); without it the script stops with a clear message.
 
 Times are medians: the `median` aggregate when the run used repetitions,
 otherwise the median of the individual runs (a single run is its own median).
@@ -155,7 +154,7 @@ def build_markdown(medians, labels, context, plot_name: str | None, time_field: 
         others = [f for f in present if f != "BM_realify"]
         lines += [
             "realify's speed relative to each (other's time ÷ realify's time; > 1 means realify is "
-            "faster). Targets (issue 5): ≥ 5× std::complex at 1K–64K, ≥ 0.95× Eigen at every "
+            "faster). Targets: ≥ 5× std::complex at 1K–64K, ≥ 0.95× Eigen at every "
             "size, ≥ 1.10× Eigen at 16M.",
             "",
             "| N | " + " | ".join("vs " + IMPLEMENTATIONS[f] for f in others) + " |",
@@ -218,16 +217,22 @@ def write_section(markdown_path: Path, section: str, begin: str = BEGIN, end: st
     markdown_path.write_text(text)
 
 
-def write_plot(medians, plot_path: Path) -> bool:
+def pyplot(tool: str):
+    """matplotlib.pyplot on the Agg backend; exits with a clear message when it is missing
+    (a regenerated section must never silently lose its plot)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("bench_report: matplotlib not installed (Debian: python3-matplotlib); plot skipped",
-              file=sys.stderr)
-        return False
+        sys.exit(f"{tool}: matplotlib is required for the plot (Debian: python3-matplotlib; "
+                 "scripts/run-benchmarks installs it)")
+    return plt
+
+
+def write_plot(medians, plot_path: Path) -> bool:
+    plt = pyplot("bench_report")
     sizes = sorted({args[0] for (function, args) in medians if function in IMPLEMENTATIONS and len(args) == 1})
     present = [f for f in IMPLEMENTATIONS if any((f, (n,)) in medians for n in sizes)]
     fig, ax = plt.subplots(figsize=(9, 4.8))

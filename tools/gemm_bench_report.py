@@ -27,7 +27,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from bench_report import fmt_time, write_section
+from bench_report import fmt_time, pyplot, write_section
 
 BEGIN = "<!-- gemm:begin -->"
 END = "<!-- gemm:end -->"
@@ -227,15 +227,7 @@ def build_markdown(medians, context, plot_name, time_field):
 
 
 def write_plot(medians, plot_path):
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("gemm_bench_report: matplotlib not installed (Debian: python3-matplotlib); plot skipped",
-              file=sys.stderr)
-        return False
+    plt = pyplot("gemm_bench_report")
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.5), sharey=False)
     for ax, (dtype, title) in zip(axes, DTYPES.items()):
         colors = plt.get_cmap("tab20")

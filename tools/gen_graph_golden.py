@@ -6,8 +6,8 @@ Writes raw little-endian float32 files into tests/golden/graph/ (no header:
 the shapes are fixed here and repeated in the C++ sources), committed so CI
 never needs torch.
 
-The case is the seed's apply_rotary_emb (seed_apply_rotary_emb of
-gen_rope_golden.py, whose .to(xq.dtype) is the seed's .float() for these
+The case is Meta Llama's apply_rotary_emb (llama_apply_rotary_emb of
+gen_rope_golden.py, whose .to(xq.dtype) is Llama's .float() for these
 float32 inputs): view_as_complex of
 xq.float().reshape(*xq.shape[:-1], -1, 2), reshape_for_broadcast, view_as_real
 of the complex product, flatten(3), type_as, at a Llama-like shape:
@@ -27,10 +27,10 @@ import os
 import numpy as np
 import torch
 
-# The seed's formulas live in gen_rope_golden.py (this script's directory is on
+# Llama's formulas live in gen_rope_golden.py (this script's directory is on
 # sys.path, and importing it runs nothing); one copy keeps both goldens in step.
 from gen_rope_golden import freqs_cis as rope_freqs_cis
-from gen_rope_golden import seed_apply_rotary_emb
+from gen_rope_golden import llama_apply_rotary_emb
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "golden", "graph")
 B, S, HQ, HK, D, THETA = 1, 16, 8, 2, 128, 500000.0
@@ -48,7 +48,7 @@ def main():
     xk = torch.randn(B, S, HK, D, generator=g, dtype=torch.float32)
     # complex128 table rounded to complex64, as the C++ side receives it
     freqs_cis = rope_freqs_cis(D, range(S), THETA).to(torch.complex64)
-    out_q, out_k = seed_apply_rotary_emb(xq, xk, freqs_cis)
+    out_q, out_k = llama_apply_rotary_emb(xq, xk, freqs_cis)
     save("rope_xq.f32", xq)
     save("rope_xk.f32", xk)
     save("rope_freqs.f32", torch.view_as_real(freqs_cis))

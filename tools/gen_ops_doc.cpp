@@ -30,12 +30,13 @@ formula, and the tolerance it is tested to against PyTorch 1.13 / `std::complex`
 ```cpp
 #include <realify/eager.hpp>
 
-xt::xtensor<std::complex<float>, 2> x = …, y = …;      // std::complex tensors
-auto c = realify::mul(x, realify::exp(y));              // xt::xtensor<std::complex<float>, 2>
-auto r = realify::abs(c);                               // real-output op: xt::xtensor<float, 2>
-realify::mul(x, y, realify::out(c));                    // into c: no allocation
-auto a = realify::complex_layout_of(x);                 // or: a zero-copy (…,2) view, marked complex
-auto l = realify::exp(a);                               // owning complex_layout<xt::xtensor<float, 3>>
+xt::xtensor<std::complex<float>, 2> x = {{{1, 2}, {3, 4}}};  // std::complex tensors
+xt::xtensor<std::complex<float>, 2> y = {{{0, 1}, {-1, 0}}};
+auto c = realify::mul(x, realify::exp(y));             // xt::xtensor<std::complex<float>, 2>
+auto r = realify::abs(c);                              // real-output op: xt::xtensor<float, 2>
+realify::mul(x, y, realify::out(c));                   // into c: no allocation
+auto a = realify::complex_layout_of(x);                // or: a zero-copy (…,2) view, marked complex
+auto l = realify::exp(a);                              // owning complex_layout<xt::xtensor<float, 3>>
 ```
 
 - Operands mix freely: complex tensors — `xt::xtensor`, `xt::xarray`, `xt::adapt`ed buffers and
@@ -80,18 +81,31 @@ anything is written:
   interleaving strides: `realify::layout_error`);
 - it must not partially overlap an input (`realify::layout_error`). Being exactly an input —
   the same memory, type and layout — is allowed: the op runs in place. Ops that write in
-  several steps (cat, stack, roll, repeat) refuse any overlap.
+  several steps (cat, stack, roll, repeat) refuse any overlap; the matrix products accept any
+  (see below).
 
 Any layout is honoured: offsets, strides, transposed, column-major, negative strides. Nothing
-is allocated, except to evaluate an operand that has no memory (a lazy xtensor expression).
+is allocated, except to evaluate an operand that has no memory (a lazy xtensor expression) and
+the matrix products' temporary (below).
 
 ## Matrix products
 
 ```cpp
-auto c = realify::mm(a, b);                              // complex: the induced methods (1m by default)
-auto d = realify::mm(realify::mH(a), b);                 // the adjoint, read in place (no copy)
-auto e = realify::matmul(q, realify::transpose_view(k), realify::gemm_method::m3);
+#include <realify/eager.hpp>
+
+xt::xtensor<std::complex<double>, 2> am = xt::ones<std::complex<double>>({64, 32});
+xt::xtensor<std::complex<double>, 2> bm = xt::ones<std::complex<double>>({64, 16});
+xt::xtensor<std::complex<double>, 3> qm = xt::ones<std::complex<double>>({8, 128, 64});
+xt::xtensor<std::complex<double>, 1> xm = xt::ones<std::complex<double>>({32});
+auto a = realify::complex_layout_of(am);
+auto b = realify::complex_layout_of(bm);
+auto q = realify::complex_layout_of(qm);
+auto x = realify::complex_layout_of(xm);
+auto c = realify::mm(realify::mH(a), b);                 // the adjoint, read in place (no copy): 32 × 16
+auto d = realify::mm(c, realify::transpose_view(b));     // complex: the induced methods (1m by default)
+auto e = realify::matmul(q, realify::transpose_view(q), realify::gemm_method::m3);  // 8 × 128 × 128
 auto y = realify::mv(a, x);                              // also bmm, dot, vdot
+realify::mm(c, realify::transpose_view(b), realify::out(d));  // out=: written into d
 realify::scoped_gemm_method four_m(realify::gemm_method::m4);  // every product on this thread
 ```
 
@@ -105,6 +119,11 @@ realify::scoped_gemm_method four_m(realify::gemm_method::m4);  // every product 
   swapped) and `realify::mH(a)` (`a.mH`, the adjoint) are views only the matrix products take:
   they become a conjugate flag and swapped strides, so nothing is copied. `vdot` conjugates the
   same way. Strided operands are copied once into contiguous scratch.
+- With `realify::out(buffer)` last (after the method, if any) the product is written straight
+  into the buffer when that is row-major contiguous, of the product's component type and shares
+  no memory with an operand; otherwise it is computed into a temporary and copied into the
+  buffer (any layout). The product being complete before the buffer is written, an operand may
+  overlap the buffer in any way, e.g. `mm(a, b, out(a))` for square matrices.
 
 ## Extending the table
 
@@ -119,6 +138,38 @@ operands…)` runs an element function `f` (on `kernel::cpair<T>` / `T`) through
 Candidates are tried highest priority first; the first whose validators accept the
 operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
 
+```cpp file-scope
+#include <atomic>
+#include <realify/ops.hpp>
+
+// Counts the complex multiplies of same-shape operands, then runs the built-in formula;
+// every other mul (broadcasting, numbers, real operands) falls through to the built-ins.
+inline std::atomic<long> same_shape_muls{0};
+struct counted_mul {
+    using op = realify::op::mul;
+    static constexpr std::string_view name = "counted_mul";
+    static constexpr std::string_view formula = "the built-in mul_pairs, counted";
+    static constexpr int priority = realify::dispatch::priority::high;
+    template <class A, class B>
+    static constexpr bool accepts = realify::complex_tensor_operand<A> && realify::complex_tensor_operand<B>;
+    template <class A, class B>
+    static bool supports(const A& a, const B& b) {
+        return a.shape().size() == b.shape().size() &&
+               std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
+    }
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        ++same_shape_muls;
+        return realify::dispatch::lowering::mul_pairs::apply(a, b);
+    }
+};
+
+template <>
+struct realify::dispatch::user_lowerings<realify::op::mul> {
+    using type = realify::type_list<counted_mul>;
+};
+```
+
 ## Numerics notes
 
 - Every elementwise lowering runs its op's compiled kernel (`realify/simd/elementwise.hpp`, the
@@ -132,7 +183,7 @@ operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
   (as `std::complex`); PyTorch's vectorised CPU kernels differ on some of them (e.g.
   `exp(inf + 0i)` is `inf + nan·i` in PyTorch, `inf + 0i` here).
 - ceil/floor/round/trunc act on each component (PyTorch rejects them for complex tensors;
-  Torch-TensorRT treats them as elementwise-safe).
+  Torch-TensorRT's complex lowering treats them as elementwise-safe).
 - sum, mean and cumsum accumulate in double; prod multiplies the pairs left to right.
 
 ## The table

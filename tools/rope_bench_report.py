@@ -12,7 +12,7 @@ tables as the RoPE section of docs/benchmarks.md (between the
 
 Medians of the repetitions are used; every ratio is taken within this one run.
 The plot needs gnuplot (scripts/ensure-packages gnuplot-nox); without it the
-markdown is still written and says so.
+script stops before writing anything.
 """
 import json
 import os
@@ -25,7 +25,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 METHODS = [
     ("realify_out_of_place", "realify out-of-place"),
     ("realify_in_place", "realify in-place"),
-    ("std_complex", "std::complex (seed formula)"),
+    ("std_complex", "std::complex (Llama's formula)"),
     ("ggml_style", "ggml-style scalar loop"),
     ("eigen_rows", "Eigen row by row"),
     ("memcpy_same_bytes", "memcpy of the same bytes"),
@@ -98,7 +98,7 @@ def main():
         ("prefill ≥ 1.6 × faster than std::complex", 1 / ratio("realify_out_of_place", pre, "std_complex"), 1.6, "ge"),
         ("decode ≥ 2 × faster than std::complex", 1 / ratio("realify_out_of_place", dec, "std_complex"), 2.0, "ge"),
     ]
-    lines += ["## Targets (issue 6)", "", "| target | measured | met |", "|---|---:|:---:|"]
+    lines += ["## Targets", "", "| target | measured | met |", "|---|---:|:---:|"]
     for text, value, bound, kind in targets:
         met = value <= bound if kind == "le" else value >= bound
         lines.append(f"| {text} | {value:.2f} | {'yes' if met else 'NO'} |")
@@ -136,7 +136,8 @@ plot '{dat}' using 2:xtic(1) title 'prefill (seq 2048)', '' using 3 title 'decod
 """
             subprocess.run(["gnuplot"], input=script, text=True, check=True)
     else:
-        lines.insert(-2, "(plot not regenerated: gnuplot is not installed)")
+        sys.exit("rope_bench_report: gnuplot is required for the plot (Debian: gnuplot-nox; "
+                 "scripts/run-benchmarks installs it)")
     with open(os.path.join(ROOT, "docs", "benchmarks_rope.md"), "w") as f:
         f.write("\n".join(lines))
     # The section in docs/benchmarks.md: same content, one heading level down.

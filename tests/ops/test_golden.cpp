@@ -179,7 +179,7 @@ results<T> binary(const golden_case& c, P& in, F f) {
 
 /// Tensor-scalar ops: a real scalar is passed as a double (PyTorch's
 /// Python float), a complex one as std::complex<double> (Python complex);
-/// neither promotes the tensor (seed 004).
+/// neither promotes the tensor (PyTorch's rule).
 template <class T, class P, class F>
 results<T> with_scalar(const golden_case& c, P& in, F f) {
     if (is_complex_param(c, "other")) return one<T>(f(in.c(0), c.complex_param("other")));

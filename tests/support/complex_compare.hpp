@@ -38,7 +38,7 @@ struct tolerance {
     bool check_zero_sign = false;
 };
 
-/// The project's default tolerances (issue 3): float32 rtol 1e-5, atol 1e-6;
+/// The project's default tolerances: float32 rtol 1e-5, atol 1e-6;
 /// float64 rtol 1e-12 (atol 1e-14 for results that cancel to near zero).
 template <class T>
 constexpr tolerance default_tolerance() {

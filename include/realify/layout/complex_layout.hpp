@@ -1,7 +1,7 @@
 // realify::complex_layout<E> — the type that says "this real (…,2) expression
 // means complex".
 //
-// The seed system keeps a flag in node metadata to tell a real tensor that
+// Torch-TensorRT's complex lowering keeps a flag in node metadata to tell a real tensor that
 // *means* complex from a real tensor that merely ends in 2, and bugs follow
 // when the flag is missing. Here the distinction is the type: a plain real
 // expression is never complex, whatever its shape; only complex_layout<E> is.

@@ -1,5 +1,5 @@
 // realify::op_kind — how an op relates to the (…,2) layout, the categories of
-// the seed system's lowering table (ANCHORS.md):
+// Torch-TensorRT's complex lowering table:
 //   erased           view_as_complex / view_as_real: the layout already is the answer;
 //   shape            moves elements around; dims/shapes are adjusted for the trailing 2;
 //   math             mixes re and im, needs a real-arithmetic formula;

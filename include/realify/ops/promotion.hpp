@@ -1,4 +1,4 @@
-// Type promotion as PyTorch does it (c10 ResultTypeState; seed 004), computed
+// Type promotion as PyTorch does it (c10 ResultTypeState, torch._refs), computed
 // at compile time from the C++ operand types.
 //
 // Operands fall into three priority classes: n-d tensors (complex_layout or

@@ -2,7 +2,7 @@
 // elementwise op on std::complex, written with <complex> and <cmath>
 // functions, deliberately NOT with the real-arithmetic formulas of the
 // lowerings, so a test comparing the two compares independent computations
-// (seed 004's "Python references"). Where <complex> has no function (expm1,
+// (as PyTorch's Python references, torch._refs, check its kernels). Where <complex> has no function (expm1,
 // log1p, sgn, …) the reference is the textbook definition evaluated with
 // std::complex, with a short Taylor series where the definition cancels.
 #pragma once
@@ -100,7 +100,7 @@ template <class T> bool isinf(cplx<T> a) { return std::isinf(a.real()) || std::i
 template <class T> cplx<T> polar(T abs, T angle) { return std::polar(abs, angle); }
 
 // ---- componentwise (elementwise-safe; PyTorch rejects these for complex,
-// realify applies them to each component as the seed system does) ----------
+// realify applies them to each component as Torch-TensorRT does) ----------
 template <class T> cplx<T> ceil(cplx<T> a) { return {std::ceil(a.real()), std::ceil(a.imag())}; }
 template <class T> cplx<T> floor(cplx<T> a) { return {std::floor(a.real()), std::floor(a.imag())}; }
 /// Half to even, like torch.round.

@@ -4,7 +4,7 @@
 // realify::op::op_table the same facts as a constexpr array, for iteration
 // without template recursion.
 //
-// The set is the 70 aten ops the seed system rewrites plus sgn, rsqrt, cumsum,
+// The set is the 70 aten ops Torch-TensorRT's complex lowering rewrites plus sgn, rsqrt, cumsum,
 // sum and mean over all dims, prod over a dim (a true complex product), dot,
 // vdot, square, squeeze (all dims) and mul_scalar/div_scalar by a real scalar.
 #pragma once

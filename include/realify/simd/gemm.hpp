@@ -34,6 +34,8 @@
 #include <span>
 #include <string_view>
 
+#include "realify/version.hpp"
+
 namespace realify {
 
 /// How a complex matrix product is computed from real arithmetic.
