@@ -308,6 +308,14 @@ void check_disjoint(std::string_view op, std::span<const tensor_ref> inputs, con
             throw_layout_error(op, "out overlaps input " + std::to_string(k) + " (this op cannot run in place)");
 }
 
+bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape) {
+    detail::check_out_shape(op, out, shape);
+    detail::check_no_internal_overlap(op, out);
+    const detail::byte_range written = detail::range_of(out);
+    return std::any_of(inputs.begin(), inputs.end(),
+                       [&](const tensor_ref& in) { return detail::overlaps(detail::range_of(in), written); });
+}
+
 // ---- block kernels -------------------------------------------------------------------------
 
 namespace {

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xcomplex.hpp>
@@ -438,6 +439,17 @@ TEST(EagerShape, SizeArithmeticNeverWraps) {
     // Splits and chunks with sizes near SIZE_MAX.
     EXPECT_EQ(realify::split(l3, SIZE_MAX).size(), 1u);
     EXPECT_EQ(realify::chunk(l3, SIZE_MAX).size(), 3u);
+
+    // cat / stack of parts whose extents sum past std::size_t, or past what
+    // one object can hold: one element seen 2⁶² times (stride 0)
+    xt::xtensor<std::complex<double>, 1> element = {{1, 2}};
+    auto huge = xt::strided_view(element, xt::svector<std::size_t>{std::size_t(1) << 62}, xt::svector<std::ptrdiff_t>{0});
+    using part = decltype(huge);
+    const std::string wrapped = shape_error_message([&] { (void)realify::cat(std::vector<part>(4, huge), 0); });
+    expect_error(wrapped, "cat");
+    EXPECT_NE(wrapped.find("joined extent"), std::string::npos) << wrapped;
+    expect_error(shape_error_message([&] { (void)realify::cat(std::vector<part>(2, huge), 0); }), "cat");
+    expect_error(shape_error_message([&] { (void)realify::stack(std::vector<part>(2, huge), 0); }), "stack");
 }
 
 TEST(EagerShape, ReductionsAndProducts) {
@@ -766,6 +778,37 @@ TEST(EagerOut, ShapeOpsAndReductionsWriteIntoEveryLayout) {
     const auto scalar = realify::scalar_tensor(C(2, 1));
     expect_out_forms("scalar_tensor", [&](auto&&... out) -> decltype(auto) { return realify::scalar_tensor(C(2, 1), out...); });
     EXPECT_EQ(scalar(), C(2, 1));
+}
+
+TEST(EagerOut, MatrixProductsWriteIntoEveryLayout) {
+    const operands o;
+    const xt::xtensor<C, 2> xt4 = xt::transpose(o.y);  // 4 × 3
+    xt::xtensor<C, 3> batch = xt::xtensor<C, 3>::from_shape({2, 3, 4});
+    for (std::size_t i = 0; i < batch.size(); ++i) batch.flat(i) = C(0.5 - 0.125 * double(i), 0.25 * double(i % 7));
+    const xt::xtensor<C, 3> batch_t = xt::transpose(batch, {0, 2, 1});
+    const xt::xtensor<double, 2> rt = xt::transpose(o.r);
+    const auto lx = complex_layout_of(o.x);
+#define OUT_CASE(NAME, ...) expect_out_forms(NAME, [&](auto&&... out) -> decltype(auto) { return __VA_ARGS__; });
+    OUT_CASE("mm", realify::mm(o.x, xt4, out...))
+    OUT_CASE("mm of views", realify::mm(lx, realify::mH(complex_layout_of(o.y)), out...))
+    OUT_CASE("mm 3m", realify::mm(o.x, xt4, realify::gemm_method::m3, out...))
+    OUT_CASE("bmm", realify::bmm(batch, batch_t, out...))
+    OUT_CASE("matmul broadcast", realify::matmul(batch, xt4, out...))
+    OUT_CASE("matmul vector", realify::matmul(o.row, batch_t, out...))
+    OUT_CASE("mv", realify::mv(lx, o.row, out...))
+    OUT_CASE("dot", realify::dot(o.row, o.row, out...))
+    OUT_CASE("vdot", realify::vdot(o.row, o.row, realify::gemm_method::direct, out...))
+    OUT_CASE("real mm", realify::mm(o.r, rt, out...))
+    OUT_CASE("real matmul", realify::matmul(o.r, o.rv, out...))
+    OUT_CASE("real dot", realify::dot(o.rv, o.rv, out...))
+#undef OUT_CASE
+    // the allocating forms return what a user of the operands expects
+    static_assert(std::is_same_v<decltype(realify::mm(o.x, xt4)), xt::xtensor<C, 2>>);
+    static_assert(std::is_same_v<decltype(realify::matmul(batch, xt4)), xt::xarray<C>>);
+    static_assert(std::is_same_v<decltype(realify::dot(o.row, o.row)), xt::xtensor<C, 0>>);
+    static_assert(std::is_same_v<decltype(realify::mm(lx, complex_layout_of(xt4))),
+                                 realify::complex_layout<xt::xtensor<double, 3>>>);
+    static_assert(std::is_same_v<decltype(realify::mm(o.r, rt)), xt::xtensor<double, 2>>);
 }
 
 TEST(EagerOut, ExactlyAnInputRunsInPlacePartialOverlapIsRefused) {

@@ -6,9 +6,10 @@
 //
 // KEPT FOR THE GRAPH AND THE MATRIX PRODUCTS ONLY: the eager ops run on
 // realify/engine/elementwise.hpp (one compiled engine, any layout, out=).
-// realify/graph/evaluate.hpp (fused loops, the std::complex fallback) and
-// realify/dispatch/lowerings/linalg.hpp (prepare, make_container) still use
-// these; remove this header once they move to the engine.
+// realify/graph/evaluate.hpp and graph/program.hpp (broadcast_shapes,
+// run_into, general_path: the fused loops, the std::complex fallback) and
+// realify/dispatch/lowerings/linalg.hpp (prepare) still use these; remove
+// this header once they move to the engine.
 #pragma once
 
 #include <algorithm>
@@ -264,16 +265,6 @@ void general_path(O* out, const dim_vector& shape, const Kernel& kernel, const R
             index[a] = 0;
         }
     }
-}
-
-template <class Container>
-Container make_container(const dim_vector& shape, std::size_t trailing) {
-    dim_vector full = shape;
-    if (trailing != 0) full.push_back(trailing);
-    using shape_type = typename Container::shape_type;
-    shape_type s = make_shape<shape_type>(full.size());
-    std::copy(full.begin(), full.end(), s.begin());
-    return Container::from_shape(s);
 }
 
 template <std::size_t Width, class O, class Kernel, class... Refs>

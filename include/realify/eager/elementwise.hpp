@@ -22,9 +22,6 @@
 namespace realify {
 
 namespace detail {
-/// Nothing, or one out= argument.
-template <class... O>
-concept optional_out = sizeof...(O) <= 1 && (output_argument<O> && ...);
 /// The arguments after add's / sub's operands: (), (alpha), (out) or (alpha, out).
 template <class... R>
 inline constexpr bool alpha_then_out = optional_out<R...>;

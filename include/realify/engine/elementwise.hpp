@@ -97,6 +97,13 @@ void evaluate(std::string_view op, std::span<const tensor_ref> inputs, const ten
 /// equal to out would be read after being overwritten.
 void check_disjoint(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out);
 
+/// For ops that compute their whole result before writing any of it (the
+/// matrix products): checks out as evaluate does — its shape equal to `shape`
+/// (shape_error), no internal overlap (layout_error) — and returns whether out
+/// shares memory with an input. Any overlap is then correct (the caller
+/// computes into a temporary and copies), so none is refused.
+bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape);
+
 /// The compiled kernel of an elementwise op for inputs of these kinds
 /// (true: complex) in compute type `compute`; `constant` is α for add/sub
 /// (nullopt: α = 1) and the exponent for pow_scalar. Throws realify::error

@@ -36,6 +36,10 @@ template <class T>
 concept output_argument = is_out_arg_v<std::remove_cvref_t<T>>;
 
 namespace detail {
+/// Nothing, or one out= argument: the tail of every eager op's arguments.
+template <class... O>
+concept optional_out = sizeof...(O) <= 1 && (output_argument<O> && ...);
+
 template <class B>
 constexpr bool writable_buffer() {
     using D = std::remove_cvref_t<B>;

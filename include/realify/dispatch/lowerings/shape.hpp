@@ -455,7 +455,8 @@ inline constexpr bool tensor_list<std::vector<A, Alloc>> = tensor_operand<A>;
 template <bool Stack, class A>
 std::pair<engine::dims, std::size_t> joined_shape(std::string_view op, const std::vector<A>& parts, std::ptrdiff_t dim) {
     if (parts.empty()) realify::detail::throw_size_error(op, "expected a non-empty list of tensors");
-    const engine::dims first = engine::input<A>(op, parts[0]).ref().shape;
+    const engine::tensor_ref head = engine::input<A>(op, parts[0]).ref();
+    const engine::dims first = head.shape;
     const std::size_t axis = axis_of(op, dim, first.rank + (Stack ? 1 : 0));
     engine::dims result = first;
     std::size_t joined = 0;
@@ -475,6 +476,7 @@ std::pair<engine::dims, std::size_t> joined_shape(std::string_view op, const std
         ++result.rank;
     }
     result.extent[axis] = joined;
+    realify::detail::checked_element_count(op, "shape", result, static_cast<std::size_t>(head.width()) * engine::size_of(head.type));
     return {result, axis};
 }
 
