@@ -52,6 +52,10 @@ void run(op_id op, const std::complex<T>* xp, const std::complex<T>* yp, std::co
         case op_id::acosh: out = x.acosh(); break;
         case op_id::atanh: out = x.atanh(); break;
         case op_id::pow_scalar: out = x.pow(std::complex<T>(T(2.5), T(0))); break;
+        case op_id::pow_tensor: out = x.pow(y); break;
+        case op_id::sgn: out = x / x.abs().template cast<std::complex<T>>(); break;
+        case op_id::real: rout = x.real(); break;
+        case op_id::imag: rout = x.imag(); break;
     }
 }
 

@@ -1,146 +1,204 @@
-// realify's eager elementwise ops (mul, div, exp, abs, add) on 64K complex<float>
-// against a std::complex loop and Eigen's ArrayXcf, all in this one TU with the
-// project's default flags (no -march): what a user gets by including the headers.
-// realify allocates its result on every call (the eager API returns an owning
-// tensor); the baselines write into a preallocated output, so the ratios are
-// slightly in the baselines' favour.
+// The eager elementwise ops against Eigen 3.4 and std::complex loops, per op,
+// at 64K elements (in cache) and 4M elements (memory bound), complex<float>
+// and complex<double>, in one run. Every benchmark is named
+// ops/<op>/<type>/<n>/<implementation>:
+//
+//   realify_out           realify::exp(x, realify::out(o)): the eager API writing into
+//                         a preallocated buffer (operands and buffer: xtensor
+//                         adaptors of std::complex memory)
+//   realify_alloc         auto r = realify::exp(x): the allocating form, an
+//                         xt::xtensor<std::complex<T>, 1> (xtensor constructs, i.e.
+//                         zeroes, its std::complex elements)
+//   realify_alloc_layout  the allocating form on complex_layout operands: an owning
+//                         complex_layout<xt::xtensor<T, 2>> (no zeroing)
+//   eigen                 Eigen ArrayXcf / ArrayXcd expressions into preallocated
+//                         storage (bench_kernels_eigen.cpp, compiled for the host)
+//   std                   a std::complex loop (bench_ops_std.cpp, compiled for the host)
+//
+// and pagefault/<type>/<n>: a fresh buffer of n std::complex<T> allocated,
+// zero-constructed (as xtensor constructs its std::complex elements) and
+// freed — what the allocating form pays on top of the work; at 4M its pages
+// are faulted in on every call (glibc maps allocations of that size afresh).
+// This TU is built with the project's flags (no -march): what a user gets.
+// tools/bench_report.py turns the JSON into docs/benchmarks.md's table and plot.
+#include <benchmark/benchmark.h>
+
+#include <array>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
-#include <benchmark/benchmark.h>
-#include <Eigen/Core>
-#include <xtensor/xtensor.hpp>
+#include <xtensor/xadapt.hpp>
 
+#include "bench_kernels_common.hpp"
 #include "realify/eager.hpp"
 
 namespace {
 
-constexpr std::size_t n = 64 * 1024;
-using C = std::complex<float>;
+using namespace realify_bench_kernels;
 
-struct data {
-    xt::xtensor<C, 1> a = xt::xtensor<C, 1>::from_shape({n});
-    xt::xtensor<C, 1> b = xt::xtensor<C, 1>::from_shape({n});
-    std::vector<C> out = std::vector<C>(n);
-    Eigen::ArrayXcf ea = Eigen::ArrayXcf(static_cast<Eigen::Index>(n));
-    Eigen::ArrayXcf eb = Eigen::ArrayXcf(static_cast<Eigen::Index>(n));
-    Eigen::ArrayXcf ec = Eigen::ArrayXcf(static_cast<Eigen::Index>(n));
-    Eigen::ArrayXf er = Eigen::ArrayXf(static_cast<Eigen::Index>(n));
-    std::vector<float> rout = std::vector<float>(n);
-    data() {
-        std::mt19937 gen(42);
-        std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+template <class T>
+struct inputs {
+    std::vector<std::complex<T>> x, y, out;
+    std::vector<T> real_out;
+    explicit inputs(std::size_t n) : x(n), y(n), out(n), real_out(n) {
+        std::mt19937 rng(42);
+        std::uniform_real_distribution<T> u(T(-2), T(2));
         for (std::size_t i = 0; i < n; ++i) {
-            a(i) = C(u(gen), u(gen));
-            b(i) = C(u(gen), u(gen)) + C(0.1f, 0.1f);
-            ea(static_cast<Eigen::Index>(i)) = a(i);
-            eb(static_cast<Eigen::Index>(i)) = b(i);
+            x[i] = {u(rng), u(rng)};
+            y[i] = std::complex<T>(u(rng), u(rng)) + std::complex<T>(T(0.1), T(0.1));
         }
     }
 };
-data& shared() {
-    static data d;
-    return d;
+
+template <class T>
+inputs<T>& shared(std::size_t n) {
+    static std::optional<inputs<T>> small, large;
+    auto& slot = n <= (std::size_t{1} << 16) ? small : large;
+    if (!slot || slot->x.size() != n) slot.emplace(n);
+    return *slot;
 }
 
-void set_items(benchmark::State& state) { state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * n)); }
+template <class P>
+auto adapt(P* p, std::size_t n) {
+    return xt::adapt(p, n, xt::no_ownership(), std::array<std::size_t, 1>{n});
+}
 
-// ---- realify --------------------------------------------------------------------------
-#define REALIFY_BINARY(NAME)                                                       \
-    void realify_##NAME(benchmark::State& state) {                                 \
-        auto& d = shared();                                                        \
-        const auto la = realify::complex_layout_of(d.a);                           \
-        const auto lb = realify::complex_layout_of(d.b);                           \
-        for (auto _ : state) {                                                     \
-            auto c = realify::NAME(la, lb);                                        \
-            benchmark::DoNotOptimize(c.real_layout().data());                      \
-        }                                                                          \
-        set_items(state);                                                          \
-    }                                                                              \
-    BENCHMARK(realify_##NAME);
-#define REALIFY_UNARY(NAME)                                                        \
-    void realify_##NAME(benchmark::State& state) {                                 \
-        auto& d = shared();                                                        \
-        const auto la = realify::complex_layout_of(d.a);                           \
-        for (auto _ : state) {                                                     \
-            auto c = realify::NAME(la);                                            \
-            benchmark::DoNotOptimize(c.data());                                    \
-        }                                                                          \
-        set_items(state);                                                          \
-    }                                                                              \
-    BENCHMARK(realify_##NAME);
-REALIFY_BINARY(mul)
-REALIFY_BINARY(div)
-REALIFY_BINARY(add)
-
-void realify_exp(benchmark::State& state) {
-    auto& d = shared();
-    const auto la = realify::complex_layout_of(d.a);
-    for (auto _ : state) {
-        auto c = realify::exp(la);
-        benchmark::DoNotOptimize(c.real_layout().data());
+/// The op through the eager API on x (and y); `out…` empty: allocating.
+template <class T, class X, class Y, class... O>
+decltype(auto) eager(op_id op, const X& x, const Y& y, O&&... out) {
+    using C = std::complex<T>;
+    switch (op) {
+        case op_id::add: return realify::add(x, y, out...);
+        case op_id::sub: return realify::sub(x, y, out...);
+        case op_id::mul: return realify::mul(x, y, out...);
+        case op_id::div: return realify::div(x, y, out...);
+        case op_id::mul_real_scalar: return realify::mul(x, T(2.5), out...);
+        case op_id::add_scalar: return realify::add(x, C(T(0.5), T(-1.5)), out...);
+        case op_id::conj: return realify::conj(x, out...);
+        case op_id::neg: return realify::neg(x, out...);
+        case op_id::square: return realify::square(x, out...);
+        case op_id::reciprocal: return realify::reciprocal(x, out...);
+        case op_id::exp: return realify::exp(x, out...);
+        case op_id::log: return realify::log(x, out...);
+        case op_id::sqrt: return realify::sqrt(x, out...);
+        case op_id::sin: return realify::sin(x, out...);
+        case op_id::cos: return realify::cos(x, out...);
+        case op_id::tanh: return realify::tanh(x, out...);
+        case op_id::expm1: return realify::expm1(x, out...);
+        case op_id::log1p: return realify::log1p(x, out...);
+        case op_id::log2: return realify::log2(x, out...);
+        case op_id::log10: return realify::log10(x, out...);
+        case op_id::rsqrt: return realify::rsqrt(x, out...);
+        case op_id::tan: return realify::tan(x, out...);
+        case op_id::sinh: return realify::sinh(x, out...);
+        case op_id::cosh: return realify::cosh(x, out...);
+        case op_id::asin: return realify::asin(x, out...);
+        case op_id::acos: return realify::acos(x, out...);
+        case op_id::atan: return realify::atan(x, out...);
+        case op_id::asinh: return realify::asinh(x, out...);
+        case op_id::acosh: return realify::acosh(x, out...);
+        case op_id::atanh: return realify::atanh(x, out...);
+        case op_id::pow_scalar: return realify::pow(x, T(2.5), out...);
+        case op_id::pow_tensor: return realify::pow(x, y, out...);
+        case op_id::sgn: return realify::sgn(x, out...);
+        default: break;  // the real-output ops: see eager_real
     }
-    set_items(state);
+    return realify::exp(x, out...);
 }
-BENCHMARK(realify_exp);
-REALIFY_UNARY(abs)
+template <class X, class... O>
+decltype(auto) eager_real(op_id op, const X& x, O&&... out) {
+    switch (op) {
+        case op_id::abs: return realify::abs(x, out...);
+        case op_id::angle: return realify::angle(x, out...);
+        case op_id::real: return realify::real(x, out...);
+        default: break;
+    }
+    return realify::imag(x, out...);
+}
 
-// ---- std::complex loops ------------------------------------------------------------------
-#define STD_BINARY(NAME, OP)                                                       \
-    void std_complex_##NAME(benchmark::State& state) {                             \
-        auto& d = shared();                                                        \
-        for (auto _ : state) {                                                     \
-            for (std::size_t i = 0; i < n; ++i) d.out[i] = d.a(i) OP d.b(i);       \
-            benchmark::DoNotOptimize(d.out.data());                                \
-            benchmark::ClobberMemory();                                            \
-        }                                                                          \
-        set_items(state);                                                          \
-    }                                                                              \
-    BENCHMARK(std_complex_##NAME);
-STD_BINARY(mul, *)
-STD_BINARY(div, /)
-STD_BINARY(add, +)
-void std_complex_exp(benchmark::State& state) {
-    auto& d = shared();
+enum class impl { realify_out, realify_alloc, realify_alloc_layout, eigen, std_loop };
+constexpr const char* impl_names[] = {"realify_out", "realify_alloc", "realify_alloc_layout", "eigen", "std"};
+
+template <class T>
+void run_once(op_id op, impl which, inputs<T>& d) {
+    const std::size_t n = d.x.size();
+    const auto x = adapt(d.x.data(), n), y = adapt(d.y.data(), n);
+    switch (which) {
+        case impl::realify_out: {
+            auto o = adapt(d.out.data(), n);
+            auto r = adapt(d.real_out.data(), n);
+            if (real_result(op)) eager_real(op, x, realify::out(r));
+            else eager<T>(op, x, y, realify::out(o));
+            return;
+        }
+        case impl::realify_alloc: {
+            if (real_result(op)) benchmark::DoNotOptimize(eager_real(op, x).data());
+            else benchmark::DoNotOptimize(eager<T>(op, x, y).data());
+            return;
+        }
+        case impl::realify_alloc_layout: {
+            const auto lx = realify::complex_layout_of(x), ly = realify::complex_layout_of(y);
+            if (real_result(op)) benchmark::DoNotOptimize(eager_real(op, lx).data());
+            else benchmark::DoNotOptimize(eager<T>(op, lx, ly).real_layout().data());
+            return;
+        }
+        case impl::eigen: return eigen_run(op, d.x.data(), d.y.data(), d.out.data(), d.real_out.data(), n);
+        case impl::std_loop: return std_run(op, d.x.data(), d.y.data(), d.out.data(), d.real_out.data(), n);
+    }
+}
+
+template <class T>
+void bench(benchmark::State& state, op_id op, std::size_t n, impl which) {
+    auto& d = shared<T>(n);
     for (auto _ : state) {
-        for (std::size_t i = 0; i < n; ++i) d.out[i] = std::exp(d.a(i));
+        run_once<T>(op, which, d);
         benchmark::DoNotOptimize(d.out.data());
+        benchmark::DoNotOptimize(d.real_out.data());
         benchmark::ClobberMemory();
     }
-    set_items(state);
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
 }
-BENCHMARK(std_complex_exp);
-void std_complex_abs(benchmark::State& state) {
-    auto& d = shared();
-    for (auto _ : state) {
-        for (std::size_t i = 0; i < n; ++i) d.rout[i] = std::abs(d.a(i));
-        benchmark::DoNotOptimize(d.rout.data());
-        benchmark::ClobberMemory();
-    }
-    set_items(state);
-}
-BENCHMARK(std_complex_abs);
 
-// ---- Eigen ArrayXcf --------------------------------------------------------------------------
-#define EIGEN_OP(NAME, EXPR, OUT)                                                  \
-    void eigen_##NAME(benchmark::State& state) {                                   \
-        auto& d = shared();                                                        \
-        for (auto _ : state) {                                                     \
-            d.OUT = EXPR;                                                          \
-            benchmark::DoNotOptimize(d.OUT.data());                                \
-            benchmark::ClobberMemory();                                            \
-        }                                                                          \
-        set_items(state);                                                          \
-    }                                                                              \
-    BENCHMARK(eigen_##NAME);
-EIGEN_OP(mul, d.ea * d.eb, ec)
-EIGEN_OP(div, d.ea / d.eb, ec)
-EIGEN_OP(add, d.ea + d.eb, ec)
-EIGEN_OP(exp, d.ea.exp(), ec)
-EIGEN_OP(abs, d.ea.abs(), er)
+/// A fresh buffer of n complex elements, every page touched once, freed.
+template <class T>
+void page_faults(benchmark::State& state, std::size_t n) {
+    for (auto _ : state) {
+        std::unique_ptr<std::complex<T>[]> fresh(new std::complex<T>[n]);  // std::complex: zero-constructed
+        benchmark::DoNotOptimize(fresh.get());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    for (std::size_t n : {std::size_t{1} << 16, std::size_t{1} << 22}) {
+        for (std::size_t k = 0; k < std::size(op_names); ++k) {
+            for (std::size_t i = 0; i < std::size(impl_names); ++i) {
+                const auto op = static_cast<op_id>(k);
+                const auto which = static_cast<impl>(i);
+                auto name = [&](const char* type) {
+                    return "ops/" + std::string(op_names[k]) + "/" + type + "/" + std::to_string(n) + "/" + impl_names[i];
+                };
+                benchmark::RegisterBenchmark(name("float").c_str(),
+                                             [=](benchmark::State& s) { bench<float>(s, op, n, which); });
+                benchmark::RegisterBenchmark(name("double").c_str(),
+                                             [=](benchmark::State& s) { bench<double>(s, op, n, which); });
+            }
+        }
+        benchmark::RegisterBenchmark(("pagefault/float/" + std::to_string(n)).c_str(),
+                                     [=](benchmark::State& s) { page_faults<float>(s, n); });
+        benchmark::RegisterBenchmark(("pagefault/double/" + std::to_string(n)).c_str(),
+                                     [=](benchmark::State& s) { page_faults<double>(s, n); });
+    }
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+}

@@ -9,6 +9,7 @@ with the flags of an optimised user build (`c++ -std=c++20 -O2 -DNDEBUG -c`):
   graph_rope         examples/graph_rope.cpp: RoPE lowered through realify::graph
   graphs_1           tools/compile_cost/graphs.cpp with one small lowered graph
   graphs_10          the same with ten
+  eager              tools/compile_cost/eager.cpp: a typical user of the eager API
 
 and prints, per unit, the median compiler CPU time (user + sys of the
 compiler process, steadier than wall time on a shared machine) and its peak
@@ -17,6 +18,7 @@ memory, then the ratios the project holds itself to:
   graph_rope / xtensor_hello             target <= 1.5
   (graphs_10 - graphs_1) / 9             each additional lowered graph, target <= 0.4 s
   peak memory of graphs_10               target <= 400 MB
+  eager / xtensor_hello                  reported (no target)
 
 Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json]
 Run it from anywhere; it finds the repository from its own path. Exit status
@@ -39,6 +41,7 @@ UNITS = [
     ("graph_rope", "examples/graph_rope.cpp", ['-DREALIFY_GRAPH_GOLDEN_DIR="."']),
     ("graphs_1", "tools/compile_cost/graphs.cpp", ["-DREALIFY_GRAPHS=1"]),
     ("graphs_10", "tools/compile_cost/graphs.cpp", ["-DREALIFY_GRAPHS=10"]),
+    ("eager", "tools/compile_cost/eager.cpp", []),
 ]
 
 TARGETS = {"graph_rope_ratio": 1.5, "per_graph_s": 0.4, "graphs_10_peak_mb": 400.0}
@@ -90,6 +93,7 @@ def main():
         "per_graph_s": (median["graphs_10"] - median["graphs_1"]) / 9.0,
         "graphs_10_peak_mb": peaks["graphs_10"],
     }
+    print(f"{'eager_ratio':<20}{median['eager'] / hello:>10.2f}   (eager / xtensor_hello, reported)")
     print()
     missed = False
     for key, value in results.items():

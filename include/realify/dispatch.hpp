@@ -1,7 +1,7 @@
-// The dispatch layer: the constexpr table of lowerings (registry), the pair
-// kernels and the elementwise engine, and every built-in lowering. Cheap: no
-// xsimd, no Eigen. The SIMD layer adds its "mul of contiguous operands"
-// candidate (high priority, run-time validated) to builtin_lowerings<op::mul>.
+// The dispatch layer: the constexpr table of lowerings (registry), every
+// built-in lowering, and what they run on — the engine of realify/engine
+// (the compiled elementwise kernels, reductions and copies over tensors of
+// any layout). Cheap to include: no xsimd, no Eigen.
 #pragma once
 
 #include "realify/dispatch/registry.hpp"

@@ -1,6 +1,7 @@
 // The ops layer: op tags (realify::op::*), their kinds, the std::complex
 // reference implementations (realify::reference::*), operand traits,
-// PyTorch's type promotion and the matrix views (conj_view, transpose_view, mH). Cheap: no xsimd, no Eigen.
+// PyTorch's type promotion, the matrix views (conj_view, transpose_view, mH)
+// and the out= argument. Cheap: no xsimd, no Eigen.
 #pragma once
 
 #include "realify/ops/op_kind.hpp"
@@ -9,3 +10,4 @@
 #include "realify/ops/operand.hpp"
 #include "realify/ops/promotion.hpp"
 #include "realify/ops/matrix_view.hpp"
+#include "realify/ops/out.hpp"

@@ -1,5 +1,6 @@
 // Op tags, the dispatch table (priorities, validators, a user override),
-// type promotion, and the seed system's defects — each with a test.
+// type promotion, the lowering structs' names, and the defects of
+// Torch-TensorRT's complex lowering — each with a test.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -24,7 +26,7 @@ inline std::atomic<int> mul_calls{0};
 
 /// A high-priority mul that counts its calls and only takes same-shape
 /// operands (run-time validator); anything else falls through to the
-/// built-in candidates, as the SIMD "contiguous mul" entry will.
+/// built-in candidates (a run-time validator declining).
 struct counting_mul {
     using op = realify::op::mul;
     static constexpr std::string_view name = "user_counting_mul";
@@ -67,7 +69,7 @@ using d_layout = realify::complex_layout<xt::xtensor<double, 2>>;
 
 // ---- op tags -----------------------------------------------------------------------------
 
-static_assert(realify::op::op_count >= 78, "at least the seed's 70 ops plus the 8 additions");
+static_assert(realify::op::op_count >= 78, "at least Torch-TensorRT's 70 ops plus the 8 additions");
 static_assert(realify::op::mul::name == "mul" && realify::op::mul::arity == 2 &&
               realify::op::mul::kind == realify::op_kind::math);
 static_assert(realify::op::permute::kind == realify::op_kind::shape);
@@ -96,24 +98,55 @@ TEST(OpTags, NamesAreUniqueAndTheListHasEveryAddition) {
 
 using real_vec = xt::xtensor<float, 1>;
 // capability validators pick the lowering at compile time
-// (complex × real first tries the high-priority SIMD kernel, gated at run time
-// on contiguity and equal shapes; mul_by_real is the standard fallback)
 static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, real_vec>,
-                             realify::dispatch::lowering::mul_real_contiguous_simd>);
+                             realify::dispatch::lowering::mul_by_real>);
 static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, real_vec, f_layout>,
-                             realify::dispatch::lowering::mul_real_contiguous_simd>);
-static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, std::complex<float>>,
-                             realify::dispatch::lowering::mul_complex_scalar_simd>);
-// the user's high-priority entry comes first for complex × complex
+                             realify::dispatch::lowering::mul_by_real>);
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, real_vec, real_vec>,
+                             realify::dispatch::lowering::mul_reals>);
+// the user's high-priority entry comes first for complex × complex (a number included)
 static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, f_layout>, user::counting_mul>);
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::mul, f_layout, std::complex<float>>,
+                             realify::dispatch::lowering::mul_pairs>);
 static_assert(std::is_same_v<realify::dispatch::candidates_t<realify::op::mul>,
-                             realify::type_list<user::counting_mul, realify::dispatch::lowering::mul_contiguous_simd,
-                                                realify::dispatch::lowering::mul_real_contiguous_simd,
-                                                realify::dispatch::lowering::mul_complex_scalar_simd,
+                             realify::type_list<user::counting_mul, realify::dispatch::lowering::mul_pairs,
                                                 realify::dispatch::lowering::mul_by_real,
-                                                realify::dispatch::lowering::mul_pairs>>);
+                                                realify::dispatch::lowering::mul_reals>>);
+// integer arithmetic is not lowered (PyTorch keeps int64; the kernels compute in float or double)
+static_assert(!realify::dispatch::has_lowering_v<realify::op::add, xt::xtensor<int, 1>, int>);
+static_assert(realify::dispatch::has_lowering_v<realify::op::add, xt::xtensor<int, 1>, float>);
 static_assert(!realify::dispatch::has_lowering_v<realify::op::exp, real_vec>, "exp of a real tensor is not a complex op");
 static_assert(realify::dispatch::has_lowering_v<realify::op::exp, f_layout>);
+
+/// The unqualified name of a type, from the compiler's function signature.
+template <class T>
+constexpr std::string_view type_name() {
+    constexpr std::string_view signature = __PRETTY_FUNCTION__;  // "… [with T = ns::name; …]"
+    constexpr std::size_t start = signature.find("T = ") + 4;
+    constexpr std::string_view full = signature.substr(start, signature.find_first_of(";]", start) - start);
+    return full.substr(full.rfind("::") + 2);
+}
+static_assert(type_name<realify::dispatch::lowering::mul_pairs>() == "mul_pairs");
+
+template <class... L>
+void expect_struct_names(realify::type_list<L...>, std::vector<std::string>& mismatches) {
+    ((type_name<L>() == L::name ? void() : mismatches.push_back(std::string(type_name<L>()) + " is shown as " + std::string(L::name))),
+     ...);
+}
+
+// Every built-in row of the table leads to its code in one step: the
+// lowering's C++ struct is named as docs/ops.md and explain() show it.
+TEST(DispatchTable, EveryLoweringStructIsNamedAsTheTableShowsIt) {
+    std::vector<std::string> mismatches;
+    std::size_t rows = 0;
+    [&]<class... Tags>(realify::type_list<Tags...>) {
+        ((expect_struct_names(typename realify::dispatch::builtin_lowerings<Tags>::type{}, mismatches),
+          rows += realify::dispatch::builtin_lowerings<Tags>::type::size),
+         ...);
+    }(realify::op::all_ops{});
+    EXPECT_GE(rows, realify::op::op_count);
+    for (const auto& m : mismatches) ADD_FAILURE() << m;
+}
 
 TEST(DispatchTable, EntriesAreOrderedByPriorityAndPrintable) {
     const auto& table = realify::dispatch::table<>;
@@ -233,9 +266,9 @@ TEST(Promotion, EagerResultsHaveThePromotedComponentType) {
     EXPECT_EQ(to_complex_tensor(narrow)(1), x(1) * c64(0.5f, 1.0f));
 }
 
-// ---- the seed system's defects -------------------------------------------------------------------
+// ---- Torch-TensorRT's defects --------------------------------------------------------------------------
 
-TEST(SeedDefects, AbsDoesNotOverflowInFloat) {
+TEST(TorchTensorRTDefects, AbsDoesNotOverflowInFloat) {
     xt::xtensor<c64, 1> x = {{3e30f, 4e30f}, {-3e-30f, 4e-30f}, {3e38f, 3e38f}};
     const auto r = realify::abs(complex_layout_of(x));
     EXPECT_FLOAT_EQ(r(0), 5e30f);
@@ -244,7 +277,7 @@ TEST(SeedDefects, AbsDoesNotOverflowInFloat) {
     EXPECT_TRUE(std::isfinite(r(0)));
 }
 
-TEST(SeedDefects, AcoshOfNegativeRealPartMatchesStdComplexAndPyTorch) {
+TEST(TorchTensorRTDefects, AcoshOfNegativeRealPartMatchesStdComplexAndPyTorch) {
     // torch.acosh(tensor([-2+0j, -2-0j, -0.5+0.3j, -3-1j], dtype=complex128))
     const std::vector<c128> in = {{-2, 0}, {-2, -0.0}, {-0.5, 0.3}, {-3, -1}};
     const std::vector<c128> torch = {{1.3169578969248166, 3.141592653589793},
@@ -261,7 +294,7 @@ TEST(SeedDefects, AcoshOfNegativeRealPartMatchesStdComplexAndPyTorch) {
     }
 }
 
-TEST(SeedDefects, ProdOverADimIsTheComplexProduct) {
+TEST(TorchTensorRTDefects, ProdOverADimIsTheComplexProduct) {
     xt::xtensor<c64, 2> x = {{{1, 2}, {3, -1}}, {{0.5f, 0.5f}, {0, 2}}};
     const auto r = to_complex_tensor(realify::prod(complex_layout_of(x), 1));
     EXPECT_EQ(r(0), c64(5, 5));   // torch.prod: 5+5j
@@ -272,9 +305,9 @@ TEST(SeedDefects, ProdOverADimIsTheComplexProduct) {
     EXPECT_NE(r(0), c64(3, -2));
 }
 
-TEST(SeedDefects, ComplexPlusRealTensorBroadcastsOverComplexElementsOnly) {
+TEST(TorchTensorRTDefects, ComplexPlusRealTensorBroadcastsOverComplexElementsOnly) {
     // complex (3, 2) + real (2): the real vector spreads over the complex columns,
-    // never over the [re, im] axis (the seed's pass-through added it to both parts).
+    // never over the [re, im] axis (Torch-TensorRT's pass-through added it to both parts).
     xt::xtensor<c64, 2> x = {{{1, 1}, {2, 2}}, {{3, 3}, {4, 4}}, {{5, 5}, {6, 6}}};
     xt::xtensor<float, 1> r = {10, 20};
     const auto sum = to_complex_tensor(realify::add(complex_layout_of(x), r));
@@ -289,7 +322,7 @@ TEST(SeedDefects, ComplexPlusRealTensorBroadcastsOverComplexElementsOnly) {
     EXPECT_EQ(diff(0, 1), c64(18, -2));
 }
 
-TEST(SeedDefects, ComplexScalarConstantKeepsItsValue) {
+TEST(TorchTensorRTDefects, ComplexScalarConstantKeepsItsValue) {
     const auto s = realify::scalar_tensor(c64(1.5f, -2.5f));
     EXPECT_EQ(s.dimension(), 0u);
     EXPECT_EQ(s(), c64(1.5f, -2.5f));  // 0-d: read the pair directly
@@ -298,7 +331,7 @@ TEST(SeedDefects, ComplexScalarConstantKeepsItsValue) {
     for (const c128& v : f) EXPECT_EQ(v, c128(0.25, 4));
 }
 
-TEST(SeedDefects, AnglePropagatesNaN) {
+TEST(TorchTensorRTDefects, AnglePropagatesNaN) {
     const float nan = std::numeric_limits<float>::quiet_NaN();
     xt::xtensor<c64, 1> x = {{nan, 1}, {1, nan}, {-1, 0}, {-1, -0.0f}};
     const auto r = realify::angle(complex_layout_of(x));
@@ -308,8 +341,8 @@ TEST(SeedDefects, AnglePropagatesNaN) {
     EXPECT_FLOAT_EQ(r(3), -3.14159265f);
 }
 
-TEST(SeedDefects, AnUnhandledOperandTypeIsACompileTimeDecisionNotASilentPassThrough) {
-    // the seed left an unhandled node unchanged; here "no lowering" is known at compile time
+TEST(TorchTensorRTDefects, AnUnhandledOperandTypeIsACompileTimeDecisionNotASilentPassThrough) {
+    // Torch-TensorRT left an unhandled node unchanged; here "no lowering" is known at compile time
     static_assert(!realify::dispatch::has_lowering_v<realify::op::mm, f_layout, real_vec>);
     static_assert(realify::dispatch::has_lowering_v<realify::op::mm, f_layout, d_layout>);
     SUCCEED();

@@ -3,7 +3,11 @@
 // and points on branch cuts), broadcasting, numbers and real tensors as
 // operands, strided inputs, errors; shape ops, reductions, matrix products
 // and constructors against the tensor references.
+#include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <type_traits>
+#include <utility>
 #include <complex>
 #include <cstdint>
 #include <limits>
@@ -14,7 +18,12 @@
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xcomplex.hpp>
+#include <xtensor/xio.hpp>
+#include <xtensor/xstrided_view.hpp>
 
 #include "realify/eager.hpp"
 #include "realify/ops/reference.hpp"
@@ -430,6 +439,17 @@ TEST(EagerShape, SizeArithmeticNeverWraps) {
     // Splits and chunks with sizes near SIZE_MAX.
     EXPECT_EQ(realify::split(l3, SIZE_MAX).size(), 1u);
     EXPECT_EQ(realify::chunk(l3, SIZE_MAX).size(), 3u);
+
+    // cat / stack of parts whose extents sum past std::size_t, or past what
+    // one object can hold: one element seen 2⁶² times (stride 0)
+    xt::xtensor<std::complex<double>, 1> element = {{1, 2}};
+    auto huge = xt::strided_view(element, xt::svector<std::size_t>{std::size_t(1) << 62}, xt::svector<std::ptrdiff_t>{0});
+    using part = decltype(huge);
+    const std::string wrapped = shape_error_message([&] { (void)realify::cat(std::vector<part>(4, huge), 0); });
+    expect_error(wrapped, "cat");
+    EXPECT_NE(wrapped.find("joined extent"), std::string::npos) << wrapped;
+    expect_error(shape_error_message([&] { (void)realify::cat(std::vector<part>(2, huge), 0); }), "cat");
+    expect_error(shape_error_message([&] { (void)realify::stack(std::vector<part>(2, huge), 0); }), "stack");
 }
 
 TEST(EagerShape, ReductionsAndProducts) {
@@ -471,71 +491,547 @@ TEST(EagerShape, Constructors) {
     for (const C& v : to_complex_tensor(realify::full_like(lx, 2.5))) EXPECT_EQ(v, C(2.5f, 0));
     xt::xtensor<float, 1> r = {1, 2, 0};
     xt::xtensor<float, 1> th = {0, 1.5f, 2};
-    const auto p = to_complex_tensor(realify::polar(r, th));
+    const auto p = realify::polar(r, th);  // real operands: a std::complex tensor
+    static_assert(std::is_same_v<decltype(p), const xt::xtensor<C, 1>>);
     for (std::size_t i = 0; i < 3; ++i) EXPECT_TRUE(close(p(i), ref::polar(r(i), th(i))));
-    const auto p2 = to_complex_tensor(realify::polar(r, 0.5f));
+    const auto p2 = realify::polar(r, 0.5f);
     EXPECT_TRUE(close(p2(1), std::polar(2.0f, 0.5f)));
 }
 
-// ---- the SIMD mul entries of the dispatch table -----------------------------------------
-// Contiguous same-shape operands take the high-priority SIMD kernels; anything
-// else falls through to the standard lowerings. Both must agree (up to the
-// FMA's rounding) at odd lengths, and the fallback must be taken for strided
-// and broadcast operands.
-template <class T>
-void expect_simd_mul_matches_generic(std::size_t n) {
-    using C = std::complex<T>;
-    namespace lw = realify::dispatch::lowering;
-    xt::xtensor<C, 2> a = xt::xtensor<C, 2>::from_shape({n, 3});
-    xt::xtensor<C, 2> b = xt::xtensor<C, 2>::from_shape({n, 3});
-    xt::xtensor<T, 2> r = xt::xtensor<T, 2>::from_shape({n, 3});
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        a.flat(i) = C(T(0.25) * T(i % 7) - T(1), T(1.5) - T(0.125) * T(i % 11));
-        b.flat(i) = C(T(i % 5) - T(2), T(0.5) * T(i % 3));
-        r.flat(i) = T(i % 9) - T(4);
+
+// ---- out=: every op into every buffer layout, bad buffers refused ----------------------------------
+
+enum class buffer_layout { contiguous, offset, transposed, column_major, flipped, stepped };
+constexpr buffer_layout buffer_layouts[] = {buffer_layout::contiguous,   buffer_layout::offset,  buffer_layout::transposed,
+                                            buffer_layout::column_major, buffer_layout::flipped, buffer_layout::stepped};
+const char* layout_name(buffer_layout l) {
+    switch (l) {
+        case buffer_layout::contiguous: return "contiguous";
+        case buffer_layout::offset: return "offset";
+        case buffer_layout::transposed: return "transposed";
+        case buffer_layout::column_major: return "column-major";
+        case buffer_layout::flipped: return "flipped";
+        case buffer_layout::stepped: return "stepped";
     }
-    const auto la = complex_layout_of(a);
-    const auto lb = complex_layout_of(b);
-    const C s(T(0.75), T(-2));
-    ASSERT_TRUE(lw::mul_contiguous_simd::supports(la, lb));
-    ASSERT_TRUE(lw::mul_real_contiguous_simd::supports(la, r));
-    ASSERT_TRUE(lw::mul_complex_scalar_simd::supports(la, s));
-    const auto fast = to_complex_tensor(realify::mul(la, lb));
-    const auto generic = to_complex_tensor(lw::mul_pairs::apply(la, lb));
-    const auto fast_real = to_complex_tensor(realify::mul(r, la));
-    const auto fast_scalar = to_complex_tensor(realify::mul(la, s));
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        EXPECT_TRUE(close(fast.flat(i), generic.flat(i))) << i;
-        EXPECT_TRUE(close(fast.flat(i), a.flat(i) * b.flat(i))) << i;
-        EXPECT_EQ(fast_real.flat(i), a.flat(i) * r.flat(i)) << i;
-        EXPECT_TRUE(close(fast_scalar.flat(i), a.flat(i) * s)) << i;
-    }
+    return "?";
 }
 
-TEST(EagerSimdMul, ContiguousOperandsMatchTheGenericLoweringAtOddLengths) {
-    for (std::size_t n : {0u, 1u, 3u, 7u, 17u, 1001u}) {
-        expect_simd_mul_matches_generic<float>(n);
-        expect_simd_mul_matches_generic<double>(n);
-    }
+template <class V>
+V sentinel() {
+    if constexpr (std::is_same_v<V, bool>) return true;
+    else return V(-777);
 }
 
-TEST(EagerSimdMul, StridedAndBroadcastOperandsFallThrough) {
-    using C = std::complex<double>;
-    namespace lw = realify::dispatch::lowering;
-    xt::xtensor<C, 2> a = {{{1, 2}, {3, 4}, {5, 6}}, {{-1, 0}, {0, 1}, {2, -2}}};
-    xt::xtensor<C, 2> b = {{{0, 1}, {1, 1}}, {{2, 0}, {-1, 3}}, {{4, 4}, {0.5, 0}}};
-    auto bt = xt::transpose(b);  // (2, 3), not contiguous
-    xt::xtensor<C, 1> row = {{1, -1}, {2, 0}, {0, 3}};
-    const auto la = complex_layout_of(a);
-    EXPECT_FALSE(lw::mul_contiguous_simd::supports(la, complex_layout_of(bt)));
-    EXPECT_FALSE(lw::mul_contiguous_simd::supports(la, complex_layout_of(row)));
-    const auto transposed = to_complex_tensor(realify::mul(la, complex_layout_of(bt)));
-    const auto broadcast = to_complex_tensor(realify::mul(la, complex_layout_of(row)));
-    for (std::size_t i = 0; i < 2; ++i)
-        for (std::size_t j = 0; j < 3; ++j) {
-            EXPECT_TRUE(close(transposed(i, j), a(i, j) * b(j, i)));
-            EXPECT_TRUE(close(broadcast(i, j), a(i, j) * row(j)));
+/// A buffer of `shape` laid out in a flat storage with `layout`, the rest of
+/// the storage holding a sentinel; view() is one xt::strided_view type for
+/// every layout.
+template <class V>
+class out_buffer {
+public:
+    out_buffer(std::vector<std::size_t> shape, buffer_layout layout, std::vector<std::ptrdiff_t> strides = {})
+        : m_shape(std::move(shape)) {
+        const std::size_t rank = m_shape.size();
+        std::vector<std::size_t> order(rank);  // memory order of the axes, outermost first
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        if (layout == buffer_layout::transposed && rank >= 2) std::swap(order[rank - 1], order[rank - 2]);
+        if (layout == buffer_layout::column_major) std::reverse(order.begin(), order.end());
+        const std::ptrdiff_t step = layout == buffer_layout::stepped ? 2 : 1;
+        m_strides.assign(rank, 0);
+        std::ptrdiff_t running = step;
+        for (std::size_t k = rank; k-- > 0;) {
+            m_strides[order[k]] = running;
+            running *= static_cast<std::ptrdiff_t>(std::max<std::size_t>(m_shape[order[k]], 1));
         }
+        if (!strides.empty()) m_strides = std::move(strides);
+        if (layout == buffer_layout::offset) m_offset = 3;
+        if (layout == buffer_layout::flipped) {
+            for (std::size_t a = 0; a < rank; ++a) {
+                if (m_shape[a] > 0) m_offset += (m_shape[a] - 1) * static_cast<std::size_t>(m_strides[a]);
+                m_strides[a] = -m_strides[a];
+            }
+        }
+        m_storage = xt::xarray<V>::from_shape({static_cast<std::size_t>(running) + m_offset + 4});
+        std::fill(m_storage.begin(), m_storage.end(), sentinel<V>());
+    }
+    auto view() {
+        return xt::strided_view(m_storage, std::vector<std::size_t>(m_shape), std::vector<std::ptrdiff_t>(m_strides), m_offset,
+                                xt::layout_type::dynamic);
+    }
+    /// Storage elements outside the view that no longer hold the sentinel.
+    std::size_t touched_outside() const {
+        std::vector<bool> inside(m_storage.size(), false);
+        std::size_t count = 1;
+        for (std::size_t e : m_shape) count *= e;
+        for (std::size_t flat = 0; flat < count; ++flat) {
+            std::ptrdiff_t pos = static_cast<std::ptrdiff_t>(m_offset);
+            std::size_t rest = flat;
+            for (std::size_t a = m_shape.size(); a-- > 0;) {
+                pos += static_cast<std::ptrdiff_t>(rest % m_shape[a]) * m_strides[a];
+                rest /= m_shape[a];
+            }
+            inside[static_cast<std::size_t>(pos)] = true;
+        }
+        std::size_t touched = 0;
+        for (std::size_t i = 0; i < m_storage.size(); ++i) touched += !inside[i] && !(m_storage.flat(i) == sentinel<V>());
+        return touched;
+    }
+
+private:
+    std::vector<std::size_t> m_shape;
+    std::vector<std::ptrdiff_t> m_strides;
+    std::size_t m_offset = 0;
+    xt::xarray<V> m_storage;
+};
+
+/// Any result as an xt::xarray of its elements (std::complex for complex ones).
+template <class R>
+auto as_array(const R& r) {
+    if constexpr (realify::is_complex_layout_v<R>) return xt::xarray<typename R::complex_type>(to_complex_tensor(r));
+    else return xt::xarray<std::remove_cv_t<typename R::value_type>>(r);
+}
+
+template <class A, class B>
+::testing::AssertionResult same_values(const A& got, const B& want) {
+    if (!std::equal(got.shape().begin(), got.shape().end(), want.shape().begin(), want.shape().end()))
+        return ::testing::AssertionFailure() << "shape " << realify::detail::format_sequence(got.shape()) << " instead of "
+                                             << realify::detail::format_sequence(want.shape());
+    for (std::size_t i = 0; i < want.size(); ++i)
+        if (!(got.flat(i) == want.flat(i))) return ::testing::AssertionFailure() << "element " << i << ": " << got.flat(i) << " vs " << want.flat(i);
+    return ::testing::AssertionSuccess();
+}
+
+/// The message of the realify exception E `f` throws.
+template <class E, class F>
+std::string error_message(F&& f) {
+    try {
+        f();
+    } catch (const E& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        return std::string("wrong exception type: ") + e.what();
+    }
+    return "no exception";
+}
+
+/// f() is an op's allocating form, f(realify::out(buffer)) its out= form:
+/// the same values in every buffer layout (std::complex views, and
+/// complex_layouts of them), nothing written outside the buffer, the buffer
+/// returned; a buffer with a stride 0 is a layout_error, one of another shape
+/// a shape_error naming the op and both shapes.
+template <class F>
+void expect_out_forms(const std::string& name, F&& f) {
+    SCOPED_TRACE(name);
+    const auto expected = as_array(f());
+    using V = typename decltype(expected)::value_type;
+    const std::vector<std::size_t> shape(expected.shape().begin(), expected.shape().end());
+    for (buffer_layout layout : buffer_layouts) {
+        SCOPED_TRACE(layout_name(layout));
+        out_buffer<V> buffer(shape, layout);
+        auto view = buffer.view();
+        decltype(auto) returned = f(realify::out(view));
+        static_assert(std::is_same_v<decltype(returned), decltype(view)&>, "out= returns the buffer by reference");
+        EXPECT_EQ(&returned, &view);
+        EXPECT_TRUE(same_values(xt::xarray<V>(view), expected));
+        EXPECT_EQ(buffer.touched_outside(), 0u);
+        if constexpr (realify::complex_scalar<V>) {
+            out_buffer<V> pairs(shape, layout);
+            auto layout_view = f(realify::out(complex_layout_of(pairs.view())));  // a temporary buffer: returned by value
+            static_assert(realify::is_complex_layout_v<decltype(layout_view)>);
+            EXPECT_TRUE(same_values(xt::xarray<V>(pairs.view()), expected));
+            EXPECT_EQ(pairs.touched_outside(), 0u);
+        }
+    }
+    if (!shape.empty() && shape[0] > 1) {
+        std::vector<std::ptrdiff_t> strides(shape.size(), 1);
+        for (std::size_t a = shape.size(); a-- > 1;) strides[a - 1] = strides[a] * static_cast<std::ptrdiff_t>(shape[a]);
+        strides[0] = 0;
+        out_buffer<V> overlapping(shape, buffer_layout::contiguous, strides);
+        auto view = overlapping.view();
+        const std::string message = error_message<realify::layout_error>([&] { f(realify::out(view)); });
+        EXPECT_NE(message.find("stride 0"), std::string::npos) << message;
+    }
+    std::vector<std::size_t> wrong = shape;
+    wrong.push_back(2);
+    out_buffer<V> other(wrong, buffer_layout::contiguous);
+    auto view = other.view();
+    const std::string message = error_message<realify::shape_error>([&] { f(realify::out(view)); });
+    EXPECT_NE(message.find("realify::"), std::string::npos) << message;
+    EXPECT_NE(message.find(realify::detail::format_sequence(wrong)), std::string::npos) << message;
+    EXPECT_NE(message.find(realify::detail::format_sequence(shape)), std::string::npos) << message;
+    EXPECT_EQ(other.touched_outside() + std::count(other.view().begin(), other.view().end(), sentinel<V>()),
+              other.view().size() + 0u) << "nothing is written before the checks";
+}
+
+using C = std::complex<double>;
+
+struct operands {
+    xt::xtensor<C, 2> x = xt::xtensor<C, 2>::from_shape({3, 4});
+    xt::xtensor<C, 2> y = xt::xtensor<C, 2>::from_shape({3, 4});
+    xt::xtensor<C, 1> row = xt::xtensor<C, 1>::from_shape({4});
+    xt::xtensor<double, 2> r = xt::xtensor<double, 2>::from_shape({3, 4});
+    xt::xtensor<double, 1> rv = xt::xtensor<double, 1>::from_shape({4});
+    xt::xtensor<bool, 2> cond = xt::xtensor<bool, 2>::from_shape({3, 1});
+    operands() {
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            x.flat(i) = C(0.25 * double(i) - 1.3, 0.5 - 0.125 * double(i));
+            y.flat(i) = C(1.0 + 0.5 * double(i % 5), -0.75 + 0.25 * double(i % 3));
+            r.flat(i) = 0.5 * double(i) - 2.25;
+        }
+        for (std::size_t j = 0; j < 4; ++j) {
+            row(j) = C(0.5 + double(j), 1.0 - double(j));
+            rv(j) = 1.5 - double(j);
+        }
+        cond = {{true}, {false}, {true}};
+    }
+};
+
+TEST(EagerOut, ElementwiseOpsWriteIntoEveryLayout) {
+    const operands o;
+    const auto& x = o.x;
+    const auto& y = o.y;
+    const auto lx = complex_layout_of(x);
+#define OUT_UNARY(NAME) expect_out_forms(#NAME, [&](auto&&... out) -> decltype(auto) { return realify::NAME(x, out...); });
+    OUT_UNARY(neg) OUT_UNARY(conj) OUT_UNARY(reciprocal) OUT_UNARY(square) OUT_UNARY(exp) OUT_UNARY(expm1) OUT_UNARY(log)
+    OUT_UNARY(log2) OUT_UNARY(log10) OUT_UNARY(log1p) OUT_UNARY(sqrt) OUT_UNARY(rsqrt) OUT_UNARY(sgn) OUT_UNARY(sin)
+    OUT_UNARY(cos) OUT_UNARY(tan) OUT_UNARY(sinh) OUT_UNARY(cosh) OUT_UNARY(tanh) OUT_UNARY(asin) OUT_UNARY(acos)
+    OUT_UNARY(atan) OUT_UNARY(asinh) OUT_UNARY(acosh) OUT_UNARY(atanh) OUT_UNARY(ceil) OUT_UNARY(floor) OUT_UNARY(round)
+    OUT_UNARY(trunc) OUT_UNARY(clone) OUT_UNARY(detach) OUT_UNARY(abs) OUT_UNARY(angle) OUT_UNARY(real) OUT_UNARY(imag)
+    OUT_UNARY(isnan) OUT_UNARY(isinf)
+#undef OUT_UNARY
+#define OUT_CASE(NAME, ...) expect_out_forms(NAME, [&](auto&&... out) -> decltype(auto) { return __VA_ARGS__; });
+    OUT_CASE("mul", realify::mul(x, y, out...))
+    OUT_CASE("mul broadcast", realify::mul(lx, o.row, out...))
+    OUT_CASE("mul real tensor", realify::mul(o.r, x, out...))
+    OUT_CASE("mul.Scalar", realify::mul(x, 2.5, out...))
+    OUT_CASE("mul complex number", realify::mul(C(0.5, -2), lx, out...))
+    OUT_CASE("div", realify::div(x, y, out...))
+    OUT_CASE("div real", realify::div(x, o.rv, out...))
+    OUT_CASE("div.Scalar", realify::div(x, 4.0, out...))
+    OUT_CASE("number / tensor", realify::div(3.0, y, out...))
+    OUT_CASE("add", realify::add(x, y, out...))
+    OUT_CASE("add alpha", realify::add(x, o.row, C(1, 2), out...))
+    OUT_CASE("add.Scalar", realify::add(x, 1.5, out...))
+    OUT_CASE("add.Scalar alpha", realify::add(lx, C(1, -1), 2.0, out...))
+    OUT_CASE("sub", realify::sub(x, o.r, out...))
+    OUT_CASE("sub.Scalar alpha", realify::sub(x, 0.5, 3.0, out...))
+    OUT_CASE("pow.Scalar", realify::pow(x, 2.5, out...))
+    OUT_CASE("pow int", realify::pow(x, 3, out...))
+    OUT_CASE("pow complex", realify::pow(x, C(0.5, 1), out...))
+    OUT_CASE("pow.Tensor", realify::pow(y, x, out...))
+    OUT_CASE("real add", realify::add(o.r, 1.5, out...))
+    OUT_CASE("real mul", realify::mul(o.r, o.rv, out...))
+    OUT_CASE("real sub alpha", realify::sub(o.r, o.rv, 2.0, out...))
+    OUT_CASE("real div", realify::div(o.r, 4.0, out...))
+    OUT_CASE("real pow", realify::pow(o.rv, 2.0, out...))
+    OUT_CASE("polar", realify::polar(o.r, o.rv, out...))
+    OUT_CASE("where", realify::where(o.cond, x, y, out...))
+    OUT_CASE("where real", realify::where(o.cond, o.r, 0.5, out...))
+    OUT_CASE("where mixed", realify::where(o.cond, lx, o.r, out...))
+    OUT_CASE("ones_like", realify::ones_like(x, out...))
+    OUT_CASE("zeros_like", realify::zeros_like(lx, out...))
+    OUT_CASE("full_like", realify::full_like(x, C(2, -3), out...))
+    OUT_CASE("full_like real", realify::full_like(o.r, 2.5, out...))
+    OUT_CASE("to complex", realify::to<C>(o.r, out...))
+    OUT_CASE("to real part", realify::to<double>(x, out...))
+    OUT_CASE("to bool", realify::to<bool>(x, out...))
+#undef OUT_CASE
+}
+
+TEST(EagerOut, ShapeOpsAndReductionsWriteIntoEveryLayout) {
+    const operands o;
+    auto check = [&](const auto& a, const char* kind) {
+        SCOPED_TRACE(kind);
+#define OUT_CASE(NAME, ...) expect_out_forms(NAME, [&](auto&&... out) -> decltype(auto) { return __VA_ARGS__; });
+        OUT_CASE("permute", realify::permute(a, {1, 0}, out...))
+        OUT_CASE("reshape", realify::reshape(a, {2, -1}, out...))
+        OUT_CASE("view", realify::view(a, {4, 3}, out...))
+        OUT_CASE("unsafe_view", realify::unsafe_view(a, {12}, out...))
+        OUT_CASE("flatten", realify::flatten(a, 0, -1, out...))
+        OUT_CASE("unsqueeze", realify::unsqueeze(a, 1, out...))
+        OUT_CASE("squeeze", realify::squeeze(realify::unsqueeze(a, 0), out...))
+        OUT_CASE("squeeze dim", realify::squeeze(realify::unsqueeze(a, 2), -1, out...))
+        OUT_CASE("squeeze dims", realify::squeeze(realify::unsqueeze(a, 0), {0, 1}, out...))
+        OUT_CASE("t", realify::t(a, out...))
+        OUT_CASE("transpose", realify::transpose(a, -1, 0, out...))
+        OUT_CASE("select", realify::select(a, 1, -2, out...))
+        OUT_CASE("getitem", realify::getitem(a, 2, out...))
+        OUT_CASE("slice", realify::slice(a, 1, 1, 3, 1, out...))
+        OUT_CASE("slice step", realify::slice(a, -1, 0, 4, 2, out...))
+        OUT_CASE("narrow", realify::narrow(a, 0, 1, 2, out...))
+        OUT_CASE("expand", realify::expand(realify::unsqueeze(a, 0), {2, 3, -1}, out...))
+        OUT_CASE("repeat", realify::repeat(a, {2, 1, 2}, out...))
+        OUT_CASE("flip", realify::flip(a, {0, -1}, out...))
+        OUT_CASE("roll", realify::roll(a, {1, -1}, {0, 1}, out...))
+        OUT_CASE("roll flat", realify::roll(a, {5}, {}, out...))
+        OUT_CASE("cat", realify::cat(std::vector{a, a}, -1, out...))
+        OUT_CASE("stack", realify::stack(std::vector{a, a, a}, 1, out...))
+        OUT_CASE("sum", realify::sum(a, out...))
+        OUT_CASE("sum dims", realify::sum(a, {0}, true, out...))
+        OUT_CASE("mean dims", realify::mean(a, {-1}, false, out...))
+        OUT_CASE("prod", realify::prod(a, 0, true, out...))
+        OUT_CASE("cumsum", realify::cumsum(a, 1, out...))
+#undef OUT_CASE
+    };
+    check(o.x, "std::complex tensor");
+    check(complex_layout_of(o.x), "complex layout");
+    check(o.r, "real tensor");
+    const auto scalar = realify::scalar_tensor(C(2, 1));
+    expect_out_forms("scalar_tensor", [&](auto&&... out) -> decltype(auto) { return realify::scalar_tensor(C(2, 1), out...); });
+    EXPECT_EQ(scalar(), C(2, 1));
+}
+
+TEST(EagerOut, MatrixProductsWriteIntoEveryLayout) {
+    const operands o;
+    const xt::xtensor<C, 2> xt4 = xt::transpose(o.y);  // 4 × 3
+    xt::xtensor<C, 3> batch = xt::xtensor<C, 3>::from_shape({2, 3, 4});
+    for (std::size_t i = 0; i < batch.size(); ++i) batch.flat(i) = C(0.5 - 0.125 * double(i), 0.25 * double(i % 7));
+    const xt::xtensor<C, 3> batch_t = xt::transpose(batch, {0, 2, 1});
+    const xt::xtensor<double, 2> rt = xt::transpose(o.r);
+    const auto lx = complex_layout_of(o.x);
+#define OUT_CASE(NAME, ...) expect_out_forms(NAME, [&](auto&&... out) -> decltype(auto) { return __VA_ARGS__; });
+    OUT_CASE("mm", realify::mm(o.x, xt4, out...))
+    OUT_CASE("mm of views", realify::mm(lx, realify::mH(complex_layout_of(o.y)), out...))
+    OUT_CASE("mm 3m", realify::mm(o.x, xt4, realify::gemm_method::m3, out...))
+    OUT_CASE("bmm", realify::bmm(batch, batch_t, out...))
+    OUT_CASE("matmul broadcast", realify::matmul(batch, xt4, out...))
+    OUT_CASE("matmul vector", realify::matmul(o.row, batch_t, out...))
+    OUT_CASE("mv", realify::mv(lx, o.row, out...))
+    OUT_CASE("dot", realify::dot(o.row, o.row, out...))
+    OUT_CASE("vdot", realify::vdot(o.row, o.row, realify::gemm_method::direct, out...))
+    OUT_CASE("real mm", realify::mm(o.r, rt, out...))
+    OUT_CASE("real matmul", realify::matmul(o.r, o.rv, out...))
+    OUT_CASE("real dot", realify::dot(o.rv, o.rv, out...))
+#undef OUT_CASE
+    // the allocating forms return what a user of the operands expects
+    static_assert(std::is_same_v<decltype(realify::mm(o.x, xt4)), xt::xtensor<C, 2>>);
+    static_assert(std::is_same_v<decltype(realify::matmul(batch, xt4)), xt::xarray<C>>);
+    static_assert(std::is_same_v<decltype(realify::dot(o.row, o.row)), xt::xtensor<C, 0>>);
+    static_assert(std::is_same_v<decltype(realify::mm(lx, complex_layout_of(xt4))),
+                                 realify::complex_layout<xt::xtensor<double, 3>>>);
+    static_assert(std::is_same_v<decltype(realify::mm(o.r, rt)), xt::xtensor<double, 2>>);
+}
+
+TEST(EagerOut, ExactlyAnInputRunsInPlacePartialOverlapIsRefused) {
+    const operands o;
+    for (buffer_layout layout : {buffer_layout::contiguous, buffer_layout::transposed, buffer_layout::flipped}) {
+        SCOPED_TRACE(layout_name(layout));
+        auto in_place = [&](const auto& f, const auto& want) {
+            out_buffer<C> buffer({3, 4}, layout);
+            auto z = buffer.view();
+            z = o.x;
+            decltype(auto) result = f(z, realify::out(z));
+            EXPECT_EQ(&result, &z);
+            EXPECT_TRUE(same_values(xt::xarray<C>(z), as_array(want)));
+        };
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::exp(z, out); }, realify::exp(o.x));
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::mul(z, o.y, out); }, realify::mul(o.x, o.y));
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::mul(o.y, z, out); }, realify::mul(o.y, o.x));
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::add(z, o.r, 2.0, out); }, realify::add(o.x, o.r, 2.0));
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::div(z, z, out); }, realify::div(o.x, o.x));
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::clone(z, out); }, o.x);
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::cumsum(z, 1, out); }, realify::cumsum(o.x, 1));
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::slice(z, 0, 0, 3, 1, out); }, o.x);
+        in_place([&](auto& z, auto&& out) -> decltype(auto) { return realify::where(o.cond, z, C(1, 1), out); },
+                 realify::where(o.cond, o.x, C(1, 1)));
+    }
+    // out one row further in the same storage: a partial overlap, refused before anything is written
+    xt::xtensor<C, 2> storage = xt::zeros<C>({4, 4});
+    xt::view(storage, xt::range(0, 3), xt::all()) = o.x;
+    auto input = xt::view(storage, xt::range(0, 3), xt::all());
+    auto shifted = xt::view(storage, xt::range(1, 4), xt::all());
+    const xt::xtensor<C, 2> before = storage;
+    auto refused = [&](const std::string& message) {
+        EXPECT_NE(message.find("overlap"), std::string::npos) << message;
+        EXPECT_EQ(storage, before);
+    };
+    refused(error_message<realify::layout_error>([&] { realify::exp(input, realify::out(shifted)); }));
+    refused(error_message<realify::layout_error>([&] { realify::mul(o.x, input, realify::out(shifted)); }));
+    auto shifted_pairs = realify::view_as_real(shifted);
+    refused(error_message<realify::layout_error>(
+        [&] { realify::abs(input, realify::out(xt::view(shifted_pairs, xt::all(), xt::all(), 1))); }));
+    refused(error_message<realify::layout_error>([&] { realify::clone(input, realify::out(shifted)); }));
+    refused(error_message<realify::layout_error>([&] { realify::cumsum(input, 0, realify::out(shifted)); }));
+    refused(error_message<realify::layout_error>([&] { realify::flip(input, {0}, realify::out(shifted)); }));
+    refused(error_message<realify::layout_error>([&] { realify::sum(input, {0}, true, realify::out(xt::view(storage, xt::range(2, 3), xt::all()))); }));
+    // a square tensor permuted into itself, rolled or concatenated into itself: refused
+    xt::xtensor<C, 2> square = xt::view(storage, xt::all(), xt::all());
+    const xt::xtensor<C, 2> square_before = square;
+    EXPECT_THROW(realify::permute(square, {1, 0}, realify::out(square)), realify::layout_error);
+    EXPECT_THROW(realify::roll(square, {1}, {0}, realify::out(square)), realify::layout_error);
+    EXPECT_THROW(realify::repeat(square, {1, 1}, realify::out(square)), realify::layout_error);
+    auto first_half = xt::view(square, xt::range(0, 2), xt::all());
+    auto rows = xt::xtensor<C, 2>(first_half);
+    EXPECT_THROW(realify::cat(std::vector<decltype(first_half)>{first_half, first_half}, 0, realify::out(square)),
+                 realify::layout_error);
+    EXPECT_EQ(square, square_before);
+    (void)rows;
+}
+
+// ---- plain std::complex containers as operands and results --------------------------------------
+
+TEST(EagerContainers, StdComplexContainersAdaptorsAndViewsAreOperands) {
+    const operands o;
+    const xt::xarray<C> xa = o.x;
+    std::vector<C> raw(o.x.begin(), o.x.end());
+    auto adapted = xt::adapt(raw, std::vector<std::size_t>{3, 4});
+    xt::xtensor<C, 2> wide = xt::zeros<C>({3, 8});
+    xt::view(wide, xt::all(), xt::range(0, 8, 2)) = o.x;
+    auto strided = xt::view(wide, xt::all(), xt::range(0, 8, 2));
+    const auto want = as_array(realify::mul(complex_layout_of(o.x), complex_layout_of(o.y)));
+    // results are what a user of the operands expects
+    const auto from_xtensor = realify::mul(o.x, o.y);
+    static_assert(std::is_same_v<decltype(from_xtensor), const xt::xtensor<C, 2>>);
+    const auto from_xarray = realify::mul(xa, o.y);
+    static_assert(std::is_same_v<decltype(from_xarray), const xt::xarray<C>>);
+    const auto from_adaptor = realify::mul(adapted, o.y);
+    const auto from_view = realify::mul(strided, o.y);
+    const auto from_lazy = realify::mul(o.x * C(1, 0), o.y);  // no memory: evaluated once
+    const auto mixed = realify::mul(complex_layout_of(o.x), o.y);
+    static_assert(std::is_same_v<decltype(mixed), const realify::complex_layout<xt::xtensor<double, 3>>>);
+    const auto magnitude = realify::abs(o.x);
+    static_assert(std::is_same_v<decltype(magnitude), const xt::xtensor<double, 2>>);
+    const auto flags = realify::isnan(xa);
+    static_assert(std::is_same_v<decltype(flags), const xt::xarray<bool>>);
+    const auto moved = realify::permute(o.x, {1, 0});
+    static_assert(std::is_same_v<decltype(moved), const xt::xtensor<C, 2>>);
+    const auto reshaped = realify::reshape(o.x, {-1});
+    static_assert(std::is_same_v<decltype(reshaped), const xt::xarray<C>>);
+    const auto total = realify::sum(o.x);
+    static_assert(std::is_same_v<decltype(total), const xt::xtensor<C, 0>>);
+    const auto cast = realify::to<std::complex<float>>(complex_layout_of(o.x));
+    static_assert(std::is_same_v<decltype(cast), const realify::complex_layout<xt::xtensor<float, 3>>>);
+    for (const auto* got : {&from_xtensor}) EXPECT_TRUE(same_values(*got, want));
+    EXPECT_TRUE(same_values(xt::xarray<C>(from_xarray), want));
+    EXPECT_TRUE(same_values(xt::xarray<C>(from_adaptor), want));
+    EXPECT_TRUE(same_values(xt::xarray<C>(from_view), want));
+    EXPECT_TRUE(same_values(xt::xarray<C>(from_lazy), want));
+    EXPECT_TRUE(same_values(as_array(mixed), want));
+    EXPECT_TRUE(close(total(), ref::sum<double>(xa)));
+    // an adapted buffer and a strided view as out=
+    std::vector<C> target(12);
+    auto target_view = xt::adapt(target, std::vector<std::size_t>{3, 4});
+    realify::mul(o.x, o.y, realify::out(target_view));
+    EXPECT_TRUE(same_values(xt::xarray<C>(target_view), want));
+    realify::mul(o.x, o.y, realify::out(strided));
+    EXPECT_TRUE(same_values(xt::xarray<C>(strided), want));
+    // a lazy expression cannot be a buffer (a static_assert), a complex buffer
+    // cannot take a real result (a static_assert): see tests/ops/test_dispatch.cpp
+}
+
+TEST(EagerContainers, OperandsOfOtherComponentTypesAreConvertedPerBlock) {
+    // int and bool tensors with floating numbers compute in float (PyTorch's promotion)
+    xt::xtensor<int, 1> counts = {1, 2, 3, -4};
+    const auto half = realify::mul(counts, 0.5f);
+    static_assert(std::is_same_v<decltype(half), const xt::xtensor<float, 1>>);
+    EXPECT_EQ(half(3), -2.0f);
+    xt::xtensor<bool, 1> mask = {true, false, true, true};
+    EXPECT_EQ(realify::add(mask, 0.25)(1), 0.25f);
+    // complex64 tensor × float64 0-d tensor stays complex64: the double operand is converted
+    xt::xtensor<std::complex<float>, 1> z = {{1, 2}, {3, -4}};
+    xt::xtensor<double, 0> two = 2.0;
+    const auto doubled = realify::mul(z, two);
+    static_assert(std::is_same_v<decltype(doubled), const xt::xtensor<std::complex<float>, 1>>);
+    EXPECT_EQ(doubled(1), std::complex<float>(6, -8));
+    // complex64 × complex128 n-d tensors promote to complex128; long rows go through several blocks
+    xt::xtensor<std::complex<float>, 1> long_f = xt::xtensor<std::complex<float>, 1>::from_shape({5000});
+    xt::xtensor<C, 1> long_d = xt::xtensor<C, 1>::from_shape({5000});
+    for (std::size_t i = 0; i < 5000; ++i) {
+        long_f(i) = {float(i % 7) - 3.0f, 0.5f};
+        long_d(i) = C(0.25, double(i % 3));
+    }
+    const auto product = realify::mul(long_f, xt::view(long_d, xt::range(4999, -5001, -1)));
+    static_assert(std::is_same_v<decltype(product), const xt::xtensor<C, 1>>);
+    for (std::size_t i = 0; i < 5000; i += 777) EXPECT_EQ(product(i), C(long_f(i)) * long_d(4999 - i)) << i;
+}
+
+// ---- real tensors through the non-elementwise ops ----------------------------------------------------
+
+/// The real parts of a complex reference on x + 0i: what the op gives a real tensor.
+template <class R>
+xt::xarray<double> real_part(const R& r) {
+    return xt::real(xt::xarray<C>(r));
+}
+
+TEST(EagerRealTensors, ShapeOpsReductionsAndFillsMatchTheReferences) {
+    xt::xarray<double> r = xt::xarray<double>::from_shape({2, 3, 4});
+    for (std::size_t i = 0; i < r.size(); ++i) r.flat(i) = std::sin(double(i) + 1) * 3.0;
+    const xt::xarray<C> c = xt::cast<C>(r);
+    auto expect = [](const auto& got, const xt::xarray<double>& want, const char* what) {
+        EXPECT_TRUE(same_values(xt::xarray<double>(got), want)) << what;
+    };
+    expect(realify::select(r, -1, 2), real_part(ref::select<double>(c, -1, 2)), "select on the last axis");
+    expect(realify::select(r, 0, 1), real_part(ref::select<double>(c, 0, 1)), "select");
+    expect(realify::getitem(r, 1), real_part(ref::select<double>(c, 0, 1)), "getitem");
+    expect(realify::slice(r, 2, 1, 4, 2), real_part(ref::slice<double>(c, 2, 1, 4, 2)), "slice");
+    expect(realify::narrow(r, 1, 1, 2), real_part(ref::narrow<double>(c, 1, 1, 2)), "narrow");
+    expect(realify::cat(std::vector{r, r}, -1), real_part(ref::cat<double>({c, c}, -1)), "cat");
+    expect(realify::stack(std::vector{r, r}, 3), real_part(ref::stack<double>({c, c}, 3)), "stack");
+    expect(realify::transpose(r, 0, 2), real_part(ref::transpose<double>(c, 0, 2)), "transpose");
+    expect(realify::permute(r, {2, 0, 1}), real_part(ref::permute<double>(c, {2, 0, 1})), "permute");
+    const xt::xarray<double> m = xt::view(r, 0);
+    expect(realify::t(m), real_part(ref::t<double>(xt::xarray<C>(xt::cast<C>(m)))), "t");
+    const auto u = realify::unsqueeze(r, -1);
+    expect(u, real_part(ref::unsqueeze<double>(c, -1)), "unsqueeze");
+    expect(realify::squeeze(u), r, "squeeze");
+    expect(realify::squeeze(u, -1), r, "squeeze dim");
+    expect(realify::flip(r, {0, 2}), real_part(ref::flip<double>(c, {0, 2})), "flip");
+    expect(realify::roll(r, {2, -1}, {2, 0}), real_part(ref::roll<double>(c, {2, -1}, {2, 0})), "roll");
+    expect(realify::roll(r, {7}), real_part(ref::roll<double>(c, {7})), "roll flattened");
+    expect(realify::repeat(r, {2, 1, 1, 2}), real_part(ref::repeat<double>(c, {2, 1, 1, 2})), "repeat");
+    expect(realify::expand(realify::select(r, 0, 0), {5, 3, 4}), real_part(ref::expand<double>(ref::select<double>(c, 0, 0), {5, 3, 4})), "expand");
+    expect(realify::reshape(r, {4, -1}), real_part(ref::reshape<double>(c, {4, -1})), "reshape");
+    expect(realify::view(xt::transpose(r), {-1}), real_part(ref::reshape<double>(xt::xarray<C>(xt::transpose(c)), {-1})), "view of a transposed tensor");
+    expect(realify::flatten(r, 1), real_part(ref::flatten<double>(c, 1)), "flatten");
+    // the last axis of a real view of a complex tensor: its real and imaginary parts
+    const auto pairs = realify::view_as_real(complex_layout_of(c));
+    expect(realify::select(pairs, -1, 0), r, "select on the [re, im] axis of a real view");
+    auto close_to = [](const auto& got, const xt::xarray<double>& want, const char* what) {
+        const xt::xarray<double> g = got;
+        ASSERT_EQ(g.shape().size(), want.shape().size()) << what;
+        for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(close(g.flat(i), want.flat(i))) << what << " " << i;
+    };
+    close_to(realify::sum(r), xt::xarray<double>(std::real(ref::sum<double>(c))), "sum");
+    close_to(realify::sum(r, {0, -1}, true), real_part(ref::sum_dim<double>(c, {0, -1}, true)), "sum keepdim");
+    close_to(realify::mean(r, {1}), real_part(ref::mean_dim<double>(c, {1})), "mean");
+    close_to(realify::mean(r), xt::xarray<double>(std::real(ref::mean<double>(c))), "mean of all");
+    close_to(realify::prod(r, 2, true), real_part(ref::prod_dim<double>(c, 2, true)), "prod keepdim");
+    close_to(realify::cumsum(r, 0), real_part(ref::cumsum<double>(c, 0)), "cumsum");
+    const xt::xarray<bool> cond = xt::xtensor<bool, 2>{{true}, {false}, {true}};
+    expect(realify::where(cond, r, -1.0), real_part(ref::where<double>(cond, c, xt::xarray<C>(xt::full_like(c, C(-1))))), "where");
+    expect(realify::zeros_like(r), xt::zeros_like(r), "zeros_like");
+    expect(realify::ones_like(r), xt::ones_like(r), "ones_like");
+    expect(realify::full_like(r, 2.5), xt::full_like(r, 2.5), "full_like");
+    expect(realify::add(r, 1.5), r + 1.5, "add a number");
+    expect(realify::mul(2.0, r), r * 2.0, "mul by a number");
+    expect(realify::sub(r, 0.5, 2.0), r - 1.0, "sub with alpha");
+    expect(realify::div(r, r), xt::ones_like(r), "div");
+    static_assert(std::is_same_v<decltype(realify::select(r, 0, 0)), xt::xarray<double>>);
+    static_assert(std::is_same_v<decltype(realify::permute(xt::xtensor<float, 2>{}, {1, 0})), xt::xtensor<float, 2>>);
+    static_assert(std::is_same_v<decltype(realify::sum(xt::xtensor<float, 2>{})), xt::xtensor<float, 0>>);
+}
+
+TEST(EagerCasts, ToFollowsPyTorch) {
+    xt::xtensor<double, 1> r = {1.5, -0.0, 3e40, -2};
+    const auto z = realify::to<std::complex<float>>(r);
+    static_assert(std::is_same_v<decltype(z), const xt::xtensor<std::complex<float>, 1>>);
+    EXPECT_EQ(z(0), std::complex<float>(1.5f, 0));
+    EXPECT_TRUE(std::isinf(z(2).real()));  // double → float overflows to inf, as a C++ conversion
+    const auto f = realify::to<float>(r);
+    static_assert(std::is_same_v<decltype(f), const xt::xtensor<float, 1>>);
+    EXPECT_EQ(f(3), -2.0f);
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    xt::xtensor<C, 1> c = {{0, 0}, {0, -0.0}, {0, 2}, {nan, 0}, {-3, 0}};
+    const auto b = realify::to<bool>(c);
+    static_assert(std::is_same_v<decltype(b), const xt::xtensor<bool, 1>>);
+    EXPECT_EQ(b, (xt::xtensor<bool, 1>{false, false, true, true, true}));
+    EXPECT_EQ(realify::to<double>(c)(4), -3.0);  // the real part
+    EXPECT_EQ(realify::to<bool>(r), (xt::xtensor<bool, 1>{true, false, true, true}));
+    const auto layout = realify::to<std::complex<float>>(complex_layout_of(c));
+    static_assert(std::is_same_v<decltype(layout), const realify::complex_layout<xt::xtensor<float, 2>>>);
+    EXPECT_EQ(layout(2), std::complex<float>(0, 2));
+    xt::xtensor<int, 1> ints = {3, -1};
+    EXPECT_EQ(realify::to<C>(ints)(1), C(-1, 0));
+    EXPECT_EQ(realify::to<float>(xt::xtensor<float, 1>{1, 2})(1), 2.0f);
 }
 
 }  // namespace

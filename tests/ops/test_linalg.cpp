@@ -16,6 +16,7 @@
 #include <new>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -694,6 +695,91 @@ TEST(LinalgMethod, AutomaticResolvesByMeasuredSizeAndScopesNest) {
     EXPECT_EQ(realify::current_gemm_method(), gemm_method::automatic);
     const realify::scoped_gemm_method scope(gemm_method::m3);
     EXPECT_EQ(result_of<float>(realify::mm(la, la)), c3);
+}
+
+// ---- out= -----------------------------------------------------------------------------------
+// (every buffer layout, stride 0 and wrong shapes: tests/ops/test_eager_api.cpp, EagerOut)
+
+TEST(LinalgOut, AContiguousBufferIsWrittenByTheGemmWithoutAllocatingTheResult) {
+    std::mt19937_64 rng(31);
+    const std::size_t n = 96;  // a 96 × 96 complex<double> result is 144 KiB: a "large" allocation
+    const carray<double> a = random_complex<double>({n, n}, rng), b = random_complex<double>({n, n}, rng);
+    const xt::xtensor<std::complex<double>, 2> ta = a, tb = b;
+    for (gemm_method method : all_methods) {
+        SCOPED_TRACE(std::string(realify::to_string(method)));
+        const std::size_t before_allocating = large_allocations.load();
+        const auto want = realify::mm(ta, tb, method);
+        const std::size_t allocating = large_allocations.load() - before_allocating;
+        xt::xtensor<std::complex<double>, 2> c = xt::zeros<std::complex<double>>({n, n});
+        const std::size_t before_out = large_allocations.load();
+        decltype(auto) returned = realify::mm(ta, tb, method, realify::out(c));
+        static_assert(std::is_same_v<decltype(returned), xt::xtensor<std::complex<double>, 2>&>);
+        EXPECT_EQ(&returned, &c);
+        EXPECT_EQ(large_allocations.load() - before_out + 1, allocating) << "only the result is not allocated";
+        EXPECT_EQ(c, want);
+        // a complex_layout buffer of (…, 2) data
+        xt::xtensor<double, 3> pairs = xt::zeros<double>({n, n, std::size_t(2)});
+        realify::mm(ta, tb, method, realify::out(realify::as_complex_layout(pairs)));
+        const xt::xtensor<std::complex<double>, 2> from_pairs = realify::to_complex_tensor(realify::as_complex_layout(pairs));
+        EXPECT_EQ(from_pairs, want);
+    }
+    // a real product into a contiguous real buffer: no allocation at all
+    const xt::xtensor<double, 2> ra = xt::real(ta), rb = xt::imag(tb);
+    xt::xtensor<double, 2> rc = xt::zeros<double>({n, n});
+    const std::size_t before = large_allocations.load();
+    realify::mm(ra, rb, realify::out(rc));
+    EXPECT_EQ(large_allocations.load(), before);
+    EXPECT_EQ(rc, realify::mm(ra, rb));
+    // a float buffer takes a double product (PyTorch's can_cast): through a temporary, rounded once
+    xt::xtensor<float, 2> rf = xt::zeros<float>({n, n});
+    realify::mm(ra, rb, realify::out(rf));
+    const xt::xtensor<float, 2> rounded = xt::cast<float>(realify::mm(ra, rb));
+    EXPECT_EQ(rf, rounded);
+}
+
+TEST(LinalgOut, AnOperandMayOverlapTheBufferInAnyWay) {
+    std::mt19937_64 rng(37);
+    using cd = std::complex<double>;
+    using matrix = xt::xtensor<cd, 2>;
+    const matrix a0 = random_complex<double>({8, 8}, rng), b0 = random_complex<double>({8, 8}, rng);
+    for (gemm_method method : all_methods) {
+        SCOPED_TRACE(std::string(realify::to_string(method)));
+        const matrix want = realify::mm(a0, b0, method);
+        // in place: a = a · b, a = a · a
+        matrix a = a0;
+        realify::mm(a, b0, method, realify::out(a));
+        EXPECT_EQ(a, want);
+        a = a0;
+        realify::mm(a, a, method, realify::out(a));
+        EXPECT_EQ(a, realify::mm(a0, a0, method));
+        // the buffer one row further in the operand's storage
+        matrix storage = xt::zeros<cd>({9, 8});
+        xt::view(storage, xt::range(0, 8), xt::all()) = a0;
+        auto operand = xt::view(storage, xt::range(0, 8), xt::all());
+        realify::mm(operand, b0, method, realify::out(xt::view(storage, xt::range(1, 9), xt::all())));
+        EXPECT_EQ(matrix(xt::view(storage, xt::range(1, 9), xt::all())), want);
+        // a transposed view of the buffer as an operand
+        a = a0;
+        realify::mm(realify::transpose_view(a), b0, method, realify::out(a));
+        EXPECT_EQ(a, realify::mm(matrix(xt::transpose(a0)), b0, method));
+    }
+    // a vector product into its own vector
+    xt::xtensor<cd, 1> v = xt::view(a0, 0, xt::all());
+    const xt::xtensor<cd, 1> mv_want = realify::mv(a0, v);
+    realify::mv(a0, v, realify::out(v));
+    EXPECT_EQ(v, mv_want);
+    // checks before any write: a wrong shape names the op and both shapes
+    matrix wrong = xt::zeros<cd>({8, 7});
+    try {
+        realify::mm(a0, b0, realify::out(wrong));
+        ADD_FAILURE() << "expected a shape_error";
+    } catch (const realify::shape_error& e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("realify::mm"), std::string::npos) << message;
+        EXPECT_NE(message.find("(8, 7)"), std::string::npos) << message;
+        EXPECT_NE(message.find("(8, 8)"), std::string::npos) << message;
+    }
+    EXPECT_EQ(wrong, matrix(xt::zeros<cd>({8, 7})));
 }
 
 // ---- the graph's nodes take the same path ---------------------------------------------------

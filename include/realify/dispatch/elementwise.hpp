@@ -1,19 +1,15 @@
-// The elementwise engine every elementwise lowering runs on.
+// The loop pieces of the elementwise engine that preceded realify/engine:
+// operand_ref / prepared_operand / prepare (an operand as pointer, element
+// shape and strides in units of the component type, evaluated into a
+// contiguous temporary when it has no memory), NumPy broadcasting of their
+// shapes, and the tight and strided loops over them.
 //
-// Operands (complex layouts, real tensors, numbers) are reduced to a pointer,
-// an element shape and element strides in units of the component type; complex
-// elements are interleaved (re, im) pairs, read as kernel::cpair. Operands not
-// in memory, of another component type, or whose [re, im] axis is not
-// adjacent are evaluated once into a contiguous temporary.
-//
-// Two loops, both contiguous over interleaved memory — never strided
-// xt::views of the (…,2) layout (measured 15× slower than Eigen):
-//   fast path    every tensor operand has the result's shape and is row-major
-//                contiguous, numbers are broadcast: one tight loop over pairs,
-//                the loaders chosen at compile time so the loop vectorises;
-//   general path NumPy broadcasting / strided inputs: an odometer over the
-//                outer axes and a strided inner loop.
-// The result is a freshly allocated row-major container.
+// KEPT FOR THE GRAPH AND THE MATRIX PRODUCTS ONLY: the eager ops run on
+// realify/engine/elementwise.hpp (one compiled engine, any layout, out=).
+// realify/graph/evaluate.hpp and graph/program.hpp (broadcast_shapes,
+// run_into, general_path: the fused loops, the std::complex fallback) and
+// realify/dispatch/lowerings/linalg.hpp (prepare) still use these; remove
+// this header once they move to the engine.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +32,7 @@
 #include "realify/errors.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
+#include "realify/dispatch/results.hpp"
 #include "realify/ops/operand.hpp"
 
 namespace realify::detail {
@@ -68,6 +65,17 @@ struct prepared_operand {
 template <class R>
 inline constexpr bool directly_readable_v = strided_in_memory<const R&>;
 
+/// Points `out.ref` at out.storage (row-major; the [re, im] axis dropped when complex).
+template <class T, bool Complex>
+void point_at_storage(prepared_operand<T, Complex>& out) {
+    constexpr std::size_t drop = Complex ? 1 : 0;
+    const auto& shape = out.storage->shape();
+    const auto& strides = out.storage->strides();
+    out.ref.data = out.storage->data();
+    out.ref.shape.assign(shape.begin(), shape.end() - drop);
+    out.ref.strides.assign(strides.begin(), strides.end() - drop);
+}
+
 /// Points `out.ref` at the memory of a real expression of component type T whose
 /// trailing `drop` axes (0 for real tensors, 1 for the [re, im] axis) are contiguous.
 template <class T, bool Complex, class R>
@@ -83,19 +91,23 @@ void prepare_expression(prepared_operand<T, Complex>& out, const R& expression) 
             return;
         }
     }
-    const xt::xarray<T>& copy = out.storage.emplace(xt::cast<T>(expression));
-    const auto& shape = copy.shape();
-    const auto& strides = copy.strides();
-    out.ref.data = copy.data();
-    out.ref.shape.assign(shape.begin(), shape.end() - drop);
-    out.ref.strides.assign(strides.begin(), strides.end() - drop);
+    out.storage.emplace(xt::cast<T>(expression));
+    point_at_storage(out);
 }
 
 /// Prepares any elementwise operand for component type T.
 template <class T, class A>
 auto& prepare(prepared_operand<T, complex_operand<A>>& out, const A& arg) {
-    if constexpr (complex_tensor_operand<A>) {
+    if constexpr (complex_layout_operand<A>) {
         prepare_expression(out, arg.real_layout());
+    } else if constexpr (complex_container_operand<A>) {
+        if constexpr (strided_in_memory<const A&>) {
+            prepare_expression(out, view_as_real(arg));
+        } else {
+            const xt::xarray<typename A::value_type> evaluated(arg);
+            out.storage.emplace(xt::cast<T>(view_as_real(evaluated)));
+            point_at_storage(out);
+        }
     } else if constexpr (real_tensor_operand<A>) {
         prepare_expression(out, arg);
     } else if constexpr (complex_number_operand<A>) {
@@ -255,20 +267,6 @@ void general_path(O* out, const dim_vector& shape, const Kernel& kernel, const R
     }
 }
 
-/// An owning container of element type V and rank Rank (xarray when dynamic).
-template <class V, std::size_t Rank>
-using owning_tensor_t = std::conditional_t<Rank == dynamic_rank, xt::xarray<V>, xt::xtensor<V, Rank == dynamic_rank ? 0 : Rank>>;
-
-template <class Container>
-Container make_container(const dim_vector& shape, std::size_t trailing) {
-    dim_vector full = shape;
-    if (trailing != 0) full.push_back(trailing);
-    using shape_type = typename Container::shape_type;
-    shape_type s = make_shape<shape_type>(full.size());
-    std::copy(full.begin(), full.end(), s.begin());
-    return Container::from_shape(s);
-}
-
 template <std::size_t Width, class O, class Kernel, class... Refs>
 void run_into(O* out, const dim_vector& shape, const Kernel& kernel, const Refs&... refs) {
     std::size_t total = 1;
@@ -279,25 +277,6 @@ void run_into(O* out, const dim_vector& shape, const Kernel& kernel, const Refs&
         fast_path(out, total, kernel, std::make_tuple(&refs...));
     } else {
         general_path<Width>(out, shape, kernel, refs...);
-    }
-}
-
-/// Runs `kernel` over the broadcast of the prepared operands. Out is the
-/// element kind of the result: kernel::cpair<T> (complex result), T or bool.
-template <std::size_t Rank, class Kernel, class... Prepared>
-auto run_elementwise(std::string_view op_name, const Kernel& kernel, const Prepared&... operands) {
-    using result_element = decltype(kernel(load_at<typename Prepared::value_type, Prepared::is_complex>(operands.ref.data)...));
-    const dim_vector shape = broadcast_shapes(op_name, operands.ref...);
-    constexpr bool complex_result = !std::is_arithmetic_v<result_element>;
-    if constexpr (complex_result) {
-        using T = decltype(result_element::re);
-        auto result = make_container<owning_tensor_t<T, rank_plus_one(Rank)>>(shape, 2);
-        run_into<2>(result.data(), shape, kernel, operands.ref...);
-        return complex_layout<decltype(result)>(std::move(result));
-    } else {
-        auto result = make_container<owning_tensor_t<result_element, Rank>>(shape, 0);
-        run_into<1>(result.data(), shape, kernel, operands.ref...);
-        return result;
     }
 }
 

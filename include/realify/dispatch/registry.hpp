@@ -1,7 +1,9 @@
 // The constexpr dispatch table: op tag -> candidate lowerings, the C++ form of
-// the seed system's @_complex_unpacker table and converter registry (seed 002).
+// Torch-TensorRT's complex unpacker table and converter registry.
 //
-// A lowering is a struct:
+// A lowering is a struct whose C++ name is its `name` (docs/ops.md and
+// explain() lead to the code in one step; tests/ops/test_dispatch.cpp checks
+// every row):
 //
 //   struct my_mul {
 //       using op = realify::op::mul;                       // the tag it lowers
@@ -10,18 +12,28 @@
 //       static constexpr int priority = realify::dispatch::priority::high;
 //       template <class... A> static constexpr bool accepts = …;  // optional, compile-time validator
 //       template <class... A> static bool supports(const A&...);  // optional, run-time validator
-//       template <class... A> static auto apply(A&&...);          // the lowering itself
+//       template <class... A> static auto apply(const A&...);     // the lowering: returns its result
+//       template <class B, class... A>                            // optional: writes it into a buffer
+//       static void apply_into(realify::out_arg<B>& out, const A&...);
 //   };
+//
+// dispatch::call<Tag>(args…) runs the selected lowering's apply and returns
+// its result. With an out= argument last, dispatch::call<Tag>(args…,
+// realify::out(buffer)) selects the lowering on the other arguments alone
+// and runs its apply_into, which must check the buffer (element type,
+// shape, overlaps — see docs/ops.md), write the result there without
+// allocating, and return nothing; the call returns the buffer. A lowering
+// without apply_into still works with out=: its result is allocated by apply
+// and copied into the buffer (with the same checks).
 //
 // Candidates for a tag are the user's (user_lowerings<Tag>) followed by the
 // built-in ones (builtin_lowerings<Tag>), stably sorted by priority, highest
-// first: like the seed's ConverterPriority.HIGH entries inserted at the front,
-// and at equal priority a user's entry goes before a built-in one. A call picks
-// the first candidate whose compile-time validator accepts the operand types
-// and, if it has one, whose run-time validator accepts the operands — the
-// seed's capability_validator (e.g. the SIMD "mul of contiguous operands" entry
-// checks contiguity and equal shapes at run time and falls through to the
-// standard lowering otherwise). No candidate: one static_assert.
+// first: like Torch-TensorRT's ConverterPriority.HIGH entries inserted at the
+// front, and at equal priority a user's entry goes before a built-in one. A
+// call picks the first candidate whose compile-time validator accepts the
+// operand types and, if it has one, whose run-time validator accepts the
+// operands (Torch-TensorRT's capability_validator). No candidate: one
+// static_assert.
 //
 // Users extend or override the table from their own code, without editing the
 // library, by specialising realify::dispatch::user_lowerings<Tag> BEFORE the
@@ -44,7 +56,9 @@
 #include <type_traits>
 #include <utility>
 
+#include "realify/dispatch/into.hpp"
 #include "realify/ops/op_kind.hpp"
+#include "realify/ops/out.hpp"
 #include "realify/ops/tags.hpp"
 
 namespace realify::dispatch {
@@ -158,6 +172,33 @@ decltype(auto) call_from(A&&... args) {
     }
 }
 
+template <class L, class B, class... A>
+concept has_apply_into = requires(out_arg<B>& o, const std::remove_cvref_t<A>&... a) { L::apply_into(o, a...); };
+
+/// Runs L into the buffer: its apply_into, or its apply and a copy.
+template <class L, class B, class... A>
+void run_into(out_arg<B>& o, A&&... args) {
+    if constexpr (has_apply_into<L, B, A...>) L::apply_into(o, std::as_const(args)...);
+    else copy_into(L::op::name, L::apply(std::forward<A>(args)...), o);
+}
+
+/// call_from for an out= call.
+template <std::size_t I, class List, class B, class... A>
+void call_into_from(out_arg<B>& o, A&&... args) {
+    using L = typename at_impl<List>::template type<I>;
+    if constexpr (!accepts_v<L, A...>) {
+        call_into_from<I + 1, List>(o, std::forward<A>(args)...);
+    } else if constexpr (has_runtime_validator<L, A...>) {
+        if (L::supports(std::as_const(args)...)) run_into<L>(o, std::forward<A>(args)...);
+        else call_into_from<I + 1, List>(o, std::forward<A>(args)...);
+    } else {
+        run_into<L>(o, std::forward<A>(args)...);
+    }
+}
+
+template <class... A>
+using last_t = std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>;
+
 /// The lowering a call with these operand types starts from (first compile-time accepted).
 template <class List, class... A>
 struct first_accepted;
@@ -183,15 +224,33 @@ template <class Tag, class... A>
 using selected_lowering_t = typename detail::at_impl<candidates_t<Tag>>::template type<
     detail::first_accepted<candidates_t<Tag>, std::remove_cvref_t<A>...>::index>;
 
-/// Calls the selected lowering of Tag.
-template <class Tag, class... A>
-decltype(auto) call(A&&... args) {
+/// Runs the selected lowering of Tag into the buffer of `o`; returns the buffer.
+template <class Tag, class B, class... A>
+B call_into(out_arg<B>& o, A&&... args) {
     static_assert(has_lowering_v<Tag, A...>,
                   "realify::dispatch::call: no lowering of this op accepts these operand types (see the op tag "
-                  "and the argument types in the instantiation above; complex operands must be complex_layout, "
-                  "made with realify::complex_layout_of or realify::as_complex_layout).");
-    if constexpr (has_lowering_v<Tag, A...>) {
-        return detail::call_from<0, candidates_t<Tag>>(std::forward<A>(args)...);
+                  "and the argument types in the instantiation above).");
+    if constexpr (has_lowering_v<Tag, A...>) detail::call_into_from<0, candidates_t<Tag>>(o, std::forward<A>(args)...);
+    return take_buffer(o);
+}
+
+/// Calls the selected lowering of Tag; with a realify::out(buffer) last,
+/// writes into the buffer and returns it (see the header comment).
+template <class Tag, class... A>
+decltype(auto) call(A&&... args) {
+    if constexpr (sizeof...(A) > 0 && output_argument<detail::last_t<A...>>) {
+        auto arguments = std::forward_as_tuple(std::forward<A>(args)...);
+        auto& o = std::get<sizeof...(A) - 1>(arguments);
+        return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+            return call_into<Tag>(o, std::get<I>(std::move(arguments))...);
+        }(std::make_index_sequence<sizeof...(A) - 1>{});
+    } else {
+        static_assert(has_lowering_v<Tag, A...>,
+                      "realify::dispatch::call: no lowering of this op accepts these operand types (see the op tag "
+                      "and the argument types in the instantiation above).");
+        if constexpr (has_lowering_v<Tag, A...>) {
+            return detail::call_from<0, candidates_t<Tag>>(std::forward<A>(args)...);
+        }
     }
 }
 

@@ -1,74 +1,125 @@
 // The eager elementwise API: realify::mul(a, b), realify::exp(a), … named
-// and ordered like PyTorch's. Operands are complex_layout<E> (complex), real
-// xtensor expressions, std::complex numbers and C++ numbers, broadcast the
-// NumPy way; the component type follows PyTorch's promotion
-// (realify/ops/promotion.hpp). Each call goes through the dispatch table, so
-// a user's lowering (dispatch::user_lowerings) takes effect here too.
+// and ordered like PyTorch's. Operands are complex tensors (complex_layout<E>,
+// or xtensor containers, adaptors and views of std::complex<T>), real
+// tensors, std::complex numbers and C++ numbers, broadcast the NumPy way; the
+// component type follows PyTorch's promotion (realify/ops/promotion.hpp).
+// Each call goes through the dispatch table, so a user's lowering
+// (dispatch::user_lowerings) takes effect here too.
 //
-// Results: complex ops return an owning complex_layout<xt::xtensor<T, N+1>>
-// (xt::xarray<T> when the rank is dynamic); real-output ops return
-// xt::xtensor<T, N> (bool for isnan/isinf).
+// Every function takes an optional realify::out(buffer) last: the result is
+// written into the buffer (checked, never allocated) and the buffer returned.
+// Without it the result is allocated as realify/dispatch/results.hpp says: an
+// owning complex_layout when an operand is one, an xt::xtensor of
+// std::complex<T> for std::complex operands, an xt::xtensor<T, N> for real
+// results (bool for isnan/isinf); xt::xarray when the rank is dynamic.
 #pragma once
 
+#include <utility>
+
 #include "realify/dispatch.hpp"
+#include "realify/ops/out.hpp"
 
 namespace realify {
+
+namespace detail {
+/// The arguments after add's / sub's operands: (), (alpha), (out) or (alpha, out).
+template <class... R>
+inline constexpr bool alpha_then_out = optional_out<R...>;
+template <class Alpha, class O>
+inline constexpr bool alpha_then_out<Alpha, O> = number_operand<Alpha> && output_argument<O>;
+template <class Alpha>
+    requires(!output_argument<Alpha>)
+inline constexpr bool alpha_then_out<Alpha> = number_operand<Alpha>;
+}  // namespace detail
 
 // ---- binary arithmetic ------------------------------------------------------------
 
 /// a · b. A real number goes to mul.Scalar (both components scaled).
-template <elementwise_operand A, elementwise_operand B>
-auto mul(const A& a, const B& b) {
-    if constexpr (complex_tensor_operand<A> && real_number_operand<B>) return dispatch::call<op::mul_scalar>(a, b);
-    else if constexpr (real_number_operand<A> && complex_tensor_operand<B>) return dispatch::call<op::mul_scalar>(b, a);
-    else return dispatch::call<op::mul>(a, b);
+template <elementwise_operand A, elementwise_operand B, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) mul(const A& a, const B& b, O&&... o) {
+    if constexpr (complex_tensor_operand<A> && real_number_operand<B>)
+        return dispatch::call<op::mul_scalar>(a, b, std::forward<O>(o)...);
+    else if constexpr (real_number_operand<A> && complex_tensor_operand<B>)
+        return dispatch::call<op::mul_scalar>(b, a, std::forward<O>(o)...);
+    else
+        return dispatch::call<op::mul>(a, b, std::forward<O>(o)...);
 }
 /// a / b. A real number divisor goes to div.Scalar.
-template <elementwise_operand A, elementwise_operand B>
-auto div(const A& a, const B& b) {
-    if constexpr (complex_tensor_operand<A> && real_number_operand<B>) return dispatch::call<op::div_scalar>(a, b);
-    else return dispatch::call<op::div>(a, b);
+template <elementwise_operand A, elementwise_operand B, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) div(const A& a, const B& b, O&&... o) {
+    if constexpr (complex_tensor_operand<A> && real_number_operand<B>)
+        return dispatch::call<op::div_scalar>(a, b, std::forward<O>(o)...);
+    else
+        return dispatch::call<op::div>(a, b, std::forward<O>(o)...);
 }
-/// a + alpha·b (alpha optional). A number b goes to add.Scalar (a real one moves only the real part).
-template <elementwise_operand A, elementwise_operand B, number_operand... Alpha>
-    requires(sizeof...(Alpha) <= 1)
-auto add(const A& a, const B& b, const Alpha&... alpha) {
-    if constexpr (complex_tensor_operand<A> && number_operand<B>) return dispatch::call<op::add_scalar>(a, b, alpha...);
-    else return dispatch::call<op::add>(a, b, alpha...);
+/// a + alpha·b (alpha optional, then out optional). A number b goes to
+/// add.Scalar (a real one moves only the real part).
+template <elementwise_operand A, elementwise_operand B, class... R>
+    requires detail::alpha_then_out<R...>
+decltype(auto) add(const A& a, const B& b, R&&... rest) {
+    if constexpr (complex_tensor_operand<A> && number_operand<B>)
+        return dispatch::call<op::add_scalar>(a, b, std::forward<R>(rest)...);
+    else
+        return dispatch::call<op::add>(a, b, std::forward<R>(rest)...);
 }
-/// a − alpha·b (alpha optional).
-template <elementwise_operand A, elementwise_operand B, number_operand... Alpha>
-    requires(sizeof...(Alpha) <= 1)
-auto sub(const A& a, const B& b, const Alpha&... alpha) {
-    if constexpr (complex_tensor_operand<A> && number_operand<B>) return dispatch::call<op::sub_scalar>(a, b, alpha...);
-    else return dispatch::call<op::sub>(a, b, alpha...);
+/// a − alpha·b (alpha optional, then out optional).
+template <elementwise_operand A, elementwise_operand B, class... R>
+    requires detail::alpha_then_out<R...>
+decltype(auto) sub(const A& a, const B& b, R&&... rest) {
+    if constexpr (complex_tensor_operand<A> && number_operand<B>)
+        return dispatch::call<op::sub_scalar>(a, b, std::forward<R>(rest)...);
+    else
+        return dispatch::call<op::sub>(a, b, std::forward<R>(rest)...);
 }
 /// Explicit overload names (aten's add.Scalar, mul.Scalar, …).
-template <class A, class S, class... Alpha>
-auto add_scalar(const A& a, const S& s, const Alpha&... alpha) { return dispatch::call<op::add_scalar>(a, s, alpha...); }
-template <class A, class S, class... Alpha>
-auto sub_scalar(const A& a, const S& s, const Alpha&... alpha) { return dispatch::call<op::sub_scalar>(a, s, alpha...); }
-template <class A, class S>
-auto mul_scalar(const A& a, const S& s) { return dispatch::call<op::mul_scalar>(a, s); }
-template <class A, class S>
-auto div_scalar(const A& a, const S& s) { return dispatch::call<op::div_scalar>(a, s); }
-
-/// a ** exponent: a number exponent is pow.Tensor_Scalar, a tensor pow.Tensor_Tensor.
-template <elementwise_operand A, elementwise_operand B>
-auto pow(const A& a, const B& exponent) {
-    if constexpr (complex_tensor_operand<A> && number_operand<B>) return dispatch::call<op::pow_scalar>(a, exponent);
-    else return dispatch::call<op::pow_tensor>(a, exponent);
+template <class A, class S, class... R>
+decltype(auto) add_scalar(const A& a, const S& s, R&&... rest) {
+    return dispatch::call<op::add_scalar>(a, s, std::forward<R>(rest)...);
 }
-template <class A, class S>
-auto pow_scalar(const A& a, const S& exponent) { return dispatch::call<op::pow_scalar>(a, exponent); }
-template <class A, class B>
-auto pow_tensor(const A& a, const B& exponent) { return dispatch::call<op::pow_tensor>(a, exponent); }
+template <class A, class S, class... R>
+decltype(auto) sub_scalar(const A& a, const S& s, R&&... rest) {
+    return dispatch::call<op::sub_scalar>(a, s, std::forward<R>(rest)...);
+}
+template <class A, class S, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) mul_scalar(const A& a, const S& s, O&&... o) {
+    return dispatch::call<op::mul_scalar>(a, s, std::forward<O>(o)...);
+}
+template <class A, class S, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) div_scalar(const A& a, const S& s, O&&... o) {
+    return dispatch::call<op::div_scalar>(a, s, std::forward<O>(o)...);
+}
+
+/// a ** exponent: a number exponent of a complex tensor is pow.Tensor_Scalar,
+/// anything else pow.Tensor_Tensor.
+template <elementwise_operand A, elementwise_operand B, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) pow(const A& a, const B& exponent, O&&... o) {
+    if constexpr (complex_tensor_operand<A> && number_operand<B>)
+        return dispatch::call<op::pow_scalar>(a, exponent, std::forward<O>(o)...);
+    else
+        return dispatch::call<op::pow_tensor>(a, exponent, std::forward<O>(o)...);
+}
+template <class A, class S, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) pow_scalar(const A& a, const S& exponent, O&&... o) {
+    return dispatch::call<op::pow_scalar>(a, exponent, std::forward<O>(o)...);
+}
+template <class A, class B, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) pow_tensor(const A& a, const B& exponent, O&&... o) {
+    return dispatch::call<op::pow_tensor>(a, exponent, std::forward<O>(o)...);
+}
 
 // ---- unary ---------------------------------------------------------------------------
-#define REALIFY_EAGER_UNARY(NAME)                          \
-    template <class A>                                     \
-    auto NAME(const A& a) {                                \
-        return dispatch::call<op::NAME>(a);                \
+#define REALIFY_EAGER_UNARY(NAME)                                  \
+    template <class A, class... O>                                 \
+        requires detail::optional_out<O...>                        \
+    decltype(auto) NAME(const A& a, O&&... o) {                    \
+        return dispatch::call<op::NAME>(a, std::forward<O>(o)...); \
     }
 REALIFY_EAGER_UNARY(neg)
 REALIFY_EAGER_UNARY(conj)

@@ -1,88 +1,164 @@
 // The eager shape and reduction API, PyTorch's names and argument order:
-// realify::permute(a, {1, 0}), realify::reshape(a, {-1, 4}), realify::cat({a, b}, 0),
-// realify::sum(a) / realify::sum(a, {0}, keepdim), … Dims are
-// std::vector<std::ptrdiff_t> (negative dims count from the end, as PyTorch).
-// Results own their data (alias() excepted).
+// realify::permute(a, {1, 0}), realify::reshape(a, {-1, 4}),
+// realify::cat({a, b}, 0), realify::sum(a) / realify::sum(a, {0}, keepdim), …
+// on complex tensors (complex_layout or std::complex containers) and real
+// tensors alike. Dims are std::vector<std::ptrdiff_t> (negative dims count
+// from the end, as PyTorch).
+//
+// Each takes an optional realify::out(buffer) after all of its arguments
+// (defaults spelled out: realify::sum(a, {0}, false, realify::out(s))); the
+// result is written there. Otherwise results own their data (alias()
+// excepted) — see realify/dispatch/results.hpp for their types. split,
+// split_with_sizes and chunk return a std::vector of results and have no
+// out= form (neither has PyTorch).
 #pragma once
 
 #include <cstddef>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "realify/dispatch.hpp"
+#include "realify/eager/elementwise.hpp"
 
 namespace realify {
 
 using dims_t = std::vector<std::ptrdiff_t>;
 
-template <class A> auto permute(const A& a, const dims_t& dims) { return dispatch::call<op::permute>(a, dims); }
-template <class A> auto reshape(const A& a, const dims_t& shape) { return dispatch::call<op::reshape>(a, shape); }
-template <class A> auto view(const A& a, const dims_t& shape) { return dispatch::call<op::view>(a, shape); }
-template <class A> auto unsafe_view(const A& a, const dims_t& shape) { return dispatch::call<op::unsafe_view>(a, shape); }
-template <class A> auto flatten(const A& a, std::ptrdiff_t start_dim = 0, std::ptrdiff_t end_dim = -1) {
+/// One function NAME(a, P…[, out]) calling op::OP.
+#define REALIFY_EAGER_SHAPE(NAME, OP, PARAMS, ARGS)                         \
+    template <class A, class... O>                                          \
+        requires detail::optional_out<O...>                                 \
+    decltype(auto) NAME(const A& a REALIFY_EAGER_LIST PARAMS, O&&... o) {   \
+        return dispatch::call<op::OP>(a REALIFY_EAGER_LIST ARGS, std::forward<O>(o)...); \
+    }
+#define REALIFY_EAGER_LIST(...) __VA_OPT__(, ) __VA_ARGS__
+
+REALIFY_EAGER_SHAPE(permute, permute, (const dims_t& dims), (dims))
+REALIFY_EAGER_SHAPE(reshape, reshape, (const dims_t& shape), (shape))
+REALIFY_EAGER_SHAPE(view, view, (const dims_t& shape), (shape))
+REALIFY_EAGER_SHAPE(unsafe_view, unsafe_view, (const dims_t& shape), (shape))
+REALIFY_EAGER_SHAPE(unsqueeze, unsqueeze, (std::ptrdiff_t dim), (dim))
+/// squeeze(a): every extent-1 dim; squeeze(a, dim); squeeze(a, dims).
+REALIFY_EAGER_SHAPE(squeeze, squeeze, (), ())
+REALIFY_EAGER_SHAPE(squeeze, squeeze_dim, (std::ptrdiff_t dim), (dim))
+REALIFY_EAGER_SHAPE(squeeze, squeeze_dims, (const dims_t& dims), (dims))
+REALIFY_EAGER_SHAPE(squeeze_dim, squeeze_dim, (std::ptrdiff_t dim), (dim))
+REALIFY_EAGER_SHAPE(squeeze_dims, squeeze_dims, (const dims_t& dims), (dims))
+REALIFY_EAGER_SHAPE(t, t, (), ())
+REALIFY_EAGER_SHAPE(transpose, transpose, (std::ptrdiff_t dim0, std::ptrdiff_t dim1), (dim0, dim1))
+REALIFY_EAGER_SHAPE(select, select, (std::ptrdiff_t dim, std::ptrdiff_t index), (dim, index))
+/// a[index] along dim 0.
+REALIFY_EAGER_SHAPE(getitem, getitem, (std::ptrdiff_t index), (index))
+REALIFY_EAGER_SHAPE(narrow, narrow, (std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length), (dim, start, length))
+REALIFY_EAGER_SHAPE(expand, expand, (const dims_t& sizes), (sizes))
+REALIFY_EAGER_SHAPE(repeat, repeat, (const std::vector<std::size_t>& repeats), (repeats))
+REALIFY_EAGER_SHAPE(flip, flip, (const dims_t& dims), (dims))
+/// alias(a): a layout over the same memory (no copy, no out=).
+template <class A>
+auto alias(const A& a) {
+    return dispatch::call<op::alias>(a);
+}
+template <class A>
+std::size_t sym_size(const A& a, std::ptrdiff_t dim) {
+    return dispatch::call<op::sym_size>(a, dim);
+}
+
+/// flatten(a, start_dim, end_dim).
+template <class A>
+auto flatten(const A& a, std::ptrdiff_t start_dim = 0, std::ptrdiff_t end_dim = -1) {
     return dispatch::call<op::flatten>(a, start_dim, end_dim);
 }
-template <class A> auto unsqueeze(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::unsqueeze>(a, dim); }
-/// squeeze(a): every extent-1 dim; squeeze(a, dim); squeeze(a, dims).
-template <class A> auto squeeze(const A& a) { return dispatch::call<op::squeeze>(a); }
-template <class A> auto squeeze(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::squeeze_dim>(a, dim); }
-template <class A> auto squeeze(const A& a, const dims_t& dims) { return dispatch::call<op::squeeze_dims>(a, dims); }
-template <class A> auto squeeze_dim(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::squeeze_dim>(a, dim); }
-template <class A> auto squeeze_dims(const A& a, const dims_t& dims) { return dispatch::call<op::squeeze_dims>(a, dims); }
-template <class A> auto cat(const std::vector<A>& tensors, std::ptrdiff_t dim = 0) { return dispatch::call<op::cat>(tensors, dim); }
-template <class A> auto stack(const std::vector<A>& tensors, std::ptrdiff_t dim = 0) { return dispatch::call<op::stack>(tensors, dim); }
-template <class A> auto t(const A& a) { return dispatch::call<op::t>(a); }
-template <class A> auto transpose(const A& a, std::ptrdiff_t dim0, std::ptrdiff_t dim1) {
-    return dispatch::call<op::transpose>(a, dim0, dim1);
+template <class A, output_argument O>
+decltype(auto) flatten(const A& a, std::ptrdiff_t start_dim, std::ptrdiff_t end_dim, O&& o) {
+    return dispatch::call<op::flatten>(a, start_dim, end_dim, std::forward<O>(o));
 }
-template <class A> auto select(const A& a, std::ptrdiff_t dim, std::ptrdiff_t index) {
-    return dispatch::call<op::select>(a, dim, index);
-}
-/// a[index] along dim 0.
-template <class A> auto getitem(const A& a, std::ptrdiff_t index) { return dispatch::call<op::getitem>(a, index); }
+
 /// slice(a, dim, start, end, step) with PyTorch's clamping of start/end.
 template <class A>
 auto slice(const A& a, std::ptrdiff_t dim = 0, std::ptrdiff_t start = 0,
            std::ptrdiff_t end = std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t step = 1) {
     return dispatch::call<op::slice>(a, dim, start, end, step);
 }
-template <class A> auto narrow(const A& a, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length) {
-    return dispatch::call<op::narrow>(a, dim, start, length);
+template <class A, output_argument O>
+decltype(auto) slice(const A& a, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t end, std::ptrdiff_t step, O&& o) {
+    return dispatch::call<op::slice>(a, dim, start, end, step, std::forward<O>(o));
 }
-/// split(a, split_size, dim) and split(a, sizes, dim) (= split_with_sizes): std::vector of layouts.
-template <class A> auto split(const A& a, std::size_t split_size, std::ptrdiff_t dim = 0) {
-    return dispatch::call<op::split>(a, split_size, dim);
-}
-template <class A> auto split(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
-    return dispatch::call<op::split_with_sizes>(a, sizes, dim);
-}
-template <class A> auto split_with_sizes(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
-    return dispatch::call<op::split_with_sizes>(a, sizes, dim);
-}
-template <class A> auto chunk(const A& a, std::size_t chunks, std::ptrdiff_t dim = 0) { return dispatch::call<op::chunk>(a, chunks, dim); }
-template <class A> auto expand(const A& a, const dims_t& sizes) { return dispatch::call<op::expand>(a, sizes); }
-template <class A> auto repeat(const A& a, const std::vector<std::size_t>& repeats) { return dispatch::call<op::repeat>(a, repeats); }
-template <class A> auto flip(const A& a, const dims_t& dims) { return dispatch::call<op::flip>(a, dims); }
-template <class A> auto roll(const A& a, const dims_t& shifts, const dims_t& dims = {}) {
+
+/// roll(a, shifts, dims); no dims: the flattened tensor.
+template <class A>
+auto roll(const A& a, const dims_t& shifts, const dims_t& dims = {}) {
     return dispatch::call<op::roll>(a, shifts, dims);
 }
-/// where(cond, a, b): cond a real/bool tensor broadcast over complex elements.
-template <class C, class A, class B> auto where(const C& cond, const A& a, const B& b) { return dispatch::call<op::where>(cond, a, b); }
-template <class A> std::size_t sym_size(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::sym_size>(a, dim); }
-/// A layout over the same memory (no copy).
-template <class A> auto alias(const A& a) { return dispatch::call<op::alias>(a); }
+template <class A, output_argument O>
+decltype(auto) roll(const A& a, const dims_t& shifts, const dims_t& dims, O&& o) {
+    return dispatch::call<op::roll>(a, shifts, dims, std::forward<O>(o));
+}
+
+/// cat / stack of a list of tensors of one type.
+template <class A>
+auto cat(const std::vector<A>& tensors, std::ptrdiff_t dim = 0) {
+    return dispatch::call<op::cat>(tensors, dim);
+}
+template <class A, output_argument O>
+decltype(auto) cat(const std::vector<A>& tensors, std::ptrdiff_t dim, O&& o) {
+    return dispatch::call<op::cat>(tensors, dim, std::forward<O>(o));
+}
+template <class A>
+auto stack(const std::vector<A>& tensors, std::ptrdiff_t dim = 0) {
+    return dispatch::call<op::stack>(tensors, dim);
+}
+template <class A, output_argument O>
+decltype(auto) stack(const std::vector<A>& tensors, std::ptrdiff_t dim, O&& o) {
+    return dispatch::call<op::stack>(tensors, dim, std::forward<O>(o));
+}
+
+/// split(a, split_size, dim) and split(a, sizes, dim) (= split_with_sizes): std::vector of results.
+template <class A>
+auto split(const A& a, std::size_t split_size, std::ptrdiff_t dim = 0) {
+    return dispatch::call<op::split>(a, split_size, dim);
+}
+template <class A>
+auto split(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
+    return dispatch::call<op::split_with_sizes>(a, sizes, dim);
+}
+template <class A>
+auto split_with_sizes(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
+    return dispatch::call<op::split_with_sizes>(a, sizes, dim);
+}
+template <class A>
+auto chunk(const A& a, std::size_t chunks, std::ptrdiff_t dim = 0) {
+    return dispatch::call<op::chunk>(a, chunks, dim);
+}
+
+/// where(cond, a, b): cond a real/bool tensor broadcast over elements.
+template <class C, class A, class B, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) where(const C& cond, const A& a, const B& b, O&&... o) {
+    return dispatch::call<op::where>(cond, a, b, std::forward<O>(o)...);
+}
 
 // ---- reductions ---------------------------------------------------------------------
 /// sum(a): 0-d; sum(a, dims, keepdim) (= sum.dim_IntList).
-template <class A> auto sum(const A& a) { return dispatch::call<op::sum>(a); }
-template <class A> auto sum(const A& a, const dims_t& dims, bool keepdim = false) { return dispatch::call<op::sum_dim>(a, dims, keepdim); }
-template <class A> auto sum_dim(const A& a, const dims_t& dims, bool keepdim = false) { return dispatch::call<op::sum_dim>(a, dims, keepdim); }
-template <class A> auto mean(const A& a) { return dispatch::call<op::mean>(a); }
-template <class A> auto mean(const A& a, const dims_t& dims, bool keepdim = false) { return dispatch::call<op::mean_dim>(a, dims, keepdim); }
-template <class A> auto mean_dim(const A& a, const dims_t& dims, bool keepdim = false) { return dispatch::call<op::mean_dim>(a, dims, keepdim); }
+REALIFY_EAGER_SHAPE(sum, sum, (), ())
+REALIFY_EAGER_SHAPE(sum, sum_dim, (const dims_t& dims, bool keepdim), (dims, keepdim))
+REALIFY_EAGER_SHAPE(sum_dim, sum_dim, (const dims_t& dims, bool keepdim), (dims, keepdim))
+REALIFY_EAGER_SHAPE(mean, mean, (), ())
+REALIFY_EAGER_SHAPE(mean, mean_dim, (const dims_t& dims, bool keepdim), (dims, keepdim))
+REALIFY_EAGER_SHAPE(mean_dim, mean_dim, (const dims_t& dims, bool keepdim), (dims, keepdim))
 /// prod(a, dim, keepdim): the complex product along dim.
-template <class A> auto prod(const A& a, std::ptrdiff_t dim, bool keepdim = false) { return dispatch::call<op::prod_dim>(a, dim, keepdim); }
-template <class A> auto prod_dim(const A& a, std::ptrdiff_t dim, bool keepdim = false) { return dispatch::call<op::prod_dim>(a, dim, keepdim); }
-template <class A> auto cumsum(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::cumsum>(a, dim); }
+REALIFY_EAGER_SHAPE(prod, prod_dim, (std::ptrdiff_t dim, bool keepdim), (dim, keepdim))
+REALIFY_EAGER_SHAPE(prod_dim, prod_dim, (std::ptrdiff_t dim, bool keepdim), (dim, keepdim))
+REALIFY_EAGER_SHAPE(cumsum, cumsum, (std::ptrdiff_t dim), (dim))
+/// The keepdim = false forms.
+template <class A> auto sum(const A& a, const dims_t& dims) { return dispatch::call<op::sum_dim>(a, dims, false); }
+template <class A> auto sum_dim(const A& a, const dims_t& dims) { return dispatch::call<op::sum_dim>(a, dims, false); }
+template <class A> auto mean(const A& a, const dims_t& dims) { return dispatch::call<op::mean_dim>(a, dims, false); }
+template <class A> auto mean_dim(const A& a, const dims_t& dims) { return dispatch::call<op::mean_dim>(a, dims, false); }
+template <class A> auto prod(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::prod_dim>(a, dim, false); }
+template <class A> auto prod_dim(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::prod_dim>(a, dim, false); }
+
+#undef REALIFY_EAGER_LIST
+#undef REALIFY_EAGER_SHAPE
 
 }  // namespace realify

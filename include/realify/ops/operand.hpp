@@ -1,6 +1,7 @@
 // What an argument of an eager op is, decided at compile time: a complex
-// tensor (complex_layout<E>), a real tensor (a real xtensor expression), a
-// complex scalar (std::complex) or a real number. The dispatch table's
+// tensor (complex_layout<E>, or an xtensor expression of std::complex
+// elements), a real tensor (a real xtensor expression), a complex scalar
+// (std::complex) or a real number. The dispatch table's
 // capability validators and the elementwise engine are written on these
 // traits.
 #pragma once
@@ -24,9 +25,20 @@ template <class T>
 struct is_std_complex<std::complex<T>> : std::true_type {};
 }  // namespace detail
 
-/// complex_layout<E>
+/// A complex_layout<E>: a real (…, 2) expression marked complex.
 template <class A>
-concept complex_tensor_operand = is_complex_layout_v<A>;
+concept complex_layout_operand = is_complex_layout_v<A>;
+
+/// An xtensor expression of std::complex<float|double> elements: a
+/// container, an adaptor of a std::complex buffer, a view, or a lazy
+/// expression (evaluated once when it has no memory).
+template <class A>
+concept complex_container_operand = !is_complex_layout_v<A> && xt::is_xexpression<std::remove_cvref_t<A>>::value &&
+                                    complex_scalar<typename std::remove_cvref_t<A>::value_type>;
+
+/// A complex tensor: either of the two.
+template <class A>
+concept complex_tensor_operand = complex_layout_operand<A> || complex_container_operand<A>;
 
 /// A real (or bool/integer) xtensor expression that is not a complex layout.
 template <class A>
@@ -56,10 +68,16 @@ namespace detail {
 template <class A>
 struct operand_traits;
 template <class A>
-    requires complex_tensor_operand<A>
+    requires complex_layout_operand<A>
 struct operand_traits<A> {
     using value_type = typename std::remove_cvref_t<A>::real_type;
     static constexpr std::size_t rank = std::remove_cvref_t<A>::rank;
+};
+template <class A>
+    requires complex_container_operand<A>
+struct operand_traits<A> {
+    using value_type = typename std::remove_cvref_t<A>::value_type::value_type;
+    static constexpr std::size_t rank = static_rank_v<std::remove_cvref_t<A>>;
 };
 template <class A>
     requires real_tensor_operand<A>
@@ -93,6 +111,11 @@ constexpr std::size_t max_rank(std::initializer_list<std::size_t> ranks) {
 /// Complex rank of an operand (0 for numbers), or realify::dynamic_rank.
 template <class A>
 inline constexpr std::size_t operand_rank_v = detail::operand_traits<A>::rank;
+
+/// The component type of an operand: float for a complex_layout of floats or
+/// std::complex<float> elements, the value type of a real tensor or number.
+template <class A>
+using operand_component_t = std::remove_cv_t<typename detail::operand_traits<A>::value_type>;
 
 /// Rank of the broadcast of several operands, known at compile time when all are.
 template <class... A>

@@ -97,7 +97,7 @@ struct operand_dtype {
                                                                    : priority_class::dim;
     static constexpr dtype value = [] {
         if constexpr (complex_tensor_operand<U>) {
-            return std::is_same_v<typename U::real_type, float> ? dtype::complex64 : dtype::complex128;
+            return std::is_same_v<operand_component_t<U>, float> ? dtype::complex64 : dtype::complex128;
         } else if constexpr (real_tensor_operand<U>) {
             return dtype_of_scalar<typename U::value_type>();
         } else if constexpr (complex_number_operand<U>) {

@@ -1,215 +1,204 @@
-// Lowerings of the arithmetic ops: mul, div, add, sub (tensor and scalar
-// forms), neg, conj, reciprocal, square, pow, each running its op's element
-// kernel (realify/kernels). Each candidate states which
-// operand types it handles (compile-time validator); a complex operand is a
-// complex_layout or a std::complex number, a real one a real tensor or a
-// C++ number.
+// Lowerings of the arithmetic ops — mul, div, add, sub (tensor and scalar
+// forms), neg, conj, reciprocal, square, pow — and of the other unary ops of
+// the compiled kernels. Each runs its op's compiled kernel
+// (realify/simd/elementwise.hpp, the formulas of realify/kernels) through
+// the elementwise engine; the candidates differ only in the operand kinds
+// they take (compile-time validators): a complex operand is a complex
+// tensor (complex_layout or std::complex container) or a std::complex
+// number, a real one a real tensor or a C++ number. Real tensors with real
+// operands compute in float or double (PyTorch's promotion to a floating
+// type; integer arithmetic is not lowered).
 #pragma once
 
-#include <cmath>
 #include <complex>
+#include <optional>
 #include <string_view>
 
 #include "realify/dispatch/lowerings/common.hpp"
-#include "realify/dispatch/lowerings/simd_mul.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
 
 template <class A, class B>
-inline constexpr bool one_complex_one_real =
-    (complex_operand<A> && real_operand<B>) || (real_operand<A> && complex_operand<B>);
-template <class A, class B>
-inline constexpr bool complex_and_complex = complex_operand<A> && complex_operand<B>;
-template <class A, class B>
 inline constexpr bool some_tensor = tensor_operand<A> || tensor_operand<B>;
 
-// ---- mul -------------------------------------------------------------------------
-struct mul_by_real {
-    using op = op::mul;
-    static constexpr std::string_view name = "mul_by_real";
-    static constexpr std::string_view formula = "(a·s) + i(b·s): complex × real scales both parts";
-    template <class A, class B>
-    static constexpr bool accepts = one_complex_one_real<A, B> && some_tensor<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return elementwise<op>(element<op>{}, a, b);
-    }
-};
-struct mul_pairs {
-    using op = op::mul;
-    static constexpr std::string_view name = "mul_pairs";
-    static constexpr std::string_view formula = "(ac − bd) + i(ad + bc)";
-    template <class A, class B>
-    static constexpr bool accepts = complex_and_complex<A, B> && some_tensor<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return elementwise<op>(element<op>{}, a, b);
-    }
-};
+// The operand patterns of the binary candidates, as variable templates on
+// the whole argument list (so a validator can name them).
+template <class... A>
+inline constexpr bool complex_and_complex = false;
+template <class A, class B>
+inline constexpr bool complex_and_complex<A, B> = complex_operand<A> && complex_operand<B> && some_tensor<A, B>;
 
-// ---- div -------------------------------------------------------------------------
-struct div_by_real {
-    using op = op::div;
-    static constexpr std::string_view name = "div_by_real";
-    static constexpr std::string_view formula = "a/s + i·b/s (s = 0: NaN + NaN·i as PyTorch)";
-    template <class A, class B>
-    static constexpr bool accepts = complex_operand<A> && real_operand<B> && some_tensor<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return elementwise<op>(element<op>{}, a, b);
-    }
-};
-struct div_pairs {
-    using op = op::div;
-    static constexpr std::string_view name = "div_scaled";
-    static constexpr std::string_view formula =
-        "((a·c + b·d) + i(b·c − a·d)) / (c² + d²), in a wider type when the parts are tiny or huge (no overflow or "
-        "underflow); zero divisor: NaN (as PyTorch); non-finite operands: C99 Annex G";
-    template <class A, class B>
-    static constexpr bool accepts = complex_operand<B> && elementwise_operand<A> && some_tensor<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return elementwise<op>(element<op>{}, a, b);
-    }
-};
+template <class... A>
+inline constexpr bool complex_and_real = false;  // either order
+template <class A, class B>
+inline constexpr bool complex_and_real<A, B> =
+    ((complex_operand<A> && real_operand<B>) || (real_operand<A> && complex_operand<B>)) && some_tensor<A, B>;
 
-// ---- add / sub -------------------------------------------------------------------
-template <class Tag, int Sign>
-struct add_sub_pairs {
-    using op = Tag;
-    static constexpr std::string_view name = Sign > 0 ? "add_pairs" : "sub_pairs";
-    static constexpr std::string_view formula =
-        Sign > 0 ? "(a + α·c) + i(b + α·d); a real operand moves only the real part (broadcast over complex "
-                   "elements, never over the [re, im] axis)"
-                 : "(a − α·c) + i(b − α·d); a real operand moves only the real part";
-    template <class A, class B, class... Alpha>
-    static constexpr bool accepts = (complex_operand<A> || complex_operand<B>) && elementwise_operand<A> &&
-                                    elementwise_operand<B> && some_tensor<A, B> && (number_operand<Alpha> && ...) &&
-                                    sizeof...(Alpha) <= 1;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return elementwise<op>(element<op>{}, a, b);
-    }
-    template <class A, class B, class Alpha>
-    static auto apply(const A& a, const B& b, const Alpha& alpha) {
-        using T = promoted_real_t<A, B>;
-        const std::complex<T> w(alpha);
-        const T parts[2] = {w.real(), w.imag()};
-        const typename element<op>::template parameters<T> p(parts);
-        return elementwise<op>([p](auto x, auto y) { return element<op>{}(x, y, p); }, a, b);
-    }
-};
-using add_pairs = add_sub_pairs<op::add, 1>;
-using sub_pairs = add_sub_pairs<op::sub, -1>;
+template <class... A>
+inline constexpr bool complex_by_real = false;  // a real right operand
+template <class A, class B>
+inline constexpr bool complex_by_real<A, B> = complex_operand<A> && real_operand<B> && some_tensor<A, B>;
 
-/// add.Scalar / sub.Scalar: a real scalar moves only the real part.
-template <class Tag, int Sign>
-struct scalar_shift {
-    using op = Tag;
-    static constexpr std::string_view name = Sign > 0 ? "add_scalar_real_part" : "sub_scalar_real_part";
-    static constexpr std::string_view formula =
-        Sign > 0 ? "(a + α·s) + i·b for real s; (a + α·Re s) + i(b + α·Im s) for complex s"
-                 : "(a − α·s) + i·b for real s; (a − α·Re s) + i(b − α·Im s) for complex s";
-    template <class A, class S, class... Alpha>
-    static constexpr bool accepts = complex_tensor_operand<A> && number_operand<S> && (number_operand<Alpha> && ...) &&
-                                    sizeof...(Alpha) <= 1;
-    template <class A, class S, class... Alpha>
-    static auto apply(const A& a, const S& s, const Alpha&... alpha) {
-        using T = promoted_real_t<A, S, Alpha...>;
-        std::complex<T> shift{};
-        if constexpr (complex_number_operand<S>) shift = std::complex<T>(T(s.real()), T(s.imag()));
-        else shift = std::complex<T>(static_cast<T>(s), T(0));
-        ((shift *= std::complex<T>(alpha)), ...);
-        const cpair<T> d{Sign * shift.real(), Sign * shift.imag()};
-        return elementwise<op>([d](auto x) { return element<op>{}(x, d); }, a);
-    }
-};
-using add_scalar_real_part = scalar_shift<op::add_scalar, 1>;
-using sub_scalar_real_part = scalar_shift<op::sub_scalar, -1>;
+template <class... A>
+inline constexpr bool by_complex = false;  // a complex right operand
+template <class A, class B>
+inline constexpr bool by_complex<A, B> = elementwise_operand<A> && complex_operand<B> && some_tensor<A, B>;
 
-/// Elementwise-safe: a real scalar scales every component of the layout alike.
-template <class Tag, bool Divide>
-struct scale_layout {
-    using op = Tag;
-    static constexpr std::string_view name = Divide ? "div_scalar_passthrough" : "mul_scalar_passthrough";
-    static constexpr std::string_view formula = Divide ? "layout / s (both components)" : "layout · s (both components)";
-    template <class A, class S>
-    static constexpr bool accepts = complex_tensor_operand<A> && real_number_operand<S>;
-    template <class A, class S>
-    static auto apply(const A& a, const S& s) {
-        using T = promoted_real_t<A, S>;
-        const T v = static_cast<T>(s);
-        return elementwise<op>([v](auto x) { return element<op>{}(x, v); }, a);
-    }
-};
-using mul_scalar_passthrough = scale_layout<op::mul_scalar, false>;
-using div_scalar_passthrough = scale_layout<op::div_scalar, true>;
+template <class... A>
+inline constexpr bool some_complex = false;  // either complex, α optional
+template <class A, class B, class... Alpha>
+inline constexpr bool some_complex<A, B, Alpha...> = (complex_operand<A> || complex_operand<B>) && elementwise_operand<A> &&
+                                                     elementwise_operand<B> && some_tensor<A, B> &&
+                                                     (number_operand<Alpha> && ...) && sizeof...(Alpha) <= 1;
 
-// ---- unary arithmetic ---------------------------------------------------------------
-/// A lowering NAME of the unary op OP on complex tensors: its element kernel.
-#define REALIFY_UNARY_PAIR_LOWERING(OP, NAME, FORMULA)                                           \
-    struct NAME {                                                                                \
-        using op = ::realify::op::OP;                                                            \
-        static constexpr std::string_view name = #NAME;                                          \
-        static constexpr std::string_view formula = FORMULA;                                     \
-        template <class A>                                                                       \
-        static constexpr bool accepts = complex_tensor_operand<A>;                               \
-        template <class A>                                                                       \
-        static auto apply(const A& a) {                                                          \
-            return elementwise<op>(element<op>{}, a);                                            \
-        }                                                                                        \
+/// Two real operands, one a tensor, whose promoted type is floating.
+template <class... A>
+inline constexpr bool real_and_real = false;
+template <class A, class B, class... Alpha>
+inline constexpr bool real_and_real<A, B, Alpha...> = real_operand<A> && real_operand<B> && some_tensor<A, B> &&
+                                                      (real_number_operand<Alpha> && ...) && sizeof...(Alpha) <= 1 &&
+                                                      promotion::is_floating(result_dtype_v<A, B>);
+
+template <class... A>
+inline constexpr bool one_complex_tensor = false;
+template <class A>
+inline constexpr bool one_complex_tensor<A> = complex_tensor_operand<A>;
+
+/// An optional α as the kernels' constant.
+template <class... Alpha>
+std::optional<std::complex<double>> alpha_of(const Alpha&... alpha) {
+    if constexpr (sizeof...(Alpha) == 0) return std::nullopt;
+    else return constant_of(alpha...);
+}
+
+/// A lowering NAME of op::OP: the compiled kernel SIMD_OP on operands
+/// accepted by PATTERN<A...>; trailing numbers (α) become the kernel's constant.
+#define REALIFY_COMPILED_LOWERING(OP, NAME, SIMD_OP, PATTERN, FORMULA)                                     \
+    struct NAME {                                                                                          \
+        using op = ::realify::op::OP;                                                                      \
+        static constexpr std::string_view name = #NAME;                                                    \
+        static constexpr std::string_view formula = FORMULA;                                               \
+        template <class... A>                                                                              \
+        static constexpr bool accepts = PATTERN<A...>;                                                     \
+        template <class A, class... B>                                                                     \
+        static auto apply(const A& a, const B&... b) {                                                     \
+            return compiled_call<::realify::simd::elementwise_op::SIMD_OP>::run(op::name, a, b...);        \
+        }                                                                                                  \
+        template <class O, class A, class... B>                                                            \
+        static void apply_into(out_arg<O>& o, const A& a, const B&... b) {                                 \
+            compiled_call<::realify::simd::elementwise_op::SIMD_OP>::into(op::name, o, a, b...);           \
+        }                                                                                                  \
     };
 
-REALIFY_UNARY_PAIR_LOWERING(neg, neg_passthrough, "−layout (both components)")
-REALIFY_UNARY_PAIR_LOWERING(conj, conj_pairs, "a − i·b")
-REALIFY_UNARY_PAIR_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)")
-REALIFY_UNARY_PAIR_LOWERING(square, square_pairs, "(a − b)(a + b) + i·2ab (the special values of z·z)")
+/// Splits the arguments of a compiled op into operands and the trailing constant (α).
+template <simd::elementwise_op Op>
+struct compiled_call {
+    template <class A>
+    static auto run(std::string_view name, const A& a) {
+        return run_compiled<Op>(name, std::nullopt, a);
+    }
+    template <class A, class B, class... Alpha>
+    static auto run(std::string_view name, const A& a, const B& b, const Alpha&... alpha) {
+        return run_compiled<Op>(name, alpha_of(alpha...), a, b);
+    }
+    template <class O, class A>
+    static void into(std::string_view name, out_arg<O>& o, const A& a) {
+        run_compiled_into<Op>(name, o, std::nullopt, a);
+    }
+    template <class O, class A, class B, class... Alpha>
+    static void into(std::string_view name, out_arg<O>& o, const A& a, const B& b, const Alpha&... alpha) {
+        run_compiled_into<Op>(name, o, alpha_of(alpha...), a, b);
+    }
+};
 
-// ---- pow ------------------------------------------------------------------------------
-struct pow_scalar_pairs {
-    using op = op::pow_scalar;
+// ---- mul, div, add, sub ------------------------------------------------------------------
+REALIFY_COMPILED_LOWERING(mul, mul_pairs, mul, complex_and_complex, "(ac − bd) + i(ad + bc)")
+REALIFY_COMPILED_LOWERING(mul, mul_by_real, mul, complex_and_real, "(a·s) + i(b·s): complex × real scales both parts")
+REALIFY_COMPILED_LOWERING(mul, mul_reals, mul, real_and_real, "x·y on real tensors")
+REALIFY_COMPILED_LOWERING(div, div_scaled, div, by_complex,
+                          "((a·c + b·d) + i(b·c − a·d)) / (c² + d²), in a wider type when the parts are tiny or huge (no "
+                          "overflow or underflow); zero divisor: NaN (as PyTorch); non-finite operands: C99 Annex G")
+REALIFY_COMPILED_LOWERING(div, div_by_real, div, complex_by_real, "a/s + i·b/s (s = 0: NaN + NaN·i as PyTorch)")
+REALIFY_COMPILED_LOWERING(div, div_reals, div, real_and_real, "x / y on real tensors")
+REALIFY_COMPILED_LOWERING(add, add_pairs, add, some_complex,
+                          "(a + α·c) + i(b + α·d); a real operand moves only the real part (broadcast over complex "
+                          "elements, never over the [re, im] axis)")
+REALIFY_COMPILED_LOWERING(add, add_reals, add, real_and_real, "x + α·y on real tensors")
+REALIFY_COMPILED_LOWERING(sub, sub_pairs, sub, some_complex, "(a − α·c) + i(b − α·d); a real operand moves only the real part")
+REALIFY_COMPILED_LOWERING(sub, sub_reals, sub, real_and_real, "x − α·y on real tensors")
+
+// ---- the scalar forms ----------------------------------------------------------------------
+template <class... A>
+inline constexpr bool tensor_and_number = false;  // α optional
+template <class A, class S, class... Alpha>
+inline constexpr bool tensor_and_number<A, S, Alpha...> = complex_tensor_operand<A> && number_operand<S> &&
+                                                          (number_operand<Alpha> && ...) && sizeof...(Alpha) <= 1;
+template <class... A>
+inline constexpr bool tensor_and_real_number = false;
+template <class A, class S>
+inline constexpr bool tensor_and_real_number<A, S> = complex_tensor_operand<A> && real_number_operand<S>;
+
+/// add.Scalar / sub.Scalar (the add / sub kernel with a broadcast number and α).
+REALIFY_COMPILED_LOWERING(add_scalar, add_scalar_real_part, add, tensor_and_number,
+                          "(a + α·s) + i·b for real s; (a + α·Re s) + i(b + α·Im s) for complex s")
+REALIFY_COMPILED_LOWERING(sub_scalar, sub_scalar_real_part, sub, tensor_and_number,
+                          "(a − α·s) + i·b for real s; (a − α·Re s) + i(b − α·Im s) for complex s")
+/// mul.Scalar / div.Scalar: a real number scales every component alike.
+REALIFY_COMPILED_LOWERING(mul_scalar, mul_scalar_passthrough, mul, tensor_and_real_number, "layout · s (both components)")
+REALIFY_COMPILED_LOWERING(div_scalar, div_scalar_passthrough, div, tensor_and_real_number, "layout / s (both components)")
+
+// ---- pow -------------------------------------------------------------------------------------
+template <class... A>
+inline constexpr bool tensor_to_number = false;
+template <class A, class S>
+inline constexpr bool tensor_to_number<A, S> = complex_tensor_operand<A> && number_operand<S>;
+
+/// pow.Tensor_Scalar: the unary kernel with the exponent as its constant.
+struct pow_scalar_polar {
+    using op = ::realify::op::pow_scalar;
     static constexpr std::string_view name = "pow_scalar_polar";
     static constexpr std::string_view formula =
         "integer n (|n| ≤ 64): repeated squaring; 0.5: sqrt; −0.5: rsqrt; else exp(w·log z); in the squaring and "
         "exp·log forms a zero base, non-finite operands or an overflow take std::pow's (C99) value";
+    template <class... A>
+    static constexpr bool accepts = tensor_to_number<A...>;
     template <class A, class S>
-    static constexpr bool accepts = complex_tensor_operand<A> && number_operand<S>;
-    template <class A, class S>
-    static auto apply(const A& a, const S& s) {
-        using T = promoted_real_t<A, S>;
-        T w[2] = {T(0), T(0)};
-        if constexpr (complex_number_operand<S>) {
-            w[0] = T(s.real());
-            w[1] = T(s.imag());
-        } else {
-            w[0] = static_cast<T>(s);
-        }
-        const typename element<op>::template parameters<T> p(w);
-        return elementwise<op>([p](auto z) { return element<op>{}(z, p); }, a);
+    static auto apply(const A& a, const S& exponent) {
+        return run_compiled<simd::elementwise_op::pow_scalar>(op::name, constant_of(exponent), a);
+    }
+    template <class O, class A, class S>
+    static void apply_into(out_arg<O>& o, const A& a, const S& exponent) {
+        run_compiled_into<simd::elementwise_op::pow_scalar>(op::name, o, constant_of(exponent), a);
     }
 };
-struct pow_tensor_pairs {
-    using op = op::pow_tensor;
-    static constexpr std::string_view name = "pow_tensor_exp_log";
-    static constexpr std::string_view formula =
-        "exp(w·log z); a zero base, non-finite operands or an overflow: std::pow's (C99) value";
-    template <class A, class B>
-    static constexpr bool accepts = (complex_operand<A> || complex_operand<B>) && elementwise_operand<A> &&
-                                    elementwise_operand<B> && some_tensor<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        return elementwise<op>(element<op>{}, a, b);
-    }
-};
+template <class... A>
+inline constexpr bool some_complex_pair = false;
+template <class A, class B>
+inline constexpr bool some_complex_pair<A, B> = some_complex<A, B>;
+REALIFY_COMPILED_LOWERING(pow_tensor, pow_tensor_exp_log, pow_tensor, some_complex_pair,
+                          "exp(w·log z); a zero base, non-finite operands or an overflow: std::pow's (C99) value")
+template <class... A>
+inline constexpr bool real_pair = false;
+template <class A, class B>
+inline constexpr bool real_pair<A, B> = real_and_real<A, B>;
+REALIFY_COMPILED_LOWERING(pow_tensor, pow_reals, pow_tensor, real_pair, "std::pow(x, y) on real tensors")
+
+// ---- unary ops of complex tensors ----------------------------------------------------------------
+/// A lowering NAME of the unary op OP on complex tensors: its compiled kernel.
+#define REALIFY_UNARY_LOWERING(OP, NAME, FORMULA) REALIFY_COMPILED_LOWERING(OP, NAME, OP, one_complex_tensor, FORMULA)
+
+REALIFY_UNARY_LOWERING(neg, neg_passthrough, "−layout (both components)")
+REALIFY_UNARY_LOWERING(conj, conj_pairs, "a − i·b")
+REALIFY_UNARY_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)")
+REALIFY_UNARY_LOWERING(square, square_pairs, "(a − b)(a + b) + i·2ab (the special values of z·z)")
 
 }  // namespace lowering
 
-REALIFY_BUILTIN_CANDIDATES(mul, lowering::mul_contiguous_simd, lowering::mul_real_contiguous_simd,
-                           lowering::mul_complex_scalar_simd, lowering::mul_by_real, lowering::mul_pairs)
-REALIFY_BUILTIN_CANDIDATES(div, lowering::div_by_real, lowering::div_pairs)
-REALIFY_BUILTIN_CANDIDATES(add, lowering::add_pairs)
-REALIFY_BUILTIN_CANDIDATES(sub, lowering::sub_pairs)
+REALIFY_BUILTIN_CANDIDATES(mul, lowering::mul_pairs, lowering::mul_by_real, lowering::mul_reals)
+REALIFY_BUILTIN_CANDIDATES(div, lowering::div_scaled, lowering::div_by_real, lowering::div_reals)
+REALIFY_BUILTIN_CANDIDATES(add, lowering::add_pairs, lowering::add_reals)
+REALIFY_BUILTIN_CANDIDATES(sub, lowering::sub_pairs, lowering::sub_reals)
 REALIFY_BUILTIN_CANDIDATES(add_scalar, lowering::add_scalar_real_part)
 REALIFY_BUILTIN_CANDIDATES(sub_scalar, lowering::sub_scalar_real_part)
 REALIFY_BUILTIN_CANDIDATES(mul_scalar, lowering::mul_scalar_passthrough)
@@ -218,7 +207,7 @@ REALIFY_BUILTIN_CANDIDATES(neg, lowering::neg_passthrough)
 REALIFY_BUILTIN_CANDIDATES(conj, lowering::conj_pairs)
 REALIFY_BUILTIN_CANDIDATES(reciprocal, lowering::reciprocal_scaled)
 REALIFY_BUILTIN_CANDIDATES(square, lowering::square_pairs)
-REALIFY_BUILTIN_CANDIDATES(pow_scalar, lowering::pow_scalar_pairs)
-REALIFY_BUILTIN_CANDIDATES(pow_tensor, lowering::pow_tensor_pairs)
+REALIFY_BUILTIN_CANDIDATES(pow_scalar, lowering::pow_scalar_polar)
+REALIFY_BUILTIN_CANDIDATES(pow_tensor, lowering::pow_tensor_exp_log, lowering::pow_reals)
 
 }  // namespace realify::dispatch

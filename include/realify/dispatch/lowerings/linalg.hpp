@@ -11,6 +11,13 @@
 // swapped strides and a conjugate flag. Only what is not in memory as the
 // component type (a lazy expression, a complex64 operand of a complex128
 // product, a [re, im] axis that is not contiguous) is evaluated first.
+//
+// out=: the product is written straight into the caller's buffer when that
+// is row-major contiguous, of the product's component type and shares no
+// memory with an operand; otherwise it is computed into a temporary and
+// copied into the buffer by the engine (any layout; an operand may then
+// overlap the buffer in any way, the product being complete before the
+// buffer is written). The buffer's shape is checked first (shape_error).
 #pragma once
 
 #include <algorithm>
@@ -23,7 +30,11 @@
 #include <xtensor/xstorage.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "realify/dispatch/elementwise.hpp"  // prepare
+#include "realify/dispatch/into.hpp"
+#include "realify/dispatch/results.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/engine/elementwise.hpp"
 #include "realify/ops/matrix_view.hpp"
 #include "realify/simd/gemm.hpp"
 
@@ -84,6 +95,17 @@ struct matrix_input {
     matrix_input& operator=(const matrix_input&) = delete;
 
     const dim_vector& shape() const { return prepared.ref.shape; }
+
+    /// The memory the product reads, for the overlap check of out=.
+    engine::tensor_ref ref(std::string_view op) const {
+        engine::tensor_ref r;
+        r.data = const_cast<T*>(prepared.ref.data);
+        r.type = engine::component_of<T>();
+        r.complex = Complex;
+        r.shape = engine::make_dims(op, prepared.ref.shape);
+        std::copy(prepared.ref.strides.begin(), prepared.ref.strides.end(), r.strides.begin());
+        return r;
+    }
 };
 
 /// The shape the product sees for an argument (a view's transpose applied).
@@ -200,30 +222,51 @@ void multiply(const product_plan& plan, const matrix_input<T, Complex>& a, const
     else simd::real_gemm(dims, ga, gb, out);
 }
 
-/// The result container: complex → complex_layout of an owning (…, 2)
-/// tensor of complex rank Rank, real → an owning tensor of rank Rank.
-template <class T, bool Complex, std::size_t Rank>
-auto make_result(const dim_vector& shape) {
-    if constexpr (Complex) {
-        using container = realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>;
-        return complex_layout<container>(realify::detail::make_container<container>(shape, 2));
-    } else if constexpr (Rank == 0) {
-        return xt::xtensor<T, 0>();  // one element (copying an empty shape trips GCC's null-pointer check)
+/// The allocated result of a product of A and B (realify/dispatch/results.hpp):
+/// an owning complex_layout when an operand is one, else an xtensor of
+/// std::complex<T> (complex) or of T (real) of rank Rank.
+template <class T, bool Complex, std::size_t Rank, class A, class B>
+using result_type = result_t<std::conditional_t<Complex, std::complex<T>, T>, Rank, tensor_t<A>, tensor_t<B>>;
+
+/// The first component of a freshly allocated (row-major) result.
+template <class T, class Result>
+T* data_of(Result& result) {
+    if constexpr (is_complex_layout_v<Result>) return result.real_layout().data();
+    else return reinterpret_cast<T*>(result.data());  // std::complex<T> is an array of two T
+}
+
+/// Is t row-major contiguous (what the GEMM writes)?
+inline bool row_major(const engine::tensor_ref& t) {
+    const auto expected = engine::row_major_strides(t.shape, t.width());
+    for (std::size_t a = 0; a < t.rank(); ++a)
+        if (t.shape[a] > 1 && t.strides[a] != expected[a]) return false;
+    return true;
+}
+
+/// Writes the product into o's buffer (see the header comment): `run(out)`
+/// computes it into contiguous memory.
+template <class Result, class T, bool Complex, class Run, class Buffer>
+void write_into(std::string_view op, const dim_vector& shape, const Run& run, const matrix_input<T, Complex>& a,
+                const matrix_input<T, Complex>& b, out_arg<Buffer>& o) {
+    check_out_type<std::conditional_t<Complex, std::complex<T>, T>, Buffer>();
+    const engine::tensor_ref out = out_ref(op, o);
+    const std::array<engine::tensor_ref, 2> inputs{a.ref(op), b.ref(op)};
+    const engine::dims dims = engine::make_dims(op, shape);
+    const bool overlapping = engine::check_result_out(op, inputs, out, dims);
+    if (!overlapping && out.type == engine::component_of<T>() && out.complex == Complex && row_major(out)) {
+        run(static_cast<T*>(out.data));
     } else {
-        return realify::detail::make_container<realify::detail::owning_tensor_t<T, Rank>>(shape, 0);
+        auto result = allocate_result<Result>(dims);
+        run(data_of<T>(result));
+        copy_into(op, result, o);
     }
 }
 
-template <class Result>
-auto* data_of(Result& result) {
-    if constexpr (is_complex_layout_v<Result>) return result.real_layout().data();
-    else return result.data();
-}
-
-/// The product of a and b; operands of rank 1 are promoted as matmul does
-/// (`vector_a`, `vector_b`) and the added dims removed from the result.
-template <std::size_t ResultRank, class A, class B>
-auto product(std::string_view op, const A& a, const B& b) {
+/// The product of a and b, returned or (with an out= argument) written into
+/// its buffer; operands of rank 1 are promoted as matmul does (`vector_a`,
+/// `vector_b`) and the added dims removed from the result.
+template <std::size_t ResultRank, class A, class B, class... Out>
+auto product(std::string_view op, const A& a, const B& b, Out&... o) {
     using T = component_t<A, B>;
     constexpr bool complex = two_complex<A, B>;
     const matrix_input<T, complex> ia(a), ib(b);
@@ -234,30 +277,46 @@ auto product(std::string_view op, const A& a, const B& b) {
     dim_vector shape = plan.batch;
     if (!vector_a) shape.push_back(plan.m);
     if (!vector_b) shape.push_back(plan.n);
-    auto result = make_result<T, complex, ResultRank>(shape);
-    multiply(plan, ia, ma, ib, mb, data_of(result));
-    return result;
+    const auto run = [&](T* out) { multiply(plan, ia, ma, ib, mb, out); };
+    using result = result_type<T, complex, ResultRank, A, B>;
+    if constexpr (sizeof...(Out) == 0) {
+        auto r = allocate_result<result>(engine::make_dims(op, shape));
+        run(data_of<T>(r));
+        return r;
+    } else {
+        (write_into<result>(op, shape, run, ia, ib, o), ...);
+    }
 }
 
 /// mm (both 2-D), bmm (both 3-D, equal batch), dot and vdot (both 1-D).
-template <std::size_t Rank, std::size_t ResultRank, class A, class B>
-auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
+template <std::size_t Rank, std::size_t ResultRank, class A, class B, class... Out>
+auto fixed_rank_product(std::string_view op, const A& a, const B& b, Out&... o) {
     const dim_vector sa = argument_shape(a), sb = argument_shape(b);
     if (sa.size() != Rank || sb.size() != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
-    return product<ResultRank>(op, a, b);
+    return product<ResultRank>(op, a, b, o...);
 }
 
-/// apply() of op Tag's lowerings: the operand ranks PyTorch's op takes; vdot
+/// The product op Tag computes: the operand ranks PyTorch's op takes; vdot
 /// conjugates its first operand (the identity for a real one).
+template <class Tag, class A, class B, class... Out>
+auto product_of(const A& a, const B& b, Out&... o) {
+    if constexpr (std::is_same_v<Tag, op::mm>) return fixed_rank_product<2, 2>(Tag::name, a, b, o...);
+    else if constexpr (std::is_same_v<Tag, op::bmm>) return fixed_rank_product<3, 3>(Tag::name, a, b, o...);
+    else if constexpr (std::is_same_v<Tag, op::matmul>) return product<dynamic_rank>(Tag::name, a, b, o...);
+    else if constexpr (std::is_same_v<Tag, op::dot>) return fixed_rank_product<1, 0>(Tag::name, a, b, o...);
+    else return fixed_rank_product<1, 0>(Tag::name, conj_view(a), b, o...);
+}
+
+/// apply() and apply_into() of op Tag's lowerings.
 template <class Tag>
 struct apply_of {
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        if constexpr (std::is_same_v<Tag, op::mm>) return fixed_rank_product<2, 2>(Tag::name, a, b);
-        else if constexpr (std::is_same_v<Tag, op::bmm>) return fixed_rank_product<3, 3>(Tag::name, a, b);
-        else if constexpr (std::is_same_v<Tag, op::matmul>) return product<dynamic_rank>(Tag::name, a, b);
-        else if constexpr (std::is_same_v<Tag, op::dot>) return fixed_rank_product<1, 0>(Tag::name, a, b);
-        else return fixed_rank_product<1, 0>(Tag::name, conj_view(a), b);
+        return product_of<Tag>(a, b);
+    }
+    template <class Buffer, class A, class B>
+    static void apply_into(out_arg<Buffer>& o, const A& a, const B& b) {
+        product_of<Tag>(a, b, o);
     }
 };
 }  // namespace linalg_detail

@@ -1,45 +1,59 @@
-// Lowerings of the real-output ops (complex in, plain real tensor out) and of
-// the componentwise rounding ops.
+// Lowerings of the real-output ops (complex in, real tensor out: abs, angle,
+// real, imag, and isnan / isinf as bool), of the componentwise rounding ops
+// and of the copies (clone, detach).
 #pragma once
 
-#include <cmath>
+#include <string_view>
 
 #include "realify/dispatch/lowerings/arithmetic.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
 
-REALIFY_UNARY_PAIR_LOWERING(abs, abs_hypot, "hypot(a, b) (scaled: no overflow above ~1.8e19 in float)")
-REALIFY_UNARY_PAIR_LOWERING(angle, angle_atan2, "atan2(b, a) (NaN propagates)")
-REALIFY_UNARY_PAIR_LOWERING(real, real_component, "a (layout[..., 0])")
-REALIFY_UNARY_PAIR_LOWERING(imag, imag_component, "b (layout[..., 1])")
-REALIFY_UNARY_PAIR_LOWERING(isnan, isnan_components, "isnan(a) ∨ isnan(b)")
-REALIFY_UNARY_PAIR_LOWERING(isinf, isinf_components, "isinf(a) ∨ isinf(b)")
+REALIFY_UNARY_LOWERING(abs, abs_hypot, "hypot(a, b) (scaled: no overflow above ~1.8e19 in float)")
+REALIFY_UNARY_LOWERING(angle, angle_atan2, "atan2(b, a) (NaN propagates)")
+REALIFY_UNARY_LOWERING(real, real_component, "a (layout[..., 0])")
+REALIFY_UNARY_LOWERING(imag, imag_component, "b (layout[..., 1])")
 
 // Elementwise-safe: the real function on each component. PyTorch rejects
-// these for complex tensors; realify keeps the seed system's componentwise
+// these for complex tensors; realify keeps Torch-TensorRT's componentwise
 // meaning.
-REALIFY_UNARY_PAIR_LOWERING(ceil, ceil_passthrough, "ceil on both components")
-REALIFY_UNARY_PAIR_LOWERING(floor, floor_passthrough, "floor on both components")
-REALIFY_UNARY_PAIR_LOWERING(round, round_passthrough, "round half to even on both components")
-REALIFY_UNARY_PAIR_LOWERING(trunc, trunc_passthrough, "trunc on both components")
+REALIFY_UNARY_LOWERING(ceil, ceil_passthrough, "ceil on both components")
+REALIFY_UNARY_LOWERING(floor, floor_passthrough, "floor on both components")
+REALIFY_UNARY_LOWERING(round, round_passthrough, "round half to even on both components")
+REALIFY_UNARY_LOWERING(trunc, trunc_passthrough, "trunc on both components")
 
-/// A copy of the layout (clone, detach).
-#define REALIFY_COPY_LOWERING(OP, NAME, FORMULA)                                   \
-    struct NAME {                                                                \
-        using op = ::realify::op::OP;                                            \
-        static constexpr std::string_view name = #NAME;                          \
-        static constexpr std::string_view formula = FORMULA;                     \
-        template <class A>                                                       \
-        static constexpr bool accepts = complex_tensor_operand<A>;               \
-        template <class A>                                                       \
-        static auto apply(const A& a) {                                          \
-            return elementwise<op>([](auto z) { return z; }, a);                 \
-        }                                                                        \
+/// A lowering NAME of op::OP running the engine's built-in kernel BUILTIN on
+/// one tensor, whose result has element type RESULT<T> (T: the component type).
+#define REALIFY_BUILTIN_LOWERING(OP, NAME, BUILTIN, ACCEPTS, RESULT, FORMULA)                                  \
+    struct NAME {                                                                                              \
+        using op = ::realify::op::OP;                                                                          \
+        static constexpr std::string_view name = #NAME;                                                        \
+        static constexpr std::string_view formula = FORMULA;                                                   \
+        template <class... A>                                                                                  \
+        static constexpr bool accepts = ACCEPTS<A...>;                                                         \
+        template <class A>                                                                                     \
+        using element = RESULT<A>;                                                                             \
+        template <class A>                                                                                     \
+        static engine::block_kernel kernel() {                                                                 \
+            return builtin_of<operand_component_t<A>, A>(engine::builtin::BUILTIN);                             \
+        }                                                                                                      \
+        template <class A>                                                                                     \
+        static auto apply(const A& a) {                                                                        \
+            return allocate_and_evaluate<result_t<element<A>, operand_rank_v<A>, A>>(op::name, kernel<A>(), a); \
+        }                                                                                                      \
+        template <class O, class A>                                                                            \
+        static void apply_into(out_arg<O>& o, const A& a) {                                                    \
+            evaluate_checked_into<element<A>>(op::name, kernel<A>(), o, a);                                    \
+        }                                                                                                      \
     };
-REALIFY_COPY_LOWERING(clone, clone_passthrough, "copy of the layout")
-REALIFY_COPY_LOWERING(detach, detach_passthrough, "copy of the layout (no autograd here)")
-#undef REALIFY_COPY_LOWERING
+
+template <class A>
+using bool_element = bool;
+REALIFY_BUILTIN_LOWERING(isnan, isnan_components, isnan, one_complex_tensor, bool_element, "isnan(a) ∨ isnan(b)")
+REALIFY_BUILTIN_LOWERING(isinf, isinf_components, isinf, one_complex_tensor, bool_element, "isinf(a) ∨ isinf(b)")
+REALIFY_BUILTIN_LOWERING(clone, clone_passthrough, copy, one_tensor, element_t, "copy of the tensor")
+REALIFY_BUILTIN_LOWERING(detach, detach_passthrough, copy, one_tensor, element_t, "copy of the tensor (no autograd here)")
 
 }  // namespace lowering
 

@@ -1,31 +1,37 @@
-// Lowerings of the shape ops on the (…,2) layout, with the seed system's dim
-// adjustments: permute appends the trailing axis (dims + [n]); a negative dim
-// d becomes d − 1 (non-negative dims stay); reshape/view/expand append 2 to
-// the shape; repeat appends 1 to the repeats. The real layout is then moved
-// by xtensor's own functions and evaluated into an owning container (results
-// never alias their input, except alias()).
+// Lowerings of the shape ops, for complex and real tensors alike. Each is a
+// view of its operand — a new description of the same memory
+// (realify/engine/tensor_ref.hpp: permuted, selected, sliced, flipped,
+// broadcast, reshaped) — copied by the engine into the result or the out=
+// buffer. A complex tensor is described without its trailing [re, im] axis,
+// so Torch-TensorRT's dim adjustments on the (…, 2) layout (dims + [n] for
+// permute, d − 1 for a negative d, shape + [2] for reshape, repeats + [1])
+// are what these views do to it; a real tensor simply has no such axis. The
+// names in the table keep those adjustments' names.
 //
-// Rank-preserving ops return complex_layout<xt::xtensor<T, N+1>> when N is
-// static; ops whose rank depends on run-time arguments return
-// complex_layout<xt::xarray<T>>.
+// Results own their memory (alias() excepted): rank-preserving ops return a
+// tensor of the operand's static rank, ops whose rank depends on run-time
+// arguments an xt::xarray (or complex_layout<xt::xarray<T>>), see
+// realify/dispatch/results.hpp.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <deque>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <string>
-#include <sstream>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <xtensor/xarray.hpp>
-#include <xtensor/xbroadcast.hpp>
-#include <xtensor/xmanipulation.hpp>
-#include <xtensor/xstrided_view.hpp>
 
 #include "realify/checked_size.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/ops/shape_inference.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
@@ -34,38 +40,9 @@ using dim_list = std::vector<std::ptrdiff_t>;
 
 namespace shape_detail {
 
-/// The seed's rule: on the (…,2) layout a negative dim moves by one, a
-/// non-negative one stays (the trailing [re, im] axis is appended last).
-constexpr std::ptrdiff_t layout_dim(std::ptrdiff_t dim) { return dim < 0 ? dim - 1 : dim; }
+using engine::tensor_ref;
 
-/// A complex dim (negative allowed) as an axis of the real layout, checked.
-inline std::size_t layout_axis(std::string_view op, std::ptrdiff_t dim, std::size_t complex_rank) {
-    const auto real_rank = static_cast<std::ptrdiff_t>(complex_rank + 1);
-    const std::ptrdiff_t d = layout_dim(dim);
-    const std::ptrdiff_t axis = d < 0 ? d + real_rank : d;
-    if (axis < 0 || axis >= real_rank - 1) {
-        std::ostringstream message;
-        message << "realify::" << op << ": dimension " << dim << " is out of range for a tensor of rank "
-                << complex_rank << " (expected in [" << -static_cast<std::ptrdiff_t>(complex_rank) << ", "
-                << static_cast<std::ptrdiff_t>(complex_rank) - 1 << "])";
-        throw shape_error(message.str());
-    }
-    return static_cast<std::size_t>(axis);
-}
-
-template <class A>
-auto shape_of(const A& a) {
-    const auto s = a.shape();
-    return realify::detail::dim_vector(s.begin(), s.end());
-}
-
-/// The real layout of a complex operand, evaluated contiguous.
-template <class A>
-auto evaluate(const A& a) {
-    using T = typename A::real_type;
-    return xt::xarray<T>(a.real_layout());
-}
-
+// ---- kept for dispatch/lowerings/linalg.hpp until the matrix products move --------------
 /// An owning layout of complex rank Rank from a real (…,2) expression.
 template <std::size_t Rank, class E>
 auto make_layout(E&& real_expression) {
@@ -73,17 +50,6 @@ auto make_layout(E&& real_expression) {
     using container = realify::detail::owning_tensor_t<std::remove_const_t<T>, rank_plus_one(Rank)>;
     return complex_layout<container>(container(std::forward<E>(real_expression)));
 }
-
-/// An empty owning layout of complex shape `shape`: xtensor's views and
-/// reducers do pointer arithmetic on the null data of empty tensors (UB), so
-/// ops on empty inputs build their (empty) result directly.
-template <std::size_t Rank, class T, class Shape>
-auto empty_layout(const Shape& shape) {
-    using container = realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>;
-    realify::detail::dim_vector dims(shape.begin(), shape.end());
-    return complex_layout<container>(realify::detail::make_container<container>(dims, 2));
-}
-
 /// Reshapes a contiguous real layout to complex shape `shape`.
 template <class T, class Shape>
 auto reshaped(xt::xarray<T>&& real, const Shape& shape) {
@@ -93,588 +59,727 @@ auto reshaped(xt::xarray<T>&& real, const Shape& shape) {
     return complex_layout<xt::xarray<T>>(std::move(real));
 }
 
-/// A shape with at most one −1, inferred from the element count (PyTorch's
-/// infer_size). The product of the given extents is checked, so a shape
-/// whose product wraps std::size_t is refused, not matched modulo 2^64.
-inline std::vector<std::size_t> infer_shape(std::string_view op, const dim_list& requested, std::size_t count,
-                                            const realify::detail::dim_vector& from) {
-    std::vector<std::size_t> result(requested.size(), 1);  // the −1 slot counts as 1 in `known`
-    std::ptrdiff_t infer = -1;
-    bool ok = true;
-    for (std::size_t i = 0; i < requested.size(); ++i) {
-        if (requested[i] == -1) {
-            if (infer >= 0) ok = false;
-            infer = static_cast<std::ptrdiff_t>(i);
-        } else if (requested[i] < 0) {
-            ok = false;
-        } else {
-            result[i] = static_cast<std::size_t>(requested[i]);
-        }
-    }
-    const std::size_t known = ok ? realify::detail::checked_element_count(op, "shape", result) : 0;
-    if (ok && infer >= 0) {
-        if (known == 0 || count % known != 0) ok = false;
-        else result[static_cast<std::size_t>(infer)] = count / known;
-    } else if (ok && known != count) {
-        ok = false;
-    }
-    if (!ok) {
-        std::ostringstream message;
-        message << "realify::" << op << ": shape " << realify::detail::format_sequence(requested) << " is invalid for a tensor of shape "
-                << realify::detail::format_sequence(from) << " (" << count << " elements)";
-        throw shape_error(message.str());
-    }
+// ---- copying a view ---------------------------------------------------------------------
+
+/// to = from, element for element (same shape), in from's own component type.
+inline void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to) {
+    const std::array<bool, 1> kinds{from.complex};
+    engine::evaluate(op, std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, from.type, kinds));
+}
+
+/// How a shape op's result rank follows from its operand's.
+enum class rank_rule { same, minus_one, dynamic };
+template <rank_rule Rule, class A>
+inline constexpr std::size_t result_rank_v = Rule == rank_rule::dynamic || operand_rank_v<A> == dynamic_rank
+                                                 ? dynamic_rank
+                                                 : (Rule == rank_rule::same ? operand_rank_v<A> : operand_rank_v<A> - 1);
+
+template <rank_rule Rule, class A>
+using shape_result_t = result_t<element_t<A>, result_rank_v<Rule, A>, A>;
+
+/// A fresh result shaped `shape`, filled by write(out ref).
+template <class R, class Write>
+R allocated(std::string_view op, const engine::dims& shape, Write&& write) {
+    R result = allocate_result<R>(shape);
+    auto o = out(result);
+    write(out_ref(op, o));
     return result;
 }
 
-/// `length` elements start, start + step, … along `axis` (all in range, so
-/// start + (length − 1)·step < extent), evaluated. Empty results are built
-/// directly; a single element is taken with step 1, because xtensor's range
-/// computes stop − start + step − 1 and a step near PTRDIFF_MAX would wrap.
-template <class T>
-auto slice_layout(const xt::xarray<T>& real, std::size_t axis, std::size_t start, std::size_t length,
-                  std::size_t step) {
-    if (length == 0 || real.size() == 0) {
-        std::vector<std::size_t> shape(real.shape().begin(), real.shape().end());
-        shape[axis] = length;
-        return xt::xarray<T>::from_shape(shape);
-    }
-    if (length == 1) step = 1;
-    const std::size_t stop = start + (length - 1) * step + 1;
-    xt::xstrided_slice_vector slices(real.dimension(), xt::all());
-    slices[axis] = xt::range(static_cast<std::ptrdiff_t>(start), static_cast<std::ptrdiff_t>(stop),
-                             static_cast<std::ptrdiff_t>(step));
-    return xt::xarray<T>(xt::strided_view(real, slices));
-}
-
-/// The layout with its axes in the order `perm` (a permutation of all its
-/// real axes, the trailing [re, im] axis last), evaluated.
-template <class A>
-auto permuted(const A& a, const std::vector<std::size_t>& perm) {
-    if (a.size() == 0) {
-        const auto from = shape_of(a);
-        std::vector<std::size_t> to;
-        for (std::size_t i = 0, n = a.dimension(); i < n; ++i) to.push_back(from[perm[i]]);
-        return empty_layout<A::rank, typename A::real_type>(to);
-    }
-    return make_layout<A::rank>(xt::transpose(evaluate(a), perm));
-}
-
-}  // namespace shape_detail
-
-#define REALIFY_SHAPE_LOWERING_HEAD(OP, NAME, FORMULA)          \
-    using op = ::realify::op::OP;                               \
-    static constexpr std::string_view name = NAME;              \
-    static constexpr std::string_view formula = FORMULA;        \
-    template <class A, class... P>                              \
-    static constexpr bool accepts = complex_tensor_operand<A>;
-
-struct permute_append_last {
-    REALIFY_SHAPE_LOWERING_HEAD(permute, "permute_append_last", "permute(layout, dims + [n])")
-    template <class A>
-    static auto apply(const A& a, const dim_list& dims) {
-        const std::size_t n = a.dimension();
-        if (dims.size() != n) {
-            throw shape_error("realify::permute: " + std::to_string(dims.size()) + " dims given for a tensor of rank " +
-                              std::to_string(n));
-        }
-        std::vector<std::size_t> perm;
-        std::vector<bool> seen(n, false);
-        for (std::ptrdiff_t d : dims) {
-            const std::size_t axis = shape_detail::layout_axis("permute", d, n);
-            if (seen[axis]) throw shape_error("realify::permute: dims " + realify::detail::format_sequence(dims) + " repeat a dimension");
-            seen[axis] = true;
-            perm.push_back(axis);
-        }
-        perm.push_back(n);
-        return shape_detail::permuted(a, perm);
-    }
-};
-
-template <class Tag>
-struct reshape_append_two {
-    using op = Tag;
-    static constexpr std::string_view name =
-        std::is_same_v<Tag, ::realify::op::reshape> ? "reshape_append_two"
-        : std::is_same_v<Tag, ::realify::op::view> ? "view_append_two" : "unsafe_view_append_two";
-    static constexpr std::string_view formula = "reshape(layout, shape + [2])";
+/// A shape op: make(input ref, out ref or nullptr) writes the result, given
+/// the input's ref; `shape(input ref)` is the result's shape.
+template <class Self, rank_rule Rule>
+struct view_lowering {
     template <class A, class... P>
-    static constexpr bool accepts = complex_tensor_operand<A>;
-    template <class A>
-    static auto apply(const A& a, const dim_list& shape) {
-        const auto from = shape_detail::shape_of(a);
-        const auto target = shape_detail::infer_shape(Tag::name, shape, a.size(), from);
-        return shape_detail::reshaped(shape_detail::evaluate(a), target);
+    static constexpr bool accepts = tensor_operand<A>;
+
+    template <class A, class... P>
+    static auto apply(const A& a, const P&... p) {
+        const engine::input<A> in(Self::op::name, a);
+        const tensor_ref v = Self::view(in.ref(), p...);
+        return allocated<shape_result_t<Rule, A>>(Self::op::name, v.shape,
+                                                  [&](const tensor_ref& to) { copy_ref(Self::op::name, v, to); });
+    }
+    template <class B, class A, class... P>
+    static void apply_into(out_arg<B>& o, const A& a, const P&... p) {
+        check_out_type<element_t<A>, B>();
+        const engine::input<A> in(Self::op::name, a);
+        copy_ref(Self::op::name, Self::view(in.ref(), p...), out_ref(Self::op::name, o));
     }
 };
 
-struct flatten_range {
-    REALIFY_SHAPE_LOWERING_HEAD(flatten, "flatten_keep_last", "reshape(layout, merged dims + [2])")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1) {
-        const auto from = shape_detail::shape_of(a);
-        if (from.empty()) return shape_detail::reshaped(shape_detail::evaluate(a), std::vector<std::size_t>{1});
-        const std::size_t s = shape_detail::layout_axis("flatten", start, from.size());
-        const std::size_t e = shape_detail::layout_axis("flatten", end, from.size());
-        if (s > e) throw shape_error("realify::flatten: start dim must not be after end dim");
-        std::vector<std::size_t> target(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(s));
-        target.push_back(realify::detail::checked_element_count(
-            "flatten", "merged dims",
-            std::vector<std::size_t>(from.begin() + static_cast<std::ptrdiff_t>(s),
-                                     from.begin() + static_cast<std::ptrdiff_t>(e) + 1)));
-        target.insert(target.end(), from.begin() + static_cast<std::ptrdiff_t>(e) + 1, from.end());
-        return shape_detail::reshaped(shape_detail::evaluate(a), target);
-    }
-};
-
-struct unsqueeze_layout {
-    REALIFY_SHAPE_LOWERING_HEAD(unsqueeze, "unsqueeze_shifted_dim", "unsqueeze(layout, d < 0 ? d − 1 : d)")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t dim) {
-        auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("unsqueeze", dim, shape.size() + 1);
-        std::vector<std::size_t> target(shape.begin(), shape.end());
-        target.insert(target.begin() + static_cast<std::ptrdiff_t>(axis), 1);
-        return shape_detail::reshaped(shape_detail::evaluate(a), target);
-    }
-};
-
-/// squeeze (all dims), squeeze.dim, squeeze.dims: drop extent-1 complex dims,
-/// never the trailing [re, im] axis.
-namespace shape_detail {
-template <class A>
-auto squeeze_axes(const A& a, const std::vector<bool>& drop) {
-    const auto shape = shape_of(a);
-    std::vector<std::size_t> target;
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        if (!(drop[i] && shape[i] == 1)) target.push_back(shape[i]);
-    return reshaped(evaluate(a), target);
+/// out must have the result's shape (a shape_error naming both).
+inline void check_result_shape(std::string_view op, const tensor_ref& to, const engine::dims& expected) {
+    if (to.shape == expected) return;
+    realify::detail::throw_size_error(op, "out has shape " + realify::detail::format_sequence(to.shape) + ", the result has shape " +
+                                              realify::detail::format_sequence(expected));
 }
+
+/// A dim of a tensor of rank `rank` as an axis (PyTorch's wrap).
+inline std::size_t axis_of(std::string_view op, std::ptrdiff_t dim, std::size_t rank) {
+    return realify::detail::wrap_dim(op, dim, rank);
+}
+
+/// The extents of t as the shape-inference routines take them.
+inline realify::detail::dim_vector extents_of(const tensor_ref& t) {
+    return realify::detail::dim_vector(t.shape.begin(), t.shape.end());
+}
+
+/// A contiguous copy of operand `in` (element type of A), for the reshapes
+/// no view can express; kept alive by the caller.
+template <class A>
+auto contiguous_copy(std::string_view op, const tensor_ref& in) {
+    using R = result_t<element_t<A>, dynamic_rank>;
+    return allocated<R>(op, in.shape, [&](const tensor_ref& to) { copy_ref(op, in, to); });
+}
+
+/// Writes `in` reshaped to `target` (same count, row-major order) into `to`:
+/// through a view of the input, else of the output, else of a contiguous
+/// copy of the input.
+template <class A>
+void reshape_into(std::string_view op, const tensor_ref& in, const engine::dims& target, const tensor_ref& to) {
+    check_result_shape(op, to, target);
+    if (const auto v = engine::reshaped_view(in, target)) return copy_ref(op, *v, to);
+    if (const auto w = engine::reshaped_view(to, in.shape)) return copy_ref(op, in, *w);
+    auto copy = contiguous_copy<A>(op, in);
+    auto o = out(copy);
+    copy_ref(op, *engine::reshaped_view(out_ref(op, o), target), to);
+}
+
+/// A reshape-like op (reshape, view, flatten, squeeze, unsqueeze): Self::target(in ref, params…) is the new shape.
+template <class Self>
+struct reshape_lowering {
+    template <class A, class... P>
+    static constexpr bool accepts = tensor_operand<A>;
+
+    template <class A, class... P>
+    static auto apply(const A& a, const P&... p) {
+        const engine::input<A> in(Self::op::name, a);
+        const engine::dims target = Self::target(in.ref(), p...);
+        return allocated<shape_result_t<rank_rule::dynamic, A>>(
+            Self::op::name, target, [&](const tensor_ref& to) { reshape_into<A>(Self::op::name, in.ref(), target, to); });
+    }
+    template <class B, class A, class... P>
+    static void apply_into(out_arg<B>& o, const A& a, const P&... p) {
+        check_out_type<element_t<A>, B>();
+        const engine::input<A> in(Self::op::name, a);
+        reshape_into<A>(Self::op::name, in.ref(), Self::target(in.ref(), p...), out_ref(Self::op::name, o));
+    }
+};
+
 }  // namespace shape_detail
 
-struct squeeze_keep_last {
-    using op = ::realify::op::squeeze;
-    static constexpr std::string_view name = "squeeze_keep_last";
-    static constexpr std::string_view formula = "drop extent-1 dims except the trailing 2";
-    template <class A>
-    static constexpr bool accepts = complex_tensor_operand<A>;
-    template <class A>
-    static auto apply(const A& a) {
-        return shape_detail::squeeze_axes(a, std::vector<bool>(a.dimension(), true));
-    }
-};
-struct squeeze_dim_shifted {
-    REALIFY_SHAPE_LOWERING_HEAD(squeeze_dim, "squeeze_dim_shifted", "squeeze(layout, d < 0 ? d − 1 : d)")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t dim) {
-        std::vector<bool> drop(a.dimension(), false);
-        drop[shape_detail::layout_axis("squeeze_dim", dim, a.dimension())] = true;
-        return shape_detail::squeeze_axes(a, drop);
-    }
-};
-struct squeeze_dims_shifted {
-    REALIFY_SHAPE_LOWERING_HEAD(squeeze_dims, "squeeze_dims_shifted", "squeeze(layout, [d < 0 ? d − 1 : d …])")
-    template <class A>
-    static auto apply(const A& a, const dim_list& dims) {
-        std::vector<bool> drop(a.dimension(), false);
-        for (std::ptrdiff_t d : dims) drop[shape_detail::layout_axis("squeeze_dims", d, a.dimension())] = true;
-        return shape_detail::squeeze_axes(a, drop);
-    }
-};
+using shape_detail::rank_rule;
+using shape_detail::tensor_ref;
 
-/// cat / stack of a list of complex layouts of one type.
-namespace shape_detail {
-template <class A>
-auto cat_impl(std::string_view op, const std::vector<A>& parts, std::ptrdiff_t dim) {
-    using T = typename A::real_type;
-    if (parts.empty()) throw shape_error("realify::" + std::string(op) + ": expected a non-empty list of tensors");
-    const auto first = shape_of(parts[0]);
-    const std::size_t axis = layout_axis(op, dim, first.size());
-    auto out_shape = first;
-    out_shape[axis] = 0;
-    for (const A& part : parts) {
-        const auto s = shape_of(part);
-        bool ok = s.size() == first.size();
-        for (std::size_t i = 0; ok && i < s.size(); ++i) ok = (i == axis || s[i] == first[i]);
-        if (!ok) {
-            throw shape_error("realify::" + std::string(op) + ": tensors of shapes " + realify::detail::format_sequence(first) + " and " +
-                              realify::detail::format_sequence(s) + " differ outside dimension " + std::to_string(dim));
+// ---- permute, transpose, t ----------------------------------------------------------------
+
+struct permute_append_last : shape_detail::view_lowering<permute_append_last, rank_rule::same> {
+    using op = ::realify::op::permute;
+    static constexpr std::string_view name = "permute_append_last";
+    static constexpr std::string_view formula = "permute(layout, dims + [n]); a real tensor: permute(x, dims)";
+    static tensor_ref view(const tensor_ref& t, const dim_list& dims) {
+        const std::size_t n = t.rank();
+        if (dims.size() != n)
+            realify::detail::throw_size_error(op::name, std::to_string(dims.size()) + " dims given for a tensor of rank " + std::to_string(n));
+        std::array<std::size_t, engine::max_rank> perm{};
+        std::array<bool, engine::max_rank> seen{};
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t axis = shape_detail::axis_of(op::name, dims[i], n);
+            if (seen[axis]) realify::detail::throw_size_error(op::name, "dims " + realify::detail::format_sequence(dims) + " repeat a dimension");
+            seen[axis] = true;
+            perm[i] = axis;
         }
-        out_shape[axis] += s[axis];
-    }
-    std::vector<std::size_t> real_shape(out_shape.begin(), out_shape.end());
-    real_shape.push_back(2);
-    xt::xarray<T> out = xt::xarray<T>::from_shape(real_shape);
-    // Row-major: each part contributes one contiguous block of
-    // extent(axis)·inner reals per outer index.
-    std::size_t outer = 1, inner = 2;
-    for (std::size_t i = 0; i < axis; ++i) outer *= first[i];
-    for (std::size_t i = axis + 1; i < first.size(); ++i) inner *= first[i];
-    const std::size_t out_block = out_shape[axis] * inner;
-    std::size_t offset = 0;
-    for (const A& part : parts) {
-        const xt::xarray<T> src = evaluate(part);
-        const std::size_t block = src.shape()[axis] * inner;
-        for (std::size_t o = 0; o < outer; ++o)
-            std::copy_n(src.data() + o * block, block, out.data() + o * out_block + offset);
-        offset += block;
-    }
-    return make_layout<A::rank>(std::move(out));
-}
-}  // namespace shape_detail
-
-struct cat_blocks {
-    using op = ::realify::op::cat;
-    static constexpr std::string_view name = "cat_shifted_dim";
-    static constexpr std::string_view formula = "cat(layouts, d < 0 ? d − 1 : d)";
-    template <class L, class... P>
-    static constexpr bool accepts = requires { typename L::value_type; } && complex_tensor_operand<typename L::value_type>;
-    template <class A>
-    static auto apply(const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
-        return shape_detail::cat_impl("cat", parts, dim);
-    }
-};
-struct stack_blocks {
-    using op = ::realify::op::stack;
-    static constexpr std::string_view name = "stack_shifted_dim";
-    static constexpr std::string_view formula = "stack(layouts, d < 0 ? d − 1 : d)";
-    template <class L, class... P>
-    static constexpr bool accepts = requires { typename L::value_type; } && complex_tensor_operand<typename L::value_type>;
-    template <class A>
-    static auto apply(const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
-        if (parts.empty()) throw shape_error("realify::stack: expected a non-empty list of tensors");
-        const auto first = shape_detail::shape_of(parts[0]);
-        for (const A& part : parts) {
-            if (shape_detail::shape_of(part) != first) {
-                throw shape_error("realify::stack: tensors of shapes " + realify::detail::format_sequence(first) + " and " +
-                                  realify::detail::format_sequence(shape_detail::shape_of(part)) + " differ");
-            }
-        }
-        const std::size_t axis = shape_detail::layout_axis("stack", dim, first.size() + 1);
-        std::vector<complex_layout<xt::xarray<typename A::real_type>>> expanded;
-        for (const A& part : parts) expanded.push_back(unsqueeze_layout::apply(part, static_cast<std::ptrdiff_t>(axis)));
-        return shape_detail::cat_impl("stack", expanded, static_cast<std::ptrdiff_t>(axis));
+        return engine::permuted(t, std::span(perm.data(), n));
     }
 };
 
-struct transpose_swap {
-    REALIFY_SHAPE_LOWERING_HEAD(transpose, "transpose_shifted_dims", "swap(layout, d0', d1'), d' = d < 0 ? d − 1 : d")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t dim0, std::ptrdiff_t dim1) {
-        const std::size_t n = a.dimension();
-        std::vector<std::size_t> perm(n + 1);
-        std::iota(perm.begin(), perm.end(), 0);
-        std::swap(perm[shape_detail::layout_axis("transpose", dim0, n)], perm[shape_detail::layout_axis("transpose", dim1, n)]);
-        return shape_detail::permuted(a, perm);
-    }
-};
-struct t_swap {
-    REALIFY_SHAPE_LOWERING_HEAD(t, "t_keep_last", "rank ≤ 2: permute(layout, [1, 0, 2])")
-    template <class A>
-    static auto apply(const A& a) {
-        if (a.dimension() > 2) throw shape_error("realify::t: expects a tensor of rank <= 2, got rank " + std::to_string(a.dimension()));
-        if (a.dimension() < 2) return shape_detail::make_layout<A::rank>(shape_detail::evaluate(a));
-        return transpose_swap::apply(a, 0, 1);
+struct transpose_shifted_dims : shape_detail::view_lowering<transpose_shifted_dims, rank_rule::same> {
+    using op = ::realify::op::transpose;
+    static constexpr std::string_view name = "transpose_shifted_dims";
+    static constexpr std::string_view formula = "swap(layout, d0', d1'), d' = d < 0 ? d − 1 : d";
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim0, std::ptrdiff_t dim1) {
+        std::array<std::size_t, engine::max_rank> perm{};
+        std::iota(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(t.rank()), std::size_t{0});
+        std::swap(perm[shape_detail::axis_of(op::name, dim0, t.rank())], perm[shape_detail::axis_of(op::name, dim1, t.rank())]);
+        return engine::permuted(t, std::span(perm.data(), t.rank()));
     }
 };
 
-struct select_index {
-    REALIFY_SHAPE_LOWERING_HEAD(select, "select_shifted_dim", "layout[…, index, …, :] at d' = d < 0 ? d − 1 : d")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t dim, std::ptrdiff_t index) {
-        const auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("select", dim, shape.size());
-        const std::size_t at = realify::detail::wrap_index("select", "index", index, shape[axis], dim);
-        if (a.size() == 0) {
-            std::vector<std::size_t> to(shape.begin(), shape.end());
-            to.erase(to.begin() + static_cast<std::ptrdiff_t>(axis));
-            return shape_detail::reshaped(xt::xarray<typename A::real_type>::from_shape({std::size_t(0)}), to);
-        }
-        const xt::xarray<typename A::real_type> real = shape_detail::evaluate(a);
-        xt::xstrided_slice_vector slices(real.dimension(), xt::all());
-        slices[axis] = at;
-        return complex_layout<xt::xarray<typename A::real_type>>(xt::xarray<typename A::real_type>(xt::strided_view(real, slices)));
+struct t_keep_last : shape_detail::view_lowering<t_keep_last, rank_rule::same> {
+    using op = ::realify::op::t;
+    static constexpr std::string_view name = "t_keep_last";
+    static constexpr std::string_view formula = "rank ≤ 2: permute(layout, [1, 0, 2])";
+    static tensor_ref view(const tensor_ref& t) {
+        if (t.rank() > 2) realify::detail::throw_size_error(op::name, "expects a tensor of rank <= 2, got rank " + std::to_string(t.rank()));
+        if (t.rank() < 2) return t;
+        const std::array<std::size_t, 2> perm{1, 0};
+        return engine::permuted(t, perm);
     }
 };
-struct getitem_first_dim {
+
+// ---- select, getitem, slice, narrow ----------------------------------------------------------
+
+struct select_shifted_dim : shape_detail::view_lowering<select_shifted_dim, rank_rule::minus_one> {
+    using op = ::realify::op::select;
+    static constexpr std::string_view name = "select_shifted_dim";
+    static constexpr std::string_view formula = "layout[…, index, …, :] at d' = d < 0 ? d − 1 : d";
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim, std::ptrdiff_t index) {
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
+        return engine::selected(t, axis, realify::detail::wrap_index(op::name, "index", index, t.shape[axis], dim));
+    }
+};
+struct getitem_select0 : shape_detail::view_lowering<getitem_select0, rank_rule::minus_one> {
     using op = ::realify::op::getitem;
     static constexpr std::string_view name = "getitem_select0";
     static constexpr std::string_view formula = "layout[index] (select along dim 0)";
-    template <class A, class... P>
-    static constexpr bool accepts = complex_tensor_operand<A>;
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t index) { return select_index::apply(a, 0, index); }
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t index) { return select_shifted_dim::view(t, 0, index); }
 };
 
-struct slice_step {
-    REALIFY_SHAPE_LOWERING_HEAD(slice, "slice_shifted_dim", "layout[…, start:end:step, …, :] at d' = d < 0 ? d − 1 : d")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t dim = 0, std::ptrdiff_t start = 0,
-                      std::ptrdiff_t end = std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t step = 1) {
-        const auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("slice", dim, shape.size());
-        if (step <= 0) throw shape_error("realify::slice: step must be positive, got " + std::to_string(step));
-        const std::size_t first = realify::detail::clamp_slice_bound(start, shape[axis]);
-        const std::size_t stop = realify::detail::clamp_slice_bound(end, shape[axis]);
+struct slice_shifted_dim : shape_detail::view_lowering<slice_shifted_dim, rank_rule::same> {
+    using op = ::realify::op::slice;
+    static constexpr std::string_view name = "slice_shifted_dim";
+    static constexpr std::string_view formula = "layout[…, start:end:step, …, :] at d' = d < 0 ? d − 1 : d";
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim = 0, std::ptrdiff_t start = 0,
+                           std::ptrdiff_t end = std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t step = 1) {
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
+        if (step <= 0) realify::detail::throw_size_error(op::name, "step must be positive, got " + std::to_string(step));
+        const std::size_t first = realify::detail::clamp_slice_bound(start, t.shape[axis]);
+        const std::size_t stop = realify::detail::clamp_slice_bound(end, t.shape[axis]);
         const auto stride = static_cast<std::size_t>(step);
-        return shape_detail::make_layout<A::rank>(shape_detail::slice_layout(
-            shape_detail::evaluate(a), axis, first, realify::detail::slice_length(first, stop, stride), stride));
+        return engine::sliced(t, axis, first, realify::detail::slice_length(first, stop, stride), stride);
     }
 };
-struct narrow_range {
-    REALIFY_SHAPE_LOWERING_HEAD(narrow, "narrow_shifted_dim", "layout[…, start:start+length, …, :]")
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length) {
-        const auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("narrow", dim, shape.size());
-        const auto size = static_cast<std::ptrdiff_t>(shape[axis]);
+
+struct narrow_shifted_dim : shape_detail::view_lowering<narrow_shifted_dim, rank_rule::same> {
+    using op = ::realify::op::narrow;
+    static constexpr std::string_view name = "narrow_shifted_dim";
+    static constexpr std::string_view formula = "layout[…, start:start+length, …, :]";
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length) {
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
+        const auto size = static_cast<std::ptrdiff_t>(t.shape[axis]);
         // PyTorch: start in [−size, size], 0 ≤ length ≤ size − start (never start + length: it may overflow).
         const std::ptrdiff_t first = start < 0 && start >= -size ? start + size : start;
         if (first < 0 || first > size || length < 0 || length > size - first) {
-            throw shape_error("realify::narrow: start " + std::to_string(start) + " and length " + std::to_string(length) +
-                              " do not fit dimension " + std::to_string(dim) + " of size " + std::to_string(size));
+            realify::detail::throw_size_error(op::name, "start " + std::to_string(start) + " and length " + std::to_string(length) +
+                                                            " do not fit dimension " + std::to_string(dim) + " of size " + std::to_string(size));
         }
-        return shape_detail::make_layout<A::rank>(shape_detail::slice_layout(
-            shape_detail::evaluate(a), axis, static_cast<std::size_t>(first), static_cast<std::size_t>(length), 1));
+        return engine::sliced(t, axis, static_cast<std::size_t>(first), static_cast<std::size_t>(length), 1);
     }
 };
 
-/// split / split_with_sizes / chunk: a std::vector of owning layouts.
+// ---- expand, flip, repeat ----------------------------------------------------------------------
+
+struct expand_append_two : shape_detail::view_lowering<expand_append_two, rank_rule::dynamic> {
+    using op = ::realify::op::expand;
+    static constexpr std::string_view name = "expand_append_two";
+    static constexpr std::string_view formula = "broadcast(layout, sizes + [2]), −1 keeps a dim";
+    static tensor_ref view(const tensor_ref& t, const dim_list& sizes) {
+        const auto shape = shape_detail::extents_of(t);
+        if (sizes.size() < shape.size()) {
+            realify::detail::throw_size_error(op::name, std::to_string(sizes.size()) + " sizes given for a tensor of rank " +
+                                                            std::to_string(shape.size()));
+        }
+        std::vector<std::size_t> target(sizes.size());
+        const std::size_t lead = sizes.size() - shape.size();
+        for (std::size_t i = 0; i < sizes.size(); ++i) {
+            const bool existing = i >= lead;
+            if (sizes[i] == -1) {
+                if (!existing) realify::detail::throw_size_error(op::name, "-1 is not allowed for a new leading dimension");
+                target[i] = shape[i - lead];
+            } else if (sizes[i] < 0) {
+                realify::detail::throw_size_error(op::name, "size " + std::to_string(sizes[i]) + " in " + realify::detail::format_sequence(sizes) +
+                                                                " is negative (only -1, keep the dim, is allowed)");
+            } else {
+                target[i] = static_cast<std::size_t>(sizes[i]);
+                if (existing && shape[i - lead] != 1 && shape[i - lead] != target[i]) {
+                    realify::detail::throw_size_error(op::name, "cannot expand shape " + realify::detail::format_sequence(shape) + " to " +
+                                                                    realify::detail::format_sequence(sizes));
+                }
+            }
+        }
+        realify::detail::checked_element_count(op::name, "shape", target, static_cast<std::size_t>(t.width()) * engine::size_of(t.type));
+        return engine::broadcast_to(t, engine::make_dims(op::name, target));
+    }
+};
+
+struct flip_shifted_dims : shape_detail::view_lowering<flip_shifted_dims, rank_rule::same> {
+    using op = ::realify::op::flip;
+    static constexpr std::string_view name = "flip_shifted_dims";
+    static constexpr std::string_view formula = "flip(layout, [d < 0 ? d − 1 : d …])";
+    static tensor_ref view(const tensor_ref& t, const dim_list& dims) {
+        tensor_ref r = t;
+        for (std::ptrdiff_t d : dims) r = engine::flipped(r, shape_detail::axis_of(op::name, d, t.rank()));
+        return r;
+    }
+};
+
+/// repeat: out[i] = a[i mod s] per dim — a read as (1, s0, 1, s1, …) broadcast
+/// to (r0, s0, r1, s1, …) and written into out with each axis split in (r, s).
+struct repeat_append_one {
+    using op = ::realify::op::repeat;
+    static constexpr std::string_view name = "repeat_append_one";
+    static constexpr std::string_view formula = "tile(layout, repeats + [1])";
+    template <class A, class... P>
+    static constexpr bool accepts = tensor_operand<A>;
+
+    /// The result's shape, checked.
+    static engine::dims target(const tensor_ref& t, const std::vector<std::size_t>& repeats) {
+        if (repeats.size() < t.rank()) {
+            realify::detail::throw_size_error(op::name, std::to_string(repeats.size()) + " repeats given for a tensor of rank " +
+                                                            std::to_string(t.rank()));
+        }
+        if (2 * repeats.size() > engine::max_rank)
+            realify::detail::throw_size_error(op::name, "more than " + std::to_string(engine::max_rank / 2) + " repeats are not supported");
+        const std::size_t lead = repeats.size() - t.rank();
+        std::vector<std::size_t> result;
+        for (std::size_t i = 0; i < repeats.size(); ++i) {
+            const std::size_t r = realify::detail::checked_signed_size(op::name, "repeat count", repeats[i]);
+            result.push_back(realify::detail::checked_mul(op::name, "repeated extent", r, i < lead ? 1 : t.shape[i - lead]));
+        }
+        realify::detail::checked_element_count(op::name, "shape", result, static_cast<std::size_t>(t.width()) * engine::size_of(t.type));
+        return engine::make_dims(op::name, result);
+    }
+    /// Copies t repeated into `to` (of shape target(t, repeats)).
+    static void write(const tensor_ref& t, const std::vector<std::size_t>& repeats, const tensor_ref& to) {
+        shape_detail::check_result_shape(op::name, to, target(t, repeats));
+        const std::size_t lead = repeats.size() - t.rank();
+        tensor_ref from = t, into = to;
+        from.shape.rank = into.shape.rank = 2 * repeats.size();
+        for (std::size_t i = 0; i < repeats.size(); ++i) {
+            const std::size_t s = i < lead ? 1 : t.shape[i - lead];
+            from.shape.extent[2 * i] = into.shape.extent[2 * i] = repeats[i];
+            from.shape.extent[2 * i + 1] = into.shape.extent[2 * i + 1] = s;
+            from.strides[2 * i] = 0;
+            from.strides[2 * i + 1] = i < lead ? 0 : t.strides[i - lead];
+            into.strides[2 * i] = to.strides[i] * static_cast<std::ptrdiff_t>(s);
+            into.strides[2 * i + 1] = to.strides[i];
+        }
+        const std::array<tensor_ref, 1> sources{t};
+        engine::check_disjoint(op::name, sources, to);
+        shape_detail::copy_ref(op::name, from, into);
+    }
+    template <class A>
+    static auto apply(const A& a, const std::vector<std::size_t>& repeats) {
+        const engine::input<A> in(op::name, a);
+        return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::dynamic, A>>(
+            op::name, target(in.ref(), repeats), [&](const tensor_ref& to) { write(in.ref(), repeats, to); });
+    }
+    template <class B, class A>
+    static void apply_into(out_arg<B>& o, const A& a, const std::vector<std::size_t>& repeats) {
+        check_out_type<element_t<A>, B>();
+        const engine::input<A> in(op::name, a);
+        write(in.ref(), repeats, out_ref(op::name, o));
+    }
+};
+
+// ---- reshape, view, flatten, unsqueeze, squeeze -----------------------------------------------------
+
+/// reshape / view / unsafe_view: PyTorch's shape inference (one −1 allowed).
+template <class Tag>
+struct reshape_of {
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) {
+        return engine::make_dims(Tag::name, realify::detail::reshape_extents(Tag::name, shape, shape_detail::extents_of(t)));
+    }
+};
+struct reshape_append_two : shape_detail::reshape_lowering<reshape_append_two> {
+    using op = ::realify::op::reshape;
+    static constexpr std::string_view name = "reshape_append_two";
+    static constexpr std::string_view formula = "reshape(layout, shape + [2])";
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return reshape_of<op>::target(t, shape); }
+};
+struct view_append_two : shape_detail::reshape_lowering<view_append_two> {
+    using op = ::realify::op::view;
+    static constexpr std::string_view name = "view_append_two";
+    static constexpr std::string_view formula = "reshape(layout, shape + [2])";
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return reshape_of<op>::target(t, shape); }
+};
+struct unsafe_view_append_two : shape_detail::reshape_lowering<unsafe_view_append_two> {
+    using op = ::realify::op::unsafe_view;
+    static constexpr std::string_view name = "unsafe_view_append_two";
+    static constexpr std::string_view formula = "reshape(layout, shape + [2])";
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return reshape_of<op>::target(t, shape); }
+};
+struct flatten_keep_last : shape_detail::reshape_lowering<flatten_keep_last> {
+    using op = ::realify::op::flatten;
+    static constexpr std::string_view name = "flatten_keep_last";
+    static constexpr std::string_view formula = "reshape(layout, merged dims + [2])";
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1) {
+        return engine::make_dims(op::name, realify::detail::flatten_extents(op::name, shape_detail::extents_of(t), start, end));
+    }
+};
+struct unsqueeze_shifted_dim : shape_detail::reshape_lowering<unsqueeze_shifted_dim> {
+    using op = ::realify::op::unsqueeze;
+    static constexpr std::string_view name = "unsqueeze_shifted_dim";
+    static constexpr std::string_view formula = "unsqueeze(layout, d < 0 ? d − 1 : d)";
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t dim) {
+        return engine::make_dims(op::name, realify::detail::unsqueeze_extents(op::name, shape_detail::extents_of(t), dim));
+    }
+};
+struct squeeze_keep_last : shape_detail::reshape_lowering<squeeze_keep_last> {
+    using op = ::realify::op::squeeze;
+    static constexpr std::string_view name = "squeeze_keep_last";
+    static constexpr std::string_view formula = "drop extent-1 dims except the trailing 2";
+    static engine::dims target(const tensor_ref& t) {
+        return engine::make_dims(op::name, realify::detail::squeeze_all_extents(shape_detail::extents_of(t)));
+    }
+};
+struct squeeze_dim_shifted : shape_detail::reshape_lowering<squeeze_dim_shifted> {
+    using op = ::realify::op::squeeze_dim;
+    static constexpr std::string_view name = "squeeze_dim_shifted";
+    static constexpr std::string_view formula = "squeeze(layout, d < 0 ? d − 1 : d)";
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t dim) {
+        return engine::make_dims(op::name, realify::detail::squeeze_extents(op::name, shape_detail::extents_of(t), {dim}));
+    }
+};
+struct squeeze_dims_shifted : shape_detail::reshape_lowering<squeeze_dims_shifted> {
+    using op = ::realify::op::squeeze_dims;
+    static constexpr std::string_view name = "squeeze_dims_shifted";
+    static constexpr std::string_view formula = "squeeze(layout, [d < 0 ? d − 1 : d …])";
+    static engine::dims target(const tensor_ref& t, const dim_list& dims) {
+        return engine::make_dims(op::name, realify::detail::squeeze_extents(op::name, shape_detail::extents_of(t), dims));
+    }
+};
+
+// ---- cat, stack ------------------------------------------------------------------------------------
+
 namespace shape_detail {
+
+template <class L>
+inline constexpr bool tensor_list = false;
+template <class A, class Alloc>
+inline constexpr bool tensor_list<std::vector<A, Alloc>> = tensor_operand<A>;
+
+/// cat (Stack = false) / stack: the result's shape and the axis of the
+/// parts in it; the parts are checked against each other first.
+template <bool Stack, class A>
+std::pair<engine::dims, std::size_t> joined_shape(std::string_view op, const std::vector<A>& parts, std::ptrdiff_t dim) {
+    if (parts.empty()) realify::detail::throw_size_error(op, "expected a non-empty list of tensors");
+    const engine::tensor_ref head = engine::input<A>(op, parts[0]).ref();
+    const engine::dims first = head.shape;
+    const std::size_t axis = axis_of(op, dim, first.rank + (Stack ? 1 : 0));
+    engine::dims result = first;
+    std::size_t joined = 0;
+    for (const A& part : parts) {
+        const engine::dims s = engine::input<A>(op, part).ref().shape;
+        bool ok = s.rank == first.rank;
+        for (std::size_t i = 0; ok && i < s.rank; ++i) ok = s[i] == first[i] || (!Stack && i == axis);
+        if (!ok) {
+            realify::detail::throw_size_error(op, "tensors of shapes " + realify::detail::format_sequence(first) + " and " +
+                                                      realify::detail::format_sequence(s) +
+                                                      (Stack ? std::string(" differ") : " differ outside dimension " + std::to_string(dim)));
+        }
+        joined = realify::detail::checked_add(op, "joined extent", joined, Stack ? 1 : s[axis]);
+    }
+    if (Stack) {
+        for (std::size_t i = result.rank; i > axis; --i) result.extent[i] = result.extent[i - 1];
+        ++result.rank;
+    }
+    result.extent[axis] = joined;
+    realify::detail::checked_element_count(op, "shape", result, static_cast<std::size_t>(head.width()) * engine::size_of(head.type));
+    return {result, axis};
+}
+
+/// Writes the parts into their slices of `to` (checked: no part overlaps it).
+template <bool Stack, class A>
+void join_into(std::string_view op, const std::vector<A>& parts, std::ptrdiff_t dim, const tensor_ref& to) {
+    const auto [shape, axis] = joined_shape<Stack>(op, parts, dim);
+    check_result_shape(op, to, shape);
+    for (const A& part : parts) {
+        const std::array<tensor_ref, 1> source{engine::input<A>(op, part).ref()};
+        engine::check_disjoint(op, source, to);
+    }
+    std::size_t offset = 0;
+    for (const A& part : parts) {
+        const engine::input<A> in(op, part);
+        if (Stack) {
+            copy_ref(op, in.ref(), engine::selected(to, axis, offset++));
+        } else {
+            const std::size_t extent = in.ref().shape[axis];
+            copy_ref(op, in.ref(), engine::sliced(to, axis, offset, extent, 1));
+            offset += extent;
+        }
+    }
+}
+
+template <class Tag, bool Stack, rank_rule Rule>
+struct join_lowering {
+    template <class L, class... P>
+    static constexpr bool accepts = tensor_list<std::remove_cvref_t<L>>;
+    template <class A>
+    static auto apply(const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
+        return allocated<result_t<element_t<A>, result_rank_v<Rule, A>, std::vector<A>>>(
+            Tag::name, joined_shape<Stack>(Tag::name, parts, dim).first,
+            [&](const tensor_ref& to) { join_into<Stack>(Tag::name, parts, dim, to); });
+    }
+    template <class B, class A>
+    static void apply_into(out_arg<B>& o, const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
+        check_out_type<element_t<A>, B>();
+        join_into<Stack>(Tag::name, parts, dim, out_ref(Tag::name, o));
+    }
+};
+
+}  // namespace shape_detail
+
+struct cat_shifted_dim : shape_detail::join_lowering<::realify::op::cat, false, rank_rule::same> {
+    using op = ::realify::op::cat;
+    static constexpr std::string_view name = "cat_shifted_dim";
+    static constexpr std::string_view formula = "cat(layouts, d < 0 ? d − 1 : d)";
+};
+struct stack_shifted_dim : shape_detail::join_lowering<::realify::op::stack, true, rank_rule::dynamic> {
+    using op = ::realify::op::stack;
+    static constexpr std::string_view name = "stack_shifted_dim";
+    static constexpr std::string_view formula = "stack(layouts, d < 0 ? d − 1 : d)";
+};
+
+// ---- split, split_with_sizes, chunk: lists of results -------------------------------------------------
+
+namespace shape_detail {
+/// The pieces of sizes `sizes` (summing to the extent) along `axis`, each a fresh result.
 template <class A>
-auto split_sizes(const A& a, const std::vector<std::size_t>& sizes, std::size_t axis) {
-    using result = decltype(make_layout<A::rank>(std::declval<xt::xarray<typename A::real_type>>()));
-    std::vector<result> pieces;
-    const xt::xarray<typename A::real_type> real = evaluate(a);
-    std::size_t start = 0;  // the sizes are checked to sum to the extent
+auto split_pieces(std::string_view op, const tensor_ref& t, const std::vector<std::size_t>& sizes, std::size_t axis) {
+    using R = shape_result_t<rank_rule::same, A>;
+    std::vector<R> pieces;
+    std::size_t start = 0;
     for (std::size_t size : sizes) {
-        pieces.push_back(make_layout<A::rank>(slice_layout(real, axis, start, size, 1)));
+        const tensor_ref v = engine::sliced(t, axis, start, size, 1);
+        pieces.push_back(allocated<R>(op, v.shape, [&](const tensor_ref& to) { copy_ref(op, v, to); }));
         start += size;
     }
     return pieces;
 }
 }  // namespace shape_detail
 
-struct split_even {
-    REALIFY_SHAPE_LOWERING_HEAD(split, "split_shifted_dim", "narrow pieces of split_size along d'")
+struct split_shifted_dim {
+    using op = ::realify::op::split;
+    static constexpr std::string_view name = "split_shifted_dim";
+    static constexpr std::string_view formula = "narrow pieces of split_size along d'";
+    template <class A, class... P>
+    static constexpr bool accepts = tensor_operand<A>;
     template <class A>
     static auto apply(const A& a, std::size_t split_size, std::ptrdiff_t dim = 0) {
-        const auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("split", dim, shape.size());
-        if (split_size == 0 && shape[axis] != 0) throw shape_error("realify::split: split_size must be positive");
+        const engine::input<A> in(op::name, a);
+        const tensor_ref& t = in.ref();
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
+        const std::size_t extent = t.shape[axis];
+        if (split_size == 0 && extent != 0) realify::detail::throw_size_error(op::name, "split_size must be positive");
         std::vector<std::size_t> sizes;  // never done + split_size: split_size may be near SIZE_MAX
-        for (std::size_t done = 0; done < shape[axis]; done += sizes.back()) sizes.push_back(std::min(split_size, shape[axis] - done));
+        for (std::size_t done = 0; done < extent; done += sizes.back()) sizes.push_back(std::min(split_size, extent - done));
         if (sizes.empty()) sizes.push_back(0);
-        return shape_detail::split_sizes(a, sizes, axis);
+        return shape_detail::split_pieces<A>(op::name, t, sizes, axis);
     }
 };
-struct split_with_sizes_list {
-    REALIFY_SHAPE_LOWERING_HEAD(split_with_sizes, "split_with_sizes_shifted_dim", "narrow pieces of the given sizes along d'")
+struct split_with_sizes_shifted_dim {
+    using op = ::realify::op::split_with_sizes;
+    static constexpr std::string_view name = "split_with_sizes_shifted_dim";
+    static constexpr std::string_view formula = "narrow pieces of the given sizes along d'";
+    template <class A, class... P>
+    static constexpr bool accepts = tensor_operand<A>;
     template <class A>
     static auto apply(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
-        const auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("split_with_sizes", dim, shape.size());
+        const engine::input<A> in(op::name, a);
+        const tensor_ref& t = in.ref();
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
         std::size_t total = 0;
         for (std::size_t size : sizes) {
-            total = realify::detail::checked_add("split_with_sizes", "sum of sizes", total,
-                                                 realify::detail::checked_signed_size("split_with_sizes", "size", size));
+            total = realify::detail::checked_add(op::name, "sum of sizes", total,
+                                                 realify::detail::checked_signed_size(op::name, "size", size));
         }
-        if (total != shape[axis]) {
-            throw shape_error("realify::split_with_sizes: sizes " + realify::detail::format_sequence(sizes) + " do not sum to dimension " +
-                              std::to_string(dim) + " of size " + std::to_string(shape[axis]));
+        if (total != t.shape[axis]) {
+            realify::detail::throw_size_error(op::name, "sizes " + realify::detail::format_sequence(sizes) + " do not sum to dimension " +
+                                                            std::to_string(dim) + " of size " + std::to_string(t.shape[axis]));
         }
-        return shape_detail::split_sizes(a, sizes, axis);
+        return shape_detail::split_pieces<A>(op::name, t, sizes, axis);
     }
 };
-struct chunk_even {
-    REALIFY_SHAPE_LOWERING_HEAD(chunk, "chunk_shifted_dim", "split with split_size = ceil(size / chunks)")
+struct chunk_shifted_dim {
+    using op = ::realify::op::chunk;
+    static constexpr std::string_view name = "chunk_shifted_dim";
+    static constexpr std::string_view formula = "split with split_size = ceil(size / chunks)";
+    template <class A, class... P>
+    static constexpr bool accepts = tensor_operand<A>;
     template <class A>
     static auto apply(const A& a, std::size_t chunks, std::ptrdiff_t dim = 0) {
-        if (chunks == 0) throw shape_error("realify::chunk: chunks must be positive");
-        const auto shape = shape_detail::shape_of(a);
-        const std::size_t size = shape[shape_detail::layout_axis("chunk", dim, shape.size())];
+        if (chunks == 0) realify::detail::throw_size_error(op::name, "chunks must be positive");
+        const engine::input<A> in(op::name, a);
+        const std::size_t size = in.ref().shape[shape_detail::axis_of(op::name, dim, in.ref().rank())];
         const std::size_t split_size = size == 0 ? 1 : (size - 1) / chunks + 1;  // ceil, without size + chunks − 1
-        return split_even::apply(a, split_size, dim);
+        return split_shifted_dim::apply(a, split_size, dim);
     }
 };
 
-struct expand_append_two {
-    REALIFY_SHAPE_LOWERING_HEAD(expand, "expand_append_two", "broadcast(layout, sizes + [2]), −1 keeps a dim")
-    template <class A>
-    static auto apply(const A& a, const dim_list& sizes) {
-        const auto shape = shape_detail::shape_of(a);
-        if (sizes.size() < shape.size()) {
-            throw shape_error("realify::expand: " + std::to_string(sizes.size()) + " sizes given for a tensor of rank " +
-                              std::to_string(shape.size()));
-        }
-        std::vector<std::size_t> target(sizes.size() + 1, 2);
-        const std::size_t lead = sizes.size() - shape.size();
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-            const bool existing = i >= lead;
-            if (sizes[i] == -1) {
-                if (!existing) throw shape_error("realify::expand: -1 is not allowed for a new leading dimension");
-                target[i] = shape[i - lead];
-            } else if (sizes[i] < 0) {
-                throw shape_error("realify::expand: size " + std::to_string(sizes[i]) + " in " +
-                                  realify::detail::format_sequence(sizes) + " is negative (only -1, keep the dim, is allowed)");
-            } else {
-                target[i] = static_cast<std::size_t>(sizes[i]);
-                if (existing && shape[i - lead] != 1 && shape[i - lead] != target[i]) {
-                    throw shape_error("realify::expand: cannot expand shape " + realify::detail::format_sequence(shape) + " to " + realify::detail::format_sequence(sizes));
-                }
+// ---- roll ------------------------------------------------------------------------------------------------
+
+/// roll: along each rolled axis the two segments [0, n − k) and [n − k, n)
+/// swap places; one copy per combination of segments. Without dims, the
+/// flattened tensor is rolled.
+struct roll_shifted_dims {
+    using op = ::realify::op::roll;
+    static constexpr std::string_view name = "roll_shifted_dims";
+    static constexpr std::string_view formula = "roll(layout, shifts, [d'…]); no dims: roll of the flattened pairs";
+    template <class A, class... P>
+    static constexpr bool accepts = tensor_operand<A>;
+
+    /// The rolled copy of t along `axes` by `shifts` (in [0, extent)) into `to`.
+    static void write_axes(const tensor_ref& t, std::span<const std::size_t> axes, std::span<const std::size_t> shifts,
+                           const tensor_ref& to) {
+        const std::size_t combinations = std::size_t{1} << axes.size();
+        for (std::size_t mask = 0; mask < combinations; ++mask) {
+            tensor_ref from = t, into = to;
+            bool empty = false;
+            for (std::size_t j = 0; j < axes.size(); ++j) {
+                const std::size_t n = t.shape[axes[j]], k = shifts[j];
+                const bool tail = (mask >> j) & 1;  // the last k elements move to the front
+                const std::size_t length = tail ? k : n - k;
+                empty = empty || length == 0;
+                from = engine::sliced(from, axes[j], tail ? n - k : 0, length, 1);
+                into = engine::sliced(into, axes[j], tail ? 0 : k, length, 1);
             }
+            if (!empty) shape_detail::copy_ref(op::name, from, into);
         }
-        realify::detail::checked_element_count("expand", "shape", target, sizeof(typename A::real_type));
-        if (a.size() == 0) return complex_layout<xt::xarray<typename A::real_type>>(xt::xarray<typename A::real_type>::from_shape(target));
-        return complex_layout<xt::xarray<typename A::real_type>>(
-            xt::xarray<typename A::real_type>(xt::broadcast(shape_detail::evaluate(a), target)));
     }
-};
-
-struct repeat_append_one {
-    REALIFY_SHAPE_LOWERING_HEAD(repeat, "repeat_append_one", "tile(layout, repeats + [1])")
     template <class A>
-    static auto apply(const A& a, const std::vector<std::size_t>& repeats) {
-        const auto shape = shape_detail::shape_of(a);
-        if (repeats.size() < shape.size()) {
-            throw shape_error("realify::repeat: " + std::to_string(repeats.size()) + " repeats given for a tensor of rank " +
-                              std::to_string(shape.size()));
-        }
-        // out[i] = a[i mod s] per dim: view a as (1, s0, 1, s1, …, 2), broadcast
-        // to (r0, s0, r1, s1, …, 2) and merge each (r, s) pair — repeats + [1].
-        const std::size_t lead = repeats.size() - shape.size();
-        std::vector<std::size_t> split_shape, broadcast_shape, target;
-        for (std::size_t i = 0; i < repeats.size(); ++i) {
-            const std::size_t s = i < lead ? 1 : shape[i - lead];
-            split_shape.insert(split_shape.end(), {std::size_t(1), s});
-            const std::size_t r = realify::detail::checked_signed_size("repeat", "repeat count", repeats[i]);
-            broadcast_shape.insert(broadcast_shape.end(), {r, s});
-            target.push_back(realify::detail::checked_mul("repeat", "repeated extent", r, s));
-        }
-        split_shape.push_back(2);
-        broadcast_shape.push_back(2);
-        using T = typename A::real_type;
-        realify::detail::checked_element_count("repeat", "shape", target, 2 * sizeof(T));
-        if (a.size() == 0) return shape_detail::empty_layout<dynamic_rank, T>(target);
-        xt::xarray<T> real = shape_detail::evaluate(a);
-        real.reshape(split_shape);
-        return shape_detail::reshaped(xt::xarray<T>(xt::broadcast(real, broadcast_shape)), target);
-    }
-};
-
-struct flip_shifted {
-    REALIFY_SHAPE_LOWERING_HEAD(flip, "flip_shifted_dims", "flip(layout, [d < 0 ? d − 1 : d …])")
-    template <class A>
-    static auto apply(const A& a, const dim_list& dims) {
-        xt::xarray<typename A::real_type> real = shape_detail::evaluate(a);
-        for (std::ptrdiff_t d : dims) {
-            const std::size_t axis = shape_detail::layout_axis("flip", d, a.dimension());  // checks the dim
-            if (a.size() == 0) continue;
-            real = xt::xarray<typename A::real_type>(xt::flip(real, axis));
-        }
-        return shape_detail::make_layout<A::rank>(std::move(real));
-    }
-};
-
-struct roll_shifted {
-    REALIFY_SHAPE_LOWERING_HEAD(roll, "roll_shifted_dims", "roll(layout, shifts, [d'…]); no dims: roll of the flattened pairs")
-    template <class A>
-    static auto apply(const A& a, const dim_list& shifts, const dim_list& dims = {}) {
-        using T = typename A::real_type;
-        xt::xarray<T> real = shape_detail::evaluate(a);
-        if (a.size() == 0) return shape_detail::make_layout<A::rank>(std::move(real));
+    static void write(const tensor_ref& t, const dim_list& shifts, const dim_list& dims, const tensor_ref& to) {
+        shape_detail::check_result_shape(op::name, to, t.shape);
+        const std::array<tensor_ref, 1> source{t};
+        engine::check_disjoint(op::name, source, to);
+        if (t.count() == 0) return;
         if (dims.empty()) {
-            if (shifts.size() != 1) throw shape_error("realify::roll: without dims, exactly one shift is expected");
-            const auto shape = real.shape();
-            const std::size_t n = a.size();
-            real.reshape({n, std::size_t(2)});
-            const auto shift = static_cast<std::ptrdiff_t>(realify::detail::reduce_shift(shifts[0], n));
-            xt::xarray<T> rolled = xt::roll(real, shift, 0);
-            rolled.reshape(shape);
-            return shape_detail::make_layout<A::rank>(std::move(rolled));
+            if (shifts.size() != 1) realify::detail::throw_size_error(op::name, "without dims, exactly one shift is expected");
+            const engine::dims flat = engine::make_dims(op::name, std::array<std::size_t, 1>{t.count()});
+            const std::array<std::size_t, 1> axis{0}, shift{realify::detail::reduce_shift(shifts[0], t.count())};
+            const auto from = engine::reshaped_view(t, flat);
+            const auto into = engine::reshaped_view(to, flat);
+            if (from && into) return write_axes(*from, axis, shift, *into);
+            // a layout that does not flatten: roll a contiguous copy, then copy it out
+            auto source_copy = shape_detail::contiguous_copy<A>(op::name, t);
+            auto rolled = shape_detail::contiguous_copy<A>(op::name, t);
+            auto s = out(source_copy), r = out(rolled);
+            const tensor_ref source_ref = out_ref(op::name, s), rolled_ref = out_ref(op::name, r);
+            write_axes(*engine::reshaped_view(source_ref, flat), axis, shift, *engine::reshaped_view(rolled_ref, flat));
+            return shape_detail::copy_ref(op::name, rolled_ref, to);
         }
         if (shifts.size() != dims.size()) {
-            throw shape_error("realify::roll: " + std::to_string(shifts.size()) + " shifts for " + std::to_string(dims.size()) + " dims");
+            realify::detail::throw_size_error(op::name, std::to_string(shifts.size()) + " shifts for " + std::to_string(dims.size()) + " dims");
         }
+        // shifts of a repeated dim add up (applied one after the other)
+        std::array<std::size_t, engine::max_rank> total{};
         for (std::size_t i = 0; i < dims.size(); ++i) {
-            const std::size_t axis = shape_detail::layout_axis("roll", dims[i], a.dimension());
-            // xt::roll steps a negative shift up by the extent until it is
-            // non-negative: reduce it first (PTRDIFF_MIN would take forever).
-            const auto shift = static_cast<std::ptrdiff_t>(realify::detail::reduce_shift(shifts[i], real.shape()[axis]));
-            real = xt::xarray<T>(xt::roll(real, shift, static_cast<std::ptrdiff_t>(axis)));
+            const std::size_t axis = shape_detail::axis_of(op::name, dims[i], t.rank());
+            const std::size_t n = t.shape[axis];
+            total[axis] = (total[axis] + realify::detail::reduce_shift(shifts[i], n)) % n;
         }
-        return shape_detail::make_layout<A::rank>(std::move(real));
+        std::array<std::size_t, engine::max_rank> axes{}, amounts{};
+        std::size_t rolled = 0;
+        for (std::size_t a = 0; a < t.rank(); ++a) {
+            if (total[a] == 0) continue;
+            axes[rolled] = a;
+            amounts[rolled++] = total[a];
+        }
+        write_axes(t, std::span(axes.data(), rolled), std::span(amounts.data(), rolled), to);
+    }
+    template <class A>
+    static auto apply(const A& a, const dim_list& shifts, const dim_list& dims = {}) {
+        const engine::input<A> in(op::name, a);
+        return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::same, A>>(
+            op::name, in.ref().shape, [&](const tensor_ref& to) { write<A>(in.ref(), shifts, dims, to); });
+    }
+    template <class B, class A>
+    static void apply_into(out_arg<B>& o, const A& a, const dim_list& shifts, const dim_list& dims = {}) {
+        check_out_type<element_t<A>, B>();
+        const engine::input<A> in(op::name, a);
+        write<A>(in.ref(), shifts, dims, out_ref(op::name, o));
     }
 };
 
-/// where(cond, a, b): cond broadcasts over complex elements, never over [re, im].
-struct where_pairs {
+// ---- where, sym_size, alias ------------------------------------------------------------------------------
+
+template <class... A>
+inline constexpr bool where_operands = false;
+template <class C, class A, class B>
+inline constexpr bool where_operands<C, A, B> = real_tensor_operand<C> && elementwise_operand<A> && elementwise_operand<B> &&
+                                                (complex_operand<A> || complex_operand<B> ||
+                                                 promotion::is_floating(result_dtype_v<A, B>));
+
+/// where(cond, a, b): cond broadcasts over elements, never over [re, im].
+struct where_broadcast_cond {
     using op = ::realify::op::where;
     static constexpr std::string_view name = "where_broadcast_cond";
-    static constexpr std::string_view formula = "cond ? a : b per complex element (cond never spreads over [re, im])";
+    static constexpr std::string_view formula = "cond ? a : b per element (cond never spreads over [re, im])";
+    template <class... A>
+    static constexpr bool accepts = where_operands<A...>;
+
     template <class C, class A, class B>
-    static constexpr bool accepts = real_tensor_operand<C> && (complex_operand<A> || complex_operand<B>) &&
-                                    elementwise_operand<A> && elementwise_operand<B>;
+    using element = element_of<complex_operand<A> || complex_operand<B>, promoted_real_t<A, B>>;
+    template <class C, class A, class B>
+    static engine::block_kernel kernel() {
+        const std::array<bool, 3> kinds{false, complex_operand<A>, complex_operand<B>};
+        return engine::builtin_kernel(engine::builtin::where, engine::component_of<promoted_real_t<A, B>>(), kinds);
+    }
     template <class C, class A, class B>
     static auto apply(const C& cond, const A& a, const B& b) {
-        return dispatch::lowering::elementwise<op>(
-            [](auto c, auto x, auto y) { return c != decltype(c)(0) ? to_pair(x) : to_pair(y); }, cond, a, b);
+        using R = result_t<element<C, A, B>, broadcast_rank_v<C, A, B>, C, A, B>;
+        return allocate_and_evaluate<R>(op::name, kernel<C, A, B>(), cond, a, b);
+    }
+    template <class O, class C, class A, class B>
+    static void apply_into(out_arg<O>& o, const C& cond, const A& a, const B& b) {
+        evaluate_checked_into<element<C, A, B>>(op::name, kernel<C, A, B>(), o, cond, a, b);
     }
 };
 
-struct sym_size_of {
+struct sym_size_complex_dim {
     using op = ::realify::op::sym_size;
     static constexpr std::string_view name = "sym_size_complex_dim";
     static constexpr std::string_view formula = "layout.shape[d'] (the trailing 2 is not a dim of the complex tensor)";
     template <class A, class... P>
-    static constexpr bool accepts = complex_tensor_operand<A>;
+    static constexpr bool accepts = tensor_operand<A>;
     template <class A>
     static std::size_t apply(const A& a, std::ptrdiff_t dim) {
-        return a.shape()[shape_detail::layout_axis("sym_size", dim, a.dimension())];
+        const engine::input<A> in(op::name, a);
+        return in.ref().shape[shape_detail::axis_of(op::name, dim, in.ref().rank())];
     }
 };
 
-struct alias_same_memory {
+struct alias_passthrough {
     using op = ::realify::op::alias;
     static constexpr std::string_view name = "alias_passthrough";
     static constexpr std::string_view formula = "the same layout (no copy)";
     template <class A>
-    static constexpr bool accepts = complex_tensor_operand<A>;
+    static constexpr bool accepts = complex_layout_operand<A>;
     template <class A>
     static auto apply(const A& a) {
         return as_complex_layout(a.real_layout());
     }
 };
 
-#undef REALIFY_SHAPE_LOWERING_HEAD
 }  // namespace lowering
 
 REALIFY_BUILTIN_CANDIDATES(permute, lowering::permute_append_last)
-REALIFY_BUILTIN_CANDIDATES(reshape, lowering::reshape_append_two<op::reshape>)
-REALIFY_BUILTIN_CANDIDATES(view, lowering::reshape_append_two<op::view>)
-REALIFY_BUILTIN_CANDIDATES(unsafe_view, lowering::reshape_append_two<op::unsafe_view>)
-REALIFY_BUILTIN_CANDIDATES(flatten, lowering::flatten_range)
-REALIFY_BUILTIN_CANDIDATES(unsqueeze, lowering::unsqueeze_layout)
+REALIFY_BUILTIN_CANDIDATES(reshape, lowering::reshape_append_two)
+REALIFY_BUILTIN_CANDIDATES(view, lowering::view_append_two)
+REALIFY_BUILTIN_CANDIDATES(unsafe_view, lowering::unsafe_view_append_two)
+REALIFY_BUILTIN_CANDIDATES(flatten, lowering::flatten_keep_last)
+REALIFY_BUILTIN_CANDIDATES(unsqueeze, lowering::unsqueeze_shifted_dim)
 REALIFY_BUILTIN_CANDIDATES(squeeze, lowering::squeeze_keep_last)
 REALIFY_BUILTIN_CANDIDATES(squeeze_dim, lowering::squeeze_dim_shifted)
 REALIFY_BUILTIN_CANDIDATES(squeeze_dims, lowering::squeeze_dims_shifted)
-REALIFY_BUILTIN_CANDIDATES(cat, lowering::cat_blocks)
-REALIFY_BUILTIN_CANDIDATES(stack, lowering::stack_blocks)
-REALIFY_BUILTIN_CANDIDATES(t, lowering::t_swap)
-REALIFY_BUILTIN_CANDIDATES(transpose, lowering::transpose_swap)
-REALIFY_BUILTIN_CANDIDATES(select, lowering::select_index)
-REALIFY_BUILTIN_CANDIDATES(getitem, lowering::getitem_first_dim)
-REALIFY_BUILTIN_CANDIDATES(slice, lowering::slice_step)
-REALIFY_BUILTIN_CANDIDATES(narrow, lowering::narrow_range)
-REALIFY_BUILTIN_CANDIDATES(split, lowering::split_even)
-REALIFY_BUILTIN_CANDIDATES(split_with_sizes, lowering::split_with_sizes_list)
-REALIFY_BUILTIN_CANDIDATES(chunk, lowering::chunk_even)
+REALIFY_BUILTIN_CANDIDATES(cat, lowering::cat_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(stack, lowering::stack_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(t, lowering::t_keep_last)
+REALIFY_BUILTIN_CANDIDATES(transpose, lowering::transpose_shifted_dims)
+REALIFY_BUILTIN_CANDIDATES(select, lowering::select_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(getitem, lowering::getitem_select0)
+REALIFY_BUILTIN_CANDIDATES(slice, lowering::slice_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(narrow, lowering::narrow_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(split, lowering::split_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(split_with_sizes, lowering::split_with_sizes_shifted_dim)
+REALIFY_BUILTIN_CANDIDATES(chunk, lowering::chunk_shifted_dim)
 REALIFY_BUILTIN_CANDIDATES(expand, lowering::expand_append_two)
 REALIFY_BUILTIN_CANDIDATES(repeat, lowering::repeat_append_one)
-REALIFY_BUILTIN_CANDIDATES(flip, lowering::flip_shifted)
-REALIFY_BUILTIN_CANDIDATES(roll, lowering::roll_shifted)
-REALIFY_BUILTIN_CANDIDATES(where, lowering::where_pairs)
-REALIFY_BUILTIN_CANDIDATES(sym_size, lowering::sym_size_of)
-REALIFY_BUILTIN_CANDIDATES(alias, lowering::alias_same_memory)
+REALIFY_BUILTIN_CANDIDATES(flip, lowering::flip_shifted_dims)
+REALIFY_BUILTIN_CANDIDATES(roll, lowering::roll_shifted_dims)
+REALIFY_BUILTIN_CANDIDATES(where, lowering::where_broadcast_cond)
+REALIFY_BUILTIN_CANDIDATES(sym_size, lowering::sym_size_complex_dim)
+REALIFY_BUILTIN_CANDIDATES(alias, lowering::alias_passthrough)
 
 }  // namespace realify::dispatch

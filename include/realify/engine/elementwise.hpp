@@ -1,0 +1,126 @@
+// The elementwise engine: evaluates a kernel over the broadcast of its
+// operands into an output, for any memory layout of either. Compiled once in
+// realify_simd (src/simd/engine.cpp); this header is cheap (no xtensor, no
+// xsimd).
+//
+// ---- What a call does ------------------------------------------------------------
+// evaluate(op, inputs, out, kernel):
+//
+//  1. checks: the broadcast shape of the inputs (NumPy's rule; shape_error
+//     naming the op and the shapes), out's shape equal to it (shape_error
+//     naming both), out free of internal overlap (an axis of extent > 1 with
+//     stride 0, or strides that make two elements share memory: layout_error)
+//     and of partial overlap with an input (layout_error). An input that is
+//     exactly out — the same memory, type and layout, not broadcast — is
+//     allowed: the op runs in place, as PyTorch's `out=`;
+//  2. orders the axes as out's memory runs (the axes of negative stride in
+//     out reversed for every operand, then sorted by out's stride) and
+//     coalesces adjacent axes every operand can merge, so most calls become
+//     one long row, whatever the layout (row-major, transposed,
+//     column-major, reversed);
+//  3. walks the rows. A row where every operand is contiguous along it, or
+//     constant along it (a broadcast operand: the kernel's broadcast flag),
+//     and already of the compute type goes to the kernel in one call, by
+//     pointer. Otherwise the row is cut into blocks that stay in L1
+//     (block_elements): the operands that are strided, or of another
+//     component type (int/bool tensors, a double operand of a float op),
+//     are gathered — and converted — into stack scratch; a strided output,
+//     or one of another type (bool for isnan), is written through scratch
+//     and scattered.
+//
+// Nothing is allocated. Streaming (non-temporal) stores are used when the
+// whole call is one row and large (realify/simd/streaming.hpp).
+//
+// ---- Kernels -------------------------------------------------------------------
+// A block_kernel is a type-erased function on blocks of the compute type T
+// (float or double): in[k] points at n elements of input k (2n reals for a
+// complex input, n for a real one) or, when broadcast[k], at one element
+// repeated; it writes n elements to out. Inputs keep their kinds (complex or
+// real, as the tensor_ref says); only the component type is converted. The
+// kernels of the elementwise ops (realify/simd/elementwise.hpp) and a few
+// built-ins (copy, casts, where, isnan, isinf) come from the factories below;
+// any other function of that signature works too (a user's element loop,
+// the graph's fused regions).
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "realify/engine/tensor_ref.hpp"
+#include "realify/simd/elementwise.hpp"
+
+namespace realify::engine {
+
+/// At most this many inputs per call.
+inline constexpr std::size_t max_inputs = 3;
+/// Elements per block when a row goes through scratch: 512 complex doubles
+/// are 8 KiB, so three inputs and the output stay in a 32 KiB L1.
+inline constexpr std::size_t block_elements = 512;
+
+struct block_kernel;
+/// Runs the kernel on one block; `stream`: the output may be written with
+/// streaming stores (only offered for one long contiguous row).
+using block_function = void (*)(const block_kernel& self, const void* const* in, const bool* broadcast, void* out,
+                                std::size_t n, bool stream);
+
+struct block_kernel {
+    block_function run = nullptr;
+    /// T of every block: float32 or float64 (any type for builtin::copy,
+    /// which then moves the values exactly).
+    component compute = component::float32;
+    /// The kinds of the blocks (true: complex); the engine checks them
+    /// against the operands.
+    std::array<bool, max_inputs> complex_inputs{};
+    bool complex_output = false;
+    /// What `run` calls: a function (a compiled kernel) or an object (a
+    /// user's functor), and the op's constants.
+    void (*function)() = nullptr;
+    const void* object = nullptr;
+    std::array<double, 2> params{};
+    bool has_params = false;
+};
+
+/// The broadcast shape of the inputs (NumPy's rule), or a shape_error
+/// "realify::<op>: operands of shapes (…) and (…) cannot be broadcast together".
+dims broadcast_shape(std::string_view op, std::span<const tensor_ref> inputs);
+
+/// Runs `kernel` over the broadcast of `inputs` into `out` (see the header comment).
+void evaluate(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const block_kernel& kernel);
+
+/// Refuses (layout_error) an out that overlaps any input at all: for ops
+/// that write out in several steps (cat, stack, roll), where even an input
+/// equal to out would be read after being overwritten.
+void check_disjoint(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out);
+
+/// For ops that compute their whole result before writing any of it (the
+/// matrix products): checks out as evaluate does — its shape equal to `shape`
+/// (shape_error), no internal overlap (layout_error) — and returns whether out
+/// shares memory with an input. Any overlap is then correct (the caller
+/// computes into a temporary and copies), so none is refused.
+bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape);
+
+/// The compiled kernel of an elementwise op for inputs of these kinds
+/// (true: complex) in compute type `compute`; `constant` is α for add/sub
+/// (nullopt: α = 1) and the exponent for pow_scalar. Throws realify::error
+/// when the op has no such form (see realify::simd::result_kind).
+block_kernel kernel_of(simd::elementwise_op op, component compute, std::span<const bool> complex_inputs,
+                       std::optional<std::complex<double>> constant = std::nullopt);
+
+/// Kernels that are not ops of realify/simd/elementwise.hpp.
+enum class builtin : std::uint8_t {
+    copy,        // out = x (same kind): clone, fills, shape ops (compute: the tensor's own type), casts
+    to_complex,  // real x → x + 0i
+    nonzero,     // x ≠ 0 (complex: either part), as 1 or 0 — the cast to bool
+    isnan,       // element<op::isnan>, as 1 or 0
+    isinf,       // element<op::isinf>, as 1 or 0
+    where,       // (c, a, b) → c ≠ 0 ? a : b; a real a or b is lifted to a + 0i when the other is complex
+};
+block_kernel builtin_kernel(builtin op, component compute, std::span<const bool> complex_inputs);
+
+
+}  // namespace realify::engine

@@ -1,0 +1,42 @@
+// The reductions and the scan of the eager API — sum, mean, prod over
+// dims, cumsum along one — on tensor_refs: any layout, real or complex,
+// into any output layout. Compiled once in realify_simd
+// (src/simd/reduce.cpp); this header is cheap.
+//
+//   sum, mean   per component; accumulated in double (float inputs) or by
+//               pairwise summation of each contiguous run (double inputs);
+//               mean of no elements is NaN (0/0), as PyTorch
+//   prod        complex: the pair product element<op::mul> (realify/kernels)
+//               left to right, never per component; real: the product
+//   cumsum      running sum along the axis, accumulated as sum
+//
+// Inputs and outputs are float or double (outputs of either, converted on
+// the store). The output must have the result's shape (shape_error naming
+// the op and both shapes), no internal overlap, and no partial overlap with
+// the input (layout_error); being exactly the input is allowed where the
+// shapes agree (cumsum in place).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "realify/engine/tensor_ref.hpp"
+
+namespace realify::engine {
+
+enum class reduction : std::uint8_t { sum, mean, prod };
+
+/// The shape of a reduction over `axes` (sorted, unique, in range): the
+/// reduced axes dropped, or kept as extent 1 with keepdim.
+dims reduced_shape(const dims& in, std::span<const std::size_t> axes, bool keepdim) noexcept;
+
+/// out = r(in) over `axes` (sorted, unique, in range; all axes of a rank-0 input: none).
+void reduce(std::string_view op, reduction r, const tensor_ref& in, std::span<const std::size_t> axes, bool keepdim,
+            const tensor_ref& out);
+
+/// out = the running sum of in along `axis` (< rank; a rank-0 input is copied).
+void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const tensor_ref& out);
+
+}  // namespace realify::engine

@@ -1,0 +1,168 @@
+// tensor_refs of the eager API's arguments: complex layouts, xtensor
+// containers, adaptors and strided views of std::complex<T> or of real
+// types, numbers — read where they are, whatever their strides and offset.
+// Only an operand with no memory (a lazy xtensor expression, or a
+// complex_layout whose [re, im] axis is not contiguous) is evaluated, once,
+// into a temporary the input keeps: the only allocation an out= call makes.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <xtensor/xarray.hpp>
+
+#include "realify/engine/tensor_ref.hpp"
+#include "realify/layout/complex_layout.hpp"
+#include "realify/layout/memory_access.hpp"
+#include "realify/layout/pointer_cast.hpp"
+#include "realify/ops/operand.hpp"
+#include "realify/ops/out.hpp"
+
+namespace realify::engine {
+
+namespace detail {
+
+/// The ref of an expression in memory: a real one, or one of std::complex
+/// elements (each element two components, strides doubled).
+template <class E>
+tensor_ref ref_of_memory(std::string_view op, const E& e) {
+    using V = std::remove_cv_t<typename E::value_type>;
+    tensor_ref r;
+    r.shape = make_dims(op, e.shape());
+    const auto& strides = e.strides();
+    if constexpr (complex_scalar<V>) {
+        using T = real_part_t<V>;
+        r.data = const_cast<T*>(realify::detail::as_real_pointer(e.data() + e.data_offset()));
+        r.type = component_of<T>();
+        r.complex = true;
+        for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = 2 * static_cast<std::ptrdiff_t>(strides[a]);
+    } else {
+        r.data = const_cast<V*>(e.data() + e.data_offset());
+        r.type = component_of<V>();
+        for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = static_cast<std::ptrdiff_t>(strides[a]);
+    }
+    return r;
+}
+
+/// The ref of a real (…, 2) expression in memory read as complex, or
+/// nullopt when its [re, im] axis is not contiguous.
+template <class E>
+std::optional<tensor_ref> ref_of_pairs(std::string_view op, const E& e) {
+    tensor_ref r = ref_of_memory(op, e);
+    if (r.shape[r.rank() - 1] != 2 || r.strides[r.rank() - 1] != 1) return std::nullopt;
+    --r.shape.rank;
+    r.complex = true;
+    return r;
+}
+
+template <class A>
+struct storage {
+    using type = char;  // numbers: no temporary
+};
+template <class A>
+    requires complex_layout_operand<A>
+struct storage<A> {
+    using type = xt::xarray<typename A::real_type>;
+};
+template <class A>
+    requires complex_container_operand<A> || real_tensor_operand<A>
+struct storage<A> {
+    using type = xt::xarray<std::remove_cv_t<typename A::value_type>>;
+};
+
+/// The value a number is read as: its own type when the engine has it.
+template <class N>
+using number_t = std::conditional_t<complex_number_operand<N>, std::complex<double>,
+                                    std::conditional_t<has_component_v<N>, N, double>>;
+
+}  // namespace detail
+
+/// One operand of an eager op as the engine reads it. Keeps the temporary
+/// (or the number) its ref points into: not copyable.
+template <class A>
+class input {
+public:
+    input(std::string_view op, const A& a) {
+        if constexpr (complex_layout_operand<A>) {
+            const auto& real = a.real_layout();
+            if constexpr (realify::detail::strided_in_memory<const typename A::expression_type&>) {
+                if (auto r = detail::ref_of_pairs(op, real)) {
+                    m_ref = *r;
+                    return;
+                }
+            }
+            m_storage.emplace(real);
+            m_ref = *detail::ref_of_pairs(op, *m_storage);
+        } else if constexpr (complex_container_operand<A> || real_tensor_operand<A>) {
+            if constexpr (realify::detail::strided_in_memory<const A&>) {
+                m_ref = detail::ref_of_memory(op, a);
+            } else {
+                m_storage.emplace(a);
+                m_ref = detail::ref_of_memory(op, *m_storage);
+            }
+        } else if constexpr (complex_number_operand<A>) {
+            m_number = {static_cast<double>(a.real()), static_cast<double>(a.imag())};
+            m_ref.data = &m_number;
+            m_ref.type = component::float64;
+            m_ref.complex = true;
+        } else {
+            static_assert(real_number_operand<A>, "realify: an operand must be a tensor or a number");
+            m_number = static_cast<detail::number_t<A>>(a);
+            m_ref.data = &m_number;
+            m_ref.type = component_of<detail::number_t<A>>();
+        }
+    }
+    input(const input&) = delete;
+    input& operator=(const input&) = delete;
+
+    const tensor_ref& ref() const noexcept { return m_ref; }
+
+private:
+    tensor_ref m_ref;
+    std::optional<typename detail::storage<A>::type> m_storage;
+    std::conditional_t<number_operand<A>, detail::number_t<A>, char> m_number{};
+};
+
+namespace detail {
+template <std::size_t N, class F>
+decltype(auto) with_inputs(std::string_view, std::array<tensor_ref, N>& refs, std::size_t, F& f) {
+    return f(std::span<const tensor_ref>(refs));
+}
+template <std::size_t N, class F, class A, class... Rest>
+decltype(auto) with_inputs(std::string_view op, std::array<tensor_ref, N>& refs, std::size_t i, F& f, const A& a,
+                           const Rest&... rest) {
+    const input<A> in(op, a);
+    refs[i] = in.ref();
+    return with_inputs(op, refs, i + 1, f, rest...);
+}
+}  // namespace detail
+
+/// Returns f(std::span<const tensor_ref>) called with the refs of the
+/// operands (their temporaries alive for the call).
+template <class F, class... A>
+decltype(auto) with_input_refs(std::string_view op, F&& f, const A&... operands) {
+    std::array<tensor_ref, sizeof...(A)> refs;
+    return detail::with_inputs(op, refs, 0, f, operands...);
+}
+
+/// The ref of an out= buffer (checked by realify::out to be in memory).
+template <class B>
+tensor_ref output_ref(std::string_view op, B& buffer) {
+    if constexpr (!realify::detail::writable_buffer<B&>()) {
+        return tensor_ref{};  // refused by realify::out's static_assert already: no second error
+    } else if constexpr (complex_layout_operand<B>) {
+        if (auto r = detail::ref_of_pairs(op, buffer.real_layout())) return *r;
+        throw_layout_error(op, "out's [re, im] axis is not contiguous (stride " +
+                                   std::to_string(buffer.real_layout().strides().back()) + ")");
+    } else {
+        return detail::ref_of_memory(op, buffer);
+    }
+}
+
+}  // namespace realify::engine

@@ -1,0 +1,548 @@
+// The elementwise engine (realify/engine/elementwise.hpp): checks, axis
+// ordering and coalescing, the row and block walk with gather/convert and
+// scatter, and the block kernels of the compiled elementwise ops and of the
+// built-ins. Compiled for the baseline ISA with IEEE semantics
+// (realify_isa_sources): the only arithmetic here is in the built-ins,
+// whose formulas are the element kernels' (realify/kernels).
+#include "realify/engine/elementwise.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "realify/errors.hpp"
+#include "realify/kernels/real_output.hpp"
+#include "realify/simd/elementwise.hpp"
+#include "realify/simd/streaming.hpp"
+#include "tensor_checks.hpp"
+
+namespace realify::engine {
+
+dims broadcast_shape(std::string_view op, std::span<const tensor_ref> inputs) {
+    dims result;
+    for (const tensor_ref& in : inputs) result.rank = std::max(result.rank, in.rank());
+    std::fill(result.extent.begin(), result.extent.begin() + static_cast<std::ptrdiff_t>(result.rank), std::size_t{1});
+    bool ok = true;
+    for (const tensor_ref& in : inputs) {
+        const std::size_t lead = result.rank - in.rank();
+        for (std::size_t a = 0; a < in.rank(); ++a) {
+            std::size_t& r = result.extent[lead + a];
+            const std::size_t e = in.shape[a];
+            if (e == r || e == 1) continue;
+            if (r == 1) r = e;
+            else ok = false;
+        }
+    }
+    if (!ok) {
+        std::string message = "operands of shapes";
+        const char* separator = " ";
+        for (const tensor_ref& in : inputs) {
+            message += separator + realify::detail::format_sequence(in.shape);
+            separator = " and ";
+        }
+        throw_shape_error(op, message + " cannot be broadcast together");
+    }
+    return result;
+}
+
+namespace {
+
+// ---- conversions between component types ------------------------------------------------
+
+/// v as D: bool is v ≠ 0 (NaN is true, as PyTorch); an integer saturates (NaN: 0).
+template <class D, class T>
+D convert(T v) noexcept {
+    if constexpr (std::is_same_v<D, bool>) {
+        return !(v == T(0));
+    } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<T>) {
+        if (v != v) return D(0);
+        constexpr T low = T(std::numeric_limits<D>::min());                               // 0 or −2^k: exact
+        constexpr T high = T(2) * T(std::numeric_limits<D>::max() / 2 + 1);              // 2^k: exact
+        if (v <= low) return std::numeric_limits<D>::min();
+        if (v >= high) return std::numeric_limits<D>::max();
+        return static_cast<D>(v);
+    } else {
+        return static_cast<D>(v);
+    }
+}
+
+/// Calls f with a null pointer of the C++ type of component c.
+template <class F>
+decltype(auto) with_type(component c, F&& f) {
+    switch (c) {
+        case component::boolean: return f(static_cast<bool*>(nullptr));
+        case component::int8: return f(static_cast<std::int8_t*>(nullptr));
+        case component::uint8: return f(static_cast<std::uint8_t*>(nullptr));
+        case component::int16: return f(static_cast<std::int16_t*>(nullptr));
+        case component::uint16: return f(static_cast<std::uint16_t*>(nullptr));
+        case component::int32: return f(static_cast<std::int32_t*>(nullptr));
+        case component::uint32: return f(static_cast<std::uint32_t*>(nullptr));
+        case component::int64: return f(static_cast<std::int64_t*>(nullptr));
+        case component::uint64: return f(static_cast<std::uint64_t*>(nullptr));
+        case component::float32: return f(static_cast<float*>(nullptr));
+        case component::float64: break;
+    }
+    return f(static_cast<double*>(nullptr));
+}
+
+/// n elements from src (stride in components) into dst, contiguous, converted to T.
+template <class T>
+void gather(const void* src, component type, std::ptrdiff_t stride, std::size_t n, bool complex, T* dst) {
+    with_type(type, [&]<class S>(S*) {
+        const S* s = static_cast<const S*>(src);
+        if (complex) {
+            for (std::size_t i = 0; i < n; ++i, s += stride) {
+                dst[2 * i] = static_cast<T>(s[0]);
+                dst[2 * i + 1] = static_cast<T>(s[1]);
+            }
+        } else {
+            for (std::size_t i = 0; i < n; ++i, s += stride) dst[i] = static_cast<T>(*s);
+        }
+    });
+}
+
+/// n contiguous elements of T from src into dst (stride in components), converted.
+template <class T>
+void scatter(const T* src, std::size_t n, bool complex, void* dst, component type, std::ptrdiff_t stride) {
+    with_type(type, [&]<class D>(D*) {
+        D* d = static_cast<D*>(dst);
+        if (complex) {
+            for (std::size_t i = 0; i < n; ++i, d += stride) {
+                d[0] = convert<D>(src[2 * i]);
+                d[1] = convert<D>(src[2 * i + 1]);
+            }
+        } else {
+            for (std::size_t i = 0; i < n; ++i, d += stride) *d = convert<D>(src[i]);
+        }
+    });
+}
+
+// ---- the walk ------------------------------------------------------------------------------
+
+constexpr std::size_t max_operands = max_inputs + 1;  // operand 0 is out
+
+struct axis {
+    std::size_t extent = 1;
+    std::array<std::ptrdiff_t, max_operands> stride{};  // components
+};
+
+/// The axes of the walk: extent-1 axes dropped, out's negative strides
+/// reversed for every operand (moving `base`), sorted by out's stride
+/// (outermost first) and coalesced. Never empty: a single element is one
+/// axis of extent 1 with contiguous strides.
+std::size_t walk_axes(const dims& shape, const tensor_ref& out, std::span<const tensor_ref> inputs,
+                      std::array<axis, max_rank>& axes, std::array<char*, max_operands>& base) {
+    const std::size_t operands = inputs.size() + 1;
+    auto operand = [&](std::size_t k) -> const tensor_ref& { return k == 0 ? out : inputs[k - 1]; };
+    std::size_t n = 0;
+    for (std::size_t a = 0; a < shape.rank; ++a) {
+        if (shape[a] == 1) continue;
+        axis x;
+        x.extent = shape[a];
+        for (std::size_t k = 0; k < operands; ++k) {
+            const tensor_ref& t = operand(k);
+            const std::size_t lead = shape.rank - t.rank();
+            x.stride[k] = a >= lead && t.shape[a - lead] != 1 ? t.strides[a - lead] : 0;
+        }
+        axes[n++] = x;
+    }
+    for (std::size_t k = 0; k < operands; ++k) base[k] = static_cast<char*>(operand(k).data);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (axes[i].stride[0] >= 0) continue;
+        for (std::size_t k = 0; k < operands; ++k) {
+            base[k] += static_cast<std::ptrdiff_t>(axes[i].extent - 1) * axes[i].stride[k] *
+                       static_cast<std::ptrdiff_t>(size_of(operand(k).type));
+            axes[i].stride[k] = -axes[i].stride[k];
+        }
+    }
+    std::stable_sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(n),
+                     [](const axis& x, const axis& y) { return x.stride[0] > y.stride[0]; });
+    // merge axis i − 1 into axis i where every operand steps over axis i in one stride of i − 1
+    std::size_t kept = n == 0 ? 0 : 1;
+    for (std::size_t i = 1; i < n; ++i) {
+        axis& outer = axes[kept - 1];
+        const axis& inner = axes[i];
+        bool merge = true;
+        for (std::size_t k = 0; k < operands && merge; ++k)
+            merge = outer.stride[k] == inner.stride[k] * static_cast<std::ptrdiff_t>(inner.extent);
+        if (merge) {
+            outer.extent *= inner.extent;
+            outer.stride = inner.stride;
+        } else {
+            axes[kept++] = inner;
+        }
+    }
+    if (kept == 0) {
+        axes[0].extent = 1;
+        for (std::size_t k = 0; k < operands; ++k) axes[0].stride[k] = operand(k).width();
+        kept = 1;
+    }
+    return kept;
+}
+
+template <class T>
+void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_kernel& kernel, const dims& shape) {
+    constexpr component compute = component_of<T>();
+    const std::size_t operands = inputs.size() + 1;
+    auto operand = [&](std::size_t k) -> const tensor_ref& { return k == 0 ? out : inputs[k - 1]; };
+
+    std::array<axis, max_rank> axes;
+    std::array<char*, max_operands> base{};
+    const std::size_t n_axes = walk_axes(shape, out, inputs, axes, base);
+    const axis& row = axes[n_axes - 1];
+    const std::size_t length = row.extent;
+
+    std::array<std::ptrdiff_t, max_operands> bytes{};  // bytes per component
+    std::array<bool, max_operands> direct{}, constant{};
+    bool all_direct = true;
+    for (std::size_t k = 0; k < operands; ++k) {
+        const tensor_ref& t = operand(k);
+        bytes[k] = static_cast<std::ptrdiff_t>(size_of(t.type));
+        constant[k] = k > 0 && row.stride[k] == 0;
+        direct[k] = t.type == compute && (row.stride[k] == t.width() || constant[k]);
+        all_direct = all_direct && direct[k];
+    }
+    std::size_t rows = 1;
+    for (std::size_t i = 0; i + 1 < n_axes; ++i) rows *= axes[i].extent;
+
+    // Streaming stores: only for one long contiguous row that no input overlaps.
+    bool stream = false;
+    if (rows == 1 && all_direct) {
+        std::size_t touched = length * static_cast<std::size_t>(out.width()) * sizeof(T);
+        bool aliased = false;
+        for (std::size_t k = 1; k < operands; ++k) {
+            if (!constant[k]) touched += length * static_cast<std::size_t>(operand(k).width()) * sizeof(T);
+            aliased = aliased || detail::overlaps(detail::range_of(operand(k)), detail::range_of(out));
+        }
+        stream = !aliased && touched >= simd::streaming_threshold();
+    }
+
+    alignas(64) std::array<std::array<T, 2 * block_elements>, max_operands> scratch;
+    std::array<const void*, max_inputs> in{};
+    std::array<bool, max_inputs> broadcast{};
+
+    auto one_row = [&](const std::array<char*, max_operands>& p) {
+        if (all_direct) {
+            for (std::size_t k = 1; k < operands; ++k) {
+                in[k - 1] = p[k];
+                broadcast[k - 1] = constant[k] && length > 1;
+            }
+            kernel.run(kernel, in.data(), broadcast.data(), p[0], length, stream);
+            return;
+        }
+        for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per row
+            if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
+        }
+        for (std::size_t j = 0; j < length; j += block_elements) {
+            const std::size_t n = std::min(block_elements, length - j);
+            const auto offset = static_cast<std::ptrdiff_t>(j);
+            for (std::size_t k = 1; k < operands; ++k) {
+                const tensor_ref& t = operand(k);
+                broadcast[k - 1] = constant[k] && n > 1;
+                if (constant[k]) {
+                    in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
+                } else if (direct[k]) {
+                    in[k - 1] = p[k] + offset * row.stride[k] * bytes[k];
+                } else {
+                    gather(p[k] + offset * row.stride[k] * bytes[k], t.type, row.stride[k], n, t.complex, scratch[k].data());
+                    in[k - 1] = scratch[k].data();
+                }
+            }
+            char* const target = p[0] + offset * row.stride[0] * bytes[0];
+            kernel.run(kernel, in.data(), broadcast.data(), direct[0] ? static_cast<void*>(target) : scratch[0].data(), n,
+                       false);
+            if (!direct[0]) scatter(scratch[0].data(), n, out.complex, target, out.type, row.stride[0]);
+        }
+    };
+
+    // odometer over the outer axes
+    std::array<std::size_t, max_rank> index{};
+    std::array<char*, max_operands> p = base;
+    for (std::size_t r = 0; r < rows; ++r) {
+        one_row(p);
+        for (std::size_t a = n_axes - 1; a-- > 0;) {
+            for (std::size_t k = 0; k < operands; ++k) p[k] += axes[a].stride[k] * bytes[k];
+            if (++index[a] < axes[a].extent) break;
+            for (std::size_t k = 0; k < operands; ++k)
+                p[k] -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].stride[k] * bytes[k];
+            index[a] = 0;
+        }
+    }
+}
+
+}  // namespace
+
+void evaluate(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const block_kernel& kernel) {
+    if (inputs.size() > max_inputs) throw error("realify::engine::evaluate: at most 3 inputs");
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        if (inputs[k].complex != kernel.complex_inputs[k])
+            throw error("realify::" + std::string(op) + ": input " + std::to_string(k) + " is " +
+                        (inputs[k].complex ? "complex" : "real") + ", the kernel expects it " +
+                        (kernel.complex_inputs[k] ? "complex" : "real"));
+    }
+    if (out.complex != kernel.complex_output)
+        throw error("realify::" + std::string(op) + ": out is " + (out.complex ? "complex" : "real") + ", the result is " +
+                    (kernel.complex_output ? "complex" : "real"));
+    if (out.complex && !is_floating(out.type))
+        throw error("realify::" + std::string(op) + ": a complex out must have float or double components");
+    const dims shape = broadcast_shape(op, inputs);
+    detail::check_out_shape(op, out, shape);
+    detail::check_no_internal_overlap(op, out);
+    for (std::size_t k = 0; k < inputs.size(); ++k) detail::check_alias(op, inputs[k], k, out, shape);
+    if (shape.count() == 0) return;
+    with_type(kernel.compute, [&]<class T>(T*) { run<T>(inputs, out, kernel, shape); });
+}
+
+void check_disjoint(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out) {
+    const detail::byte_range written = detail::range_of(out);
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+        if (detail::overlaps(detail::range_of(inputs[k]), written))
+            throw_layout_error(op, "out overlaps input " + std::to_string(k) + " (this op cannot run in place)");
+}
+
+bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape) {
+    detail::check_out_shape(op, out, shape);
+    detail::check_no_internal_overlap(op, out);
+    const detail::byte_range written = detail::range_of(out);
+    return std::any_of(inputs.begin(), inputs.end(),
+                       [&](const tensor_ref& in) { return detail::overlaps(detail::range_of(in), written); });
+}
+
+// ---- block kernels -------------------------------------------------------------------------
+
+namespace {
+
+template <class T>
+struct params_of {
+    T values[2];
+    const T* pointer;
+    explicit params_of(const block_kernel& k) noexcept
+        : values{static_cast<T>(k.params[0]), static_cast<T>(k.params[1])}, pointer(k.has_params ? values : nullptr) {}
+};
+
+/// out[1 … n) = out[0] (a result computed once for a broadcast input).
+template <class T>
+void replicate(T* out, std::size_t n, bool complex) {
+    const std::size_t w = complex ? 2 : 1;
+    for (std::size_t i = 1; i < n; ++i) std::memcpy(out + w * i, out, w * sizeof(T));
+}
+
+template <class T>
+void run_unary(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n,
+               bool stream) {
+    const auto kernel = reinterpret_cast<simd::unary_kernel<T>>(self.function);
+    const params_of<T> p(self);
+    T* o = static_cast<T*>(out);
+    if (broadcast[0]) {
+        kernel(static_cast<const T*>(in[0]), o, 1, p.pointer, false);
+        replicate(o, n, self.complex_output);
+    } else {
+        kernel(static_cast<const T*>(in[0]), o, n, p.pointer, stream);
+    }
+}
+
+template <class T>
+void run_binary(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n,
+                bool stream) {
+    const auto kernel = reinterpret_cast<simd::binary_kernel<T>>(self.function);
+    const params_of<T> p(self);
+    kernel(static_cast<const T*>(in[0]), broadcast[0], static_cast<const T*>(in[1]), broadcast[1], static_cast<T*>(out), n,
+           p.pointer, stream);
+}
+
+template <class T>
+void run_copy(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
+    const std::size_t w = self.complex_output ? 2 : 1;
+    T* o = static_cast<T*>(out);
+    if (broadcast[0]) {
+        std::memcpy(o, in[0], w * sizeof(T));
+        replicate(o, n, self.complex_output);
+    } else if (in[0] != out) {
+        std::memcpy(o, in[0], n * w * sizeof(T));
+    }
+}
+
+/// One element of input k as the scalar forms take it (cpair or T).
+template <class T, bool Complex>
+auto load(const void* p, bool broadcast, std::size_t i) noexcept {
+    const T* x = static_cast<const T*>(p) + (broadcast ? 0 : (Complex ? 2 * i : i));
+    if constexpr (Complex) return kernel::cpair<T>{x[0], x[1]};
+    else return x[0];
+}
+
+/// Runs f(loaded inputs…) → T per element, for the kinds of self.
+template <class T, class F>
+void per_element_real_result(const block_kernel& self, const void* const* in, const bool* broadcast, void* out,
+                             std::size_t n, F f) {
+    T* o = static_cast<T*>(out);
+    if (self.complex_inputs[0])
+        for (std::size_t i = 0; i < n; ++i) o[i] = f(load<T, true>(in[0], broadcast[0], i));
+    else
+        for (std::size_t i = 0; i < n; ++i) o[i] = f(load<T, false>(in[0], broadcast[0], i));
+}
+
+template <class T>
+void run_to_complex(const block_kernel&, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
+    T* o = static_cast<T*>(out);
+    for (std::size_t i = 0; i < n; ++i) {
+        const kernel::cpair<T> z = kernel::to_pair(load<T, false>(in[0], broadcast[0], i));
+        o[2 * i] = z.re;
+        o[2 * i + 1] = z.im;
+    }
+}
+
+template <class T>
+void run_nonzero(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
+    per_element_real_result<T>(self, in, broadcast, out, n, []<class X>(X x) {
+        if constexpr (std::is_floating_point_v<X>) return T(x == T(0) ? 0 : 1);
+        else return T(x.re == T(0) && x.im == T(0) ? 0 : 1);
+    });
+}
+
+template <class T, class Tag>
+void run_predicate(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
+    per_element_real_result<T>(self, in, broadcast, out, n, [](auto x) { return T(kernel::element<Tag>{}(x) ? 1 : 0); });
+}
+
+template <class T>
+void run_where(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
+    T* o = static_cast<T*>(out);
+    auto pick = [&]<bool A, bool B>(std::bool_constant<A>, std::bool_constant<B>) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool c = !(load<T, false>(in[0], broadcast[0], i) == T(0));
+            if constexpr (A || B) {
+                const kernel::cpair<T> z =
+                    c ? kernel::to_pair(load<T, A>(in[1], broadcast[1], i)) : kernel::to_pair(load<T, B>(in[2], broadcast[2], i));
+                o[2 * i] = z.re;
+                o[2 * i + 1] = z.im;
+            } else {
+                o[i] = c ? load<T, false>(in[1], broadcast[1], i) : load<T, false>(in[2], broadcast[2], i);
+            }
+        }
+    };
+    const bool a = self.complex_inputs[1], b = self.complex_inputs[2];
+    if (a && b) pick(std::true_type{}, std::true_type{});
+    else if (a) pick(std::true_type{}, std::false_type{});
+    else if (b) pick(std::false_type{}, std::true_type{});
+    else pick(std::false_type{}, std::false_type{});
+}
+
+template <template <class> class Run>
+block_function for_compute(component compute) {
+    return compute == component::float64 ? &Run<double>::call : &Run<float>::call;
+}
+#define REALIFY_ENGINE_RUNNER(NAME, FUNCTION)                                                                       \
+    template <class T>                                                                                              \
+    struct NAME {                                                                                                   \
+        static void call(const block_kernel& s, const void* const* i, const bool* b, void* o, std::size_t n, bool st) { \
+            FUNCTION(s, i, b, o, n, st);                                                                            \
+        }                                                                                                           \
+    };
+REALIFY_ENGINE_RUNNER(unary_runner, run_unary<T>)
+REALIFY_ENGINE_RUNNER(binary_runner, run_binary<T>)
+REALIFY_ENGINE_RUNNER(copy_runner, run_copy<T>)
+REALIFY_ENGINE_RUNNER(to_complex_runner, run_to_complex<T>)
+REALIFY_ENGINE_RUNNER(nonzero_runner, run_nonzero<T>)
+REALIFY_ENGINE_RUNNER(where_runner, run_where<T>)
+template <class T>
+struct isnan_runner {
+    static void call(const block_kernel& s, const void* const* i, const bool* b, void* o, std::size_t n, bool st) {
+        run_predicate<T, op::isnan>(s, i, b, o, n, st);
+    }
+};
+template <class T>
+struct isinf_runner {
+    static void call(const block_kernel& s, const void* const* i, const bool* b, void* o, std::size_t n, bool st) {
+        run_predicate<T, op::isinf>(s, i, b, o, n, st);
+    }
+};
+#undef REALIFY_ENGINE_RUNNER
+
+simd::operand_kind kind(bool complex) noexcept { return complex ? simd::operand_kind::complex : simd::operand_kind::real; }
+
+[[noreturn]] void no_form(std::string_view what, std::span<const bool> complex_inputs) {
+    std::string kinds;
+    for (bool c : complex_inputs) kinds += std::string(kinds.empty() ? "" : " × ") + (c ? "complex" : "real");
+    throw error("realify::" + std::string(what) + ": no kernel for " + kinds + " operands");
+}
+
+block_kernel base_kernel(component compute, std::span<const bool> complex_inputs, bool any_type = false) {
+    if (!any_type && !is_floating(compute)) throw error("realify::engine: kernels compute in float or double");
+    if (complex_inputs.size() > max_inputs) throw error("realify::engine: at most 3 inputs");
+    block_kernel k;
+    k.compute = compute;
+    std::copy(complex_inputs.begin(), complex_inputs.end(), k.complex_inputs.begin());
+    return k;
+}
+
+}  // namespace
+
+block_kernel kernel_of(simd::elementwise_op op, component compute, std::span<const bool> complex_inputs,
+                       std::optional<std::complex<double>> constant) {
+    block_kernel k = base_kernel(compute, complex_inputs);
+    const bool f64 = compute == component::float64;
+    std::optional<simd::operand_kind> result;
+    if (complex_inputs.size() == 1 && simd::arity(op) == 1) {
+        const simd::operand_kind x = kind(complex_inputs[0]);
+        result = simd::result_kind(op, x);
+        if (!result) no_form(simd::name(op), complex_inputs);
+        k.function = f64 ? reinterpret_cast<void (*)()>(simd::unary_kernel_for<double>(op, x))
+                         : reinterpret_cast<void (*)()>(simd::unary_kernel_for<float>(op, x));
+        k.run = for_compute<unary_runner>(compute);
+    } else if (complex_inputs.size() == 2 && simd::arity(op) == 2) {
+        const simd::operand_kind x = kind(complex_inputs[0]), y = kind(complex_inputs[1]);
+        result = simd::result_kind(op, x, y);
+        if (!result) no_form(simd::name(op), complex_inputs);
+        k.function = f64 ? reinterpret_cast<void (*)()>(simd::binary_kernel_for<double>(op, x, y))
+                         : reinterpret_cast<void (*)()>(simd::binary_kernel_for<float>(op, x, y));
+        k.run = for_compute<binary_runner>(compute);
+    } else {
+        no_form(simd::name(op), complex_inputs);
+    }
+    k.complex_output = *result == simd::operand_kind::complex;
+    const bool takes_constant = op == simd::elementwise_op::add || op == simd::elementwise_op::sub ||
+                                op == simd::elementwise_op::pow_scalar;
+    if (op == simd::elementwise_op::pow_scalar && !constant)
+        throw error("realify::pow_scalar: the exponent is required");
+    if (takes_constant && constant) {
+        k.params = {constant->real(), constant->imag()};
+        k.has_params = true;
+    }
+    return k;
+}
+
+block_kernel builtin_kernel(builtin op, component compute, std::span<const bool> complex_inputs) {
+    block_kernel k = base_kernel(compute, complex_inputs, op == builtin::copy);
+    const std::size_t arity = op == builtin::where ? 3 : 1;
+    if (complex_inputs.size() != arity) no_form("engine builtin", complex_inputs);
+    switch (op) {
+        case builtin::copy:
+            k.run = with_type(compute, []<class T>(T*) -> block_function { return &copy_runner<T>::call; });
+            k.complex_output = complex_inputs[0];
+            break;
+        case builtin::to_complex:
+            if (complex_inputs[0]) no_form("engine to_complex", complex_inputs);
+            k.run = for_compute<to_complex_runner>(compute);
+            k.complex_output = true;
+            break;
+        case builtin::nonzero: k.run = for_compute<nonzero_runner>(compute); break;
+        case builtin::isnan: k.run = for_compute<isnan_runner>(compute); break;
+        case builtin::isinf: k.run = for_compute<isinf_runner>(compute); break;
+        case builtin::where:
+            if (complex_inputs[0]) no_form("where", complex_inputs);
+            k.run = for_compute<where_runner>(compute);
+            k.complex_output = complex_inputs[1] || complex_inputs[2];
+            break;
+    }
+    return k;
+}
+
+}  // namespace realify::engine
