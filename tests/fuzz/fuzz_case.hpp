@@ -97,7 +97,6 @@ struct outcome {
     std::string failure;       // the whole report of a failing case
     std::size_t elements = 0;  // result elements compared
     std::size_t own_type = 0;  // elements that matched only the std::complex<T> / documented route
-    std::size_t known_defect = 0;  // elements skipped by known_log_defect (reported, to be fixed)
     std::string family;
 };
 
@@ -325,19 +324,6 @@ std::complex<T> plain_mul(std::complex<T> a, std::complex<T> b) {
     return {ac - bd, ad + bc};
 }
 
-/// A known defect of the element kernel of log (kernels/exponential.hpp):
-/// for z with one NaN part and the other of magnitude in (0.5, 1), the
-/// near-|z| = 1 branch takes fmax/fmin of the parts, which drop the NaN, and
-/// returns a finite real part (log(NaN + 0.64i) = −0.0997 + NaN·i; C99 and
-/// PyTorch: NaN + NaN·i). log2, log10 and log1p inherit it. Skipped and
-/// counted until the kernel is fixed; every other element is still checked.
-template <class T>
-bool known_log_defect(const std::string& op, std::complex<T> z, std::complex<T> got) {
-    const bool log_family = op == "log" || op == "log2" || op == "log10" || op == "log1p";
-    return log_family && (std::isnan(z.real()) != std::isnan(z.imag())) && std::isfinite(got.real()) &&
-           std::isnan(got.imag());
-}
-
 template <class T>
 void unary_case(source& src, outcome& out, std::ostringstream& log) {
     const auto& table = unary_table<T>();
@@ -357,10 +343,6 @@ void unary_case(source& src, outcome& out, std::ostringstream& log) {
         const std::string name = e.name;
         for (std::size_t k = 0; k < a.size(); ++k) {
             const std::complex<T> z = a.flat(k);
-            if (known_log_defect(name, z, got.flat(k))) {
-                ++out.known_defect;
-                continue;
-            }
             std::optional<std::complex<T>> documented;
             if (e.singular_at_zero && z == std::complex<T>(0)) documented = std::complex<T>(NAN, NAN);
             if (name == "square") documented = plain_mul(z, z);

@@ -845,6 +845,18 @@ TEST(SubnormalAndNearOverflow, LogOfSubnormals) {
     expect_everywhere<elementwise_op::sgn, float>({3e38f, 3e38f}, std::complex<float>(0.70710678f, 0.70710678f));
 }
 
+TEST(SubnormalAndNearOverflow, LogOfOneNaNPartIsNaN) {
+    // the near-|z| = 1 branch took fmax/fmin of the parts, which drop a NaN:
+    // log(NaN + 0.64i) gave a finite real part (C99 Annex G: NaN + NaN·i)
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const std::complex<float> both_nan(nan, nan);
+    expect_everywhere<elementwise_op::log, float>({nan, 0.64f}, both_nan);
+    expect_everywhere<elementwise_op::log, float>({-0.9f, nan}, both_nan);
+    expect_everywhere<elementwise_op::log10, float>({nan, 0.64f}, both_nan);
+    expect_everywhere<elementwise_op::log2, double>({0.7, std::numeric_limits<double>::quiet_NaN()},
+                                                    std::complex<double>(nan, nan));
+}
+
 // ---- the instruction-set controls under threads -------------------------------------------
 
 TEST(SimdArchThreads, OverlappingScopesInTwoThreadsDoNotLeakTheirLevel) {

@@ -124,7 +124,7 @@ struct element<op::log> {
         const int k = detail::finite(z) ? detail::normalize(w) : 0;
         const T m = std::fmax(std::abs(w.re), std::abs(w.im));
         const T n = std::fmin(std::abs(w.re), std::abs(w.im));
-        if (k == 0 && m > T(0.5) && m < T(2) && n < T(1))
+        if (detail::finite(z) && k == 0 && m > T(0.5) && m < T(2) && n < T(1))
             return {T(0.5) * std::log1p((m - T(1)) * (m + T(1)) + n * n), im};
         return {std::log(std::hypot(w.re, w.im)) - T(k) * std::numbers::ln2_v<T>, im};
     }
