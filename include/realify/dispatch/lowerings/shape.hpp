@@ -1,4 +1,4 @@
-// Lowerings of the shape ops on the (…,2) layout, with the seed system's dim
+// Lowerings of the shape ops on the (…,2) layout, with Torch-TensorRT's dim
 // adjustments: permute appends the trailing axis (dims + [n]); a negative dim
 // d becomes d − 1 (non-negative dims stay); reshape/view/expand append 2 to
 // the shape; repeat appends 1 to the repeats. The real layout is then moved
@@ -26,6 +26,7 @@
 
 #include "realify/checked_size.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/ops/shape_inference.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
@@ -34,23 +35,11 @@ using dim_list = std::vector<std::ptrdiff_t>;
 
 namespace shape_detail {
 
-/// The seed's rule: on the (…,2) layout a negative dim moves by one, a
-/// non-negative one stays (the trailing [re, im] axis is appended last).
-constexpr std::ptrdiff_t layout_dim(std::ptrdiff_t dim) { return dim < 0 ? dim - 1 : dim; }
-
-/// A complex dim (negative allowed) as an axis of the real layout, checked.
+/// A complex dim (negative allowed) as an axis of the real layout, checked:
+/// Torch-TensorRT's rule (a negative dim moves by one, the trailing [re, im]
+/// axis is appended last) lands on the axis PyTorch's wrap gives in the complex rank.
 inline std::size_t layout_axis(std::string_view op, std::ptrdiff_t dim, std::size_t complex_rank) {
-    const auto real_rank = static_cast<std::ptrdiff_t>(complex_rank + 1);
-    const std::ptrdiff_t d = layout_dim(dim);
-    const std::ptrdiff_t axis = d < 0 ? d + real_rank : d;
-    if (axis < 0 || axis >= real_rank - 1) {
-        std::ostringstream message;
-        message << "realify::" << op << ": dimension " << dim << " is out of range for a tensor of rank "
-                << complex_rank << " (expected in [" << -static_cast<std::ptrdiff_t>(complex_rank) << ", "
-                << static_cast<std::ptrdiff_t>(complex_rank) - 1 << "])";
-        throw shape_error(message.str());
-    }
-    return static_cast<std::size_t>(axis);
+    return realify::detail::wrap_dim(op, dim, complex_rank);
 }
 
 template <class A>
@@ -91,40 +80,6 @@ auto reshaped(xt::xarray<T>&& real, const Shape& shape) {
     real_shape.push_back(2);
     real.reshape(real_shape);
     return complex_layout<xt::xarray<T>>(std::move(real));
-}
-
-/// A shape with at most one −1, inferred from the element count (PyTorch's
-/// infer_size). The product of the given extents is checked, so a shape
-/// whose product wraps std::size_t is refused, not matched modulo 2^64.
-inline std::vector<std::size_t> infer_shape(std::string_view op, const dim_list& requested, std::size_t count,
-                                            const realify::detail::dim_vector& from) {
-    std::vector<std::size_t> result(requested.size(), 1);  // the −1 slot counts as 1 in `known`
-    std::ptrdiff_t infer = -1;
-    bool ok = true;
-    for (std::size_t i = 0; i < requested.size(); ++i) {
-        if (requested[i] == -1) {
-            if (infer >= 0) ok = false;
-            infer = static_cast<std::ptrdiff_t>(i);
-        } else if (requested[i] < 0) {
-            ok = false;
-        } else {
-            result[i] = static_cast<std::size_t>(requested[i]);
-        }
-    }
-    const std::size_t known = ok ? realify::detail::checked_element_count(op, "shape", result) : 0;
-    if (ok && infer >= 0) {
-        if (known == 0 || count % known != 0) ok = false;
-        else result[static_cast<std::size_t>(infer)] = count / known;
-    } else if (ok && known != count) {
-        ok = false;
-    }
-    if (!ok) {
-        std::ostringstream message;
-        message << "realify::" << op << ": shape " << realify::detail::format_sequence(requested) << " is invalid for a tensor of shape "
-                << realify::detail::format_sequence(from) << " (" << count << " elements)";
-        throw shape_error(message.str());
-    }
-    return result;
 }
 
 /// `length` elements start, start + step, … along `axis` (all in range, so
@@ -203,7 +158,7 @@ struct reshape_append_two {
     template <class A>
     static auto apply(const A& a, const dim_list& shape) {
         const auto from = shape_detail::shape_of(a);
-        const auto target = shape_detail::infer_shape(Tag::name, shape, a.size(), from);
+        const auto target = realify::detail::reshape_extents(Tag::name, shape, from);
         return shape_detail::reshaped(shape_detail::evaluate(a), target);
     }
 };
@@ -213,16 +168,7 @@ struct flatten_range {
     template <class A>
     static auto apply(const A& a, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1) {
         const auto from = shape_detail::shape_of(a);
-        if (from.empty()) return shape_detail::reshaped(shape_detail::evaluate(a), std::vector<std::size_t>{1});
-        const std::size_t s = shape_detail::layout_axis("flatten", start, from.size());
-        const std::size_t e = shape_detail::layout_axis("flatten", end, from.size());
-        if (s > e) throw shape_error("realify::flatten: start dim must not be after end dim");
-        std::vector<std::size_t> target(from.begin(), from.begin() + static_cast<std::ptrdiff_t>(s));
-        target.push_back(realify::detail::checked_element_count(
-            "flatten", "merged dims",
-            std::vector<std::size_t>(from.begin() + static_cast<std::ptrdiff_t>(s),
-                                     from.begin() + static_cast<std::ptrdiff_t>(e) + 1)));
-        target.insert(target.end(), from.begin() + static_cast<std::ptrdiff_t>(e) + 1, from.end());
+        const auto target = realify::detail::flatten_extents("flatten", from, start, end);
         return shape_detail::reshaped(shape_detail::evaluate(a), target);
     }
 };
@@ -231,27 +177,13 @@ struct unsqueeze_layout {
     REALIFY_SHAPE_LOWERING_HEAD(unsqueeze, "unsqueeze_shifted_dim", "unsqueeze(layout, d < 0 ? d − 1 : d)")
     template <class A>
     static auto apply(const A& a, std::ptrdiff_t dim) {
-        auto shape = shape_detail::shape_of(a);
-        const std::size_t axis = shape_detail::layout_axis("unsqueeze", dim, shape.size() + 1);
-        std::vector<std::size_t> target(shape.begin(), shape.end());
-        target.insert(target.begin() + static_cast<std::ptrdiff_t>(axis), 1);
+        const auto target = realify::detail::unsqueeze_extents("unsqueeze", shape_detail::shape_of(a), dim);
         return shape_detail::reshaped(shape_detail::evaluate(a), target);
     }
 };
 
 /// squeeze (all dims), squeeze.dim, squeeze.dims: drop extent-1 complex dims,
 /// never the trailing [re, im] axis.
-namespace shape_detail {
-template <class A>
-auto squeeze_axes(const A& a, const std::vector<bool>& drop) {
-    const auto shape = shape_of(a);
-    std::vector<std::size_t> target;
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        if (!(drop[i] && shape[i] == 1)) target.push_back(shape[i]);
-    return reshaped(evaluate(a), target);
-}
-}  // namespace shape_detail
-
 struct squeeze_keep_last {
     using op = ::realify::op::squeeze;
     static constexpr std::string_view name = "squeeze_keep_last";
@@ -260,25 +192,23 @@ struct squeeze_keep_last {
     static constexpr bool accepts = complex_tensor_operand<A>;
     template <class A>
     static auto apply(const A& a) {
-        return shape_detail::squeeze_axes(a, std::vector<bool>(a.dimension(), true));
+        return shape_detail::reshaped(shape_detail::evaluate(a), realify::detail::squeeze_all_extents(shape_detail::shape_of(a)));
     }
 };
 struct squeeze_dim_shifted {
     REALIFY_SHAPE_LOWERING_HEAD(squeeze_dim, "squeeze_dim_shifted", "squeeze(layout, d < 0 ? d − 1 : d)")
     template <class A>
     static auto apply(const A& a, std::ptrdiff_t dim) {
-        std::vector<bool> drop(a.dimension(), false);
-        drop[shape_detail::layout_axis("squeeze_dim", dim, a.dimension())] = true;
-        return shape_detail::squeeze_axes(a, drop);
+        return shape_detail::reshaped(shape_detail::evaluate(a),
+                                      realify::detail::squeeze_extents("squeeze_dim", shape_detail::shape_of(a), {dim}));
     }
 };
 struct squeeze_dims_shifted {
     REALIFY_SHAPE_LOWERING_HEAD(squeeze_dims, "squeeze_dims_shifted", "squeeze(layout, [d < 0 ? d − 1 : d …])")
     template <class A>
     static auto apply(const A& a, const dim_list& dims) {
-        std::vector<bool> drop(a.dimension(), false);
-        for (std::ptrdiff_t d : dims) drop[shape_detail::layout_axis("squeeze_dims", d, a.dimension())] = true;
-        return shape_detail::squeeze_axes(a, drop);
+        return shape_detail::reshaped(shape_detail::evaluate(a),
+                                      realify::detail::squeeze_extents("squeeze_dims", shape_detail::shape_of(a), dims));
     }
 };
 
