@@ -33,6 +33,12 @@
 #include "realify/eager.hpp"
 #include "realify/ops/reference.hpp"
 
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xbroadcast.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xstrided_view.hpp>
+#include <xtensor/xview.hpp>
+
 // ---- a user override of the dispatch table (before any use of op::sinh) --------------
 namespace user {
 struct doubled_sinh {
@@ -441,7 +447,7 @@ TEST(GraphEvaluation, ElementwiseChainIsOneLoopWithoutTemporaries) {
     prog(graph::out(out), rv, tv, zv);
     EXPECT_EQ(g_large_allocations.load() - before, 0u) << "the fused chain allocated a temporary";
     // polar, mul, exp, conj, mul all run inside abs's loop
-    EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& node) { return node.fused_into_consumer; }), 5u);
+    EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& node) { return node.fusion == graph::fusion_mode::inlined; }), 5u);
     for (std::size_t i = 0; i < n; i += 997) {
         const cd want = std::conj(std::exp(std::polar(rv(i), tv(i)) * zv(i))) * zv(i);
         EXPECT_NEAR(out(i), std::abs(want), 1e-12 * (1 + std::abs(want)));
@@ -563,6 +569,358 @@ TEST(GraphEvaluation, SeedRopeShapedMulAllocatesNothingIntoCallerBuffers) {
         EXPECT_NEAR(out.data()[2 * i], want.real(), 1e-6f);
         EXPECT_NEAR(out.data()[2 * i + 1], want.imag(), 1e-6f);
     }
+}
+
+// ============================================================================ out= buffers of any layout
+
+// Every out= buffer is written through its own layout — offset, strides,
+// transposed, column-major, negative strides — and nothing outside it is
+// touched. Each layout is a view into a larger array filled with a sentinel;
+// the result must equal the new-tensor result and the sentinel must survive
+// everywhere else. Before, out= wrote through data() as if every buffer
+// were a contiguous row-major array starting at its storage.
+namespace {
+
+template <class E>
+std::size_t count_equal(const auto& big, E value) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < big.size(); ++i) n += big.data()[i] == value ? 1 : 0;
+    return n;
+}
+
+template <class E, class Prog, class... Args>
+void check_every_layout(const char* what, const Prog& prog, const Args&... args) {
+    using T = typename realify::graph::detail::component_of<E>::type;
+    const xt::xarray<E> want = prog(args...);
+    ASSERT_EQ(want.dimension(), 2u) << what;
+    const std::size_t rows = want.shape()[0], cols = want.shape()[1];
+    const E sentinel = E(T(-777.25));
+    auto run = [&](const char* layout, auto& view, const auto& big, std::size_t untouched) {
+        prog(graph::out(view), args...);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j) {
+                const E got = view(i, j);
+                if (!(std::abs(got - want(i, j)) <= 8 * std::numeric_limits<T>::epsilon() * (1 + std::abs(want(i, j)))) && bad++ < 3)
+                    ADD_FAILURE() << what << " into " << layout << ": element (" << i << ", " << j << ") is " << got
+                                  << ", want " << want(i, j);
+            }
+        EXPECT_EQ(count_equal(big, sentinel), untouched) << what << " into " << layout << ": memory outside the buffer was written";
+    };
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows + 4, cols});
+        big.fill(sentinel);
+        auto v = xt::view(big, xt::range(2, 2 + rows), xt::all());  // offset 2 rows: packed
+        run("a slice at an offset", v, big, 4 * cols);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows, cols + 3});
+        big.fill(sentinel);
+        auto v = xt::view(big, xt::all(), xt::range(1, 1 + cols));  // rows contiguous, outer stride cols + 3
+        run("a column slice", v, big, 3 * rows);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({cols, rows});
+        big.fill(sentinel);
+        auto v = xt::transpose(big);
+        run("a transposed tensor", v, big, 0);
+    }
+    {
+        xt::xtensor<E, 2, xt::layout_type::column_major> cm = xt::xtensor<E, 2, xt::layout_type::column_major>::from_shape({rows, cols});
+        cm.fill(sentinel);
+        run("a column-major tensor", cm, cm, 0);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows, cols});
+        big.fill(sentinel);
+        auto v = xt::flip(big, 0);  // negative outer stride
+        run("rows flipped", v, big, 0);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows, cols});
+        big.fill(sentinel);
+        auto v = xt::flip(big, 1);  // negative inner stride
+        run("columns flipped", v, big, 0);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({2 * rows + 1, 2 * cols});
+        big.fill(sentinel);
+        auto v = xt::strided_view(big, {xt::range(1, 2 * rows + 1, 2), xt::range(0, 2 * cols, 2)});  // every other element
+        run("a stepped view", v, big, big.size() - rows * cols);
+    }
+}
+
+}  // namespace
+
+TEST(GraphOut, EveryRouteWritesEveryLayoutInPlaceOfItsElements) {
+    auto x = graph::input<double>("x");
+    auto z = graph::input<cd>("z");
+    auto w = graph::input<cd>("w");
+    const std::size_t rows = 5, cols = 20;  // rows of 20 complex: long enough for the SIMD row kernel
+    const auto xv = random_real({rows, cols}, 60);
+    const auto zv = random_complex({rows, cols}, 61), wv = random_complex({rows, cols}, 62);
+    const xt::xarray<cf> zf = xt::cast<cf>(zv), wf = xt::cast<cf>(wv);
+    auto zf_in = graph::input<cf>("zf");
+    auto wf_in = graph::input<cf>("wf");
+    // a fused region with a real result (abs, mul, add in one loop)
+    check_every_layout<double>("abs(z) * x + 1", graph::lower(graph::abs(z) * x + 1.0), xv, zv);
+    // a fused region with a complex result
+    check_every_layout<cd>("exp(z) * x", graph::lower(graph::exp(z) * x), xv, zv);
+    // a lone complex multiply: the SIMD row kernel where the layout fits, float and double
+    check_every_layout<cd>("z * w", graph::lower(z * w), zv, wv);
+    check_every_layout<cf>("zf * wf (float)", graph::lower(zf_in * wf_in), zf, wf);
+    // the table route (cumsum), then copied in
+    check_every_layout<cd>("cumsum(z, 1)", graph::lower(graph::cumsum(z, 1)), zv);
+    // a zero-copy view of an input, copied in
+    check_every_layout<cd>("reshape(w)", graph::lower(graph::reshape(w, {graph::same(0), -1})), wv);
+    // a loop under views: the real buffer re-strided to the complex loop's shape where it can be
+    check_every_layout<double>("flatten(view_as_real(z * w), 1)", graph::lower(graph::flatten(graph::view_as_real(z * w), 1)),
+                               zv, wv);
+}
+
+// A slice of a KV cache is written where it is, row by row when the batch
+// makes it non-contiguous — no temporary (RoPE's output written into the
+// cache, Meta's Llama apply_rotary_emb followed by cache_k[:, pos:pos+S] = xk).
+TEST(GraphOut, RopeIntoASliceOfAKvCacheWritesTheSliceOnly) {
+    constexpr std::size_t batch = 2, max_seq = 40, seq = 32, heads = 4, head_dim = 64, pos = 5;
+    auto xk = graph::input<xt::xtensor<float, 4>>("xk");
+    auto freqs = graph::input<xt::xtensor<cf, 2>>("freqs_cis");
+    const graph::dim_list pairs{graph::same(0), graph::same(1), graph::same(2), -1, 2};
+    auto rotated = graph::flatten(
+        graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * graph::view(freqs, {1, graph::same(0), 1, graph::same(1)})), 3);
+    auto prog = graph::lower(rotated);
+    const xt::xtensor<float, 4> xv = xt::cast<float>(random_real({batch, seq, heads, head_dim}, 63));
+    const xt::xtensor<cf, 2> fv = xt::cast<cf>(random_complex({seq, head_dim / 2}, 64));
+    const auto want = prog(xv, fv);
+    for (std::size_t b : {std::size_t(1), batch}) {  // one batch row: the slice is contiguous; two: rows
+        xt::xtensor<float, 4> cache = xt::xtensor<float, 4>::from_shape({b, max_seq, heads, head_dim});
+        cache.fill(-3.5f);
+        auto slice = xt::view(cache, xt::all(), xt::range(pos, pos + seq), xt::all(), xt::all());
+        const auto x_b = xt::xtensor<float, 4>(xt::view(xv, xt::range(0, b), xt::all(), xt::all(), xt::all()));
+        const std::size_t before = g_large_allocations.load();
+        prog(graph::out(slice), x_b, fv);
+        EXPECT_EQ(g_large_allocations.load() - before, 0u) << "batch " << b << ": a temporary was allocated";
+        for (std::size_t i = 0; i < b; ++i)
+            for (std::size_t s = 0; s < max_seq; ++s)
+                for (std::size_t h = 0; h < heads; ++h)
+                    for (std::size_t d = 0; d < head_dim; ++d) {
+                        const float got = cache(i, s, h, d);
+                        if (s < pos || s >= pos + seq) {
+                            ASSERT_EQ(got, -3.5f) << "batch " << b << ": cache position " << s << " was written";
+                        } else {
+                            ASSERT_NEAR(got, want(i, s - pos, h, d), 1e-6f) << "batch " << b << " at " << i << ", " << s << ", " << h << ", " << d;
+                        }
+                    }
+        const graph::write_plan plan = prog.plan(graph::out(slice), x_b, fv);
+        ASSERT_EQ(plan.outputs.size(), 1u);
+        EXPECT_EQ(plan.outputs[0].route, b == 1 ? graph::write_route::direct : graph::write_route::rows);
+        EXPECT_EQ(prog.ir().nodes[plan.outputs[0].writer].op, "mul");  // the views cost nothing
+    }
+}
+
+// A buffer in which two elements share memory is refused before anything is
+// written: a stride 0 used to write one element per row over and over (and,
+// through data(), past the end of the storage).
+TEST(GraphOut, BufferThatOverlapsItselfIsRefused) {
+    auto x = graph::input<double>("x");
+    auto prog = graph::lower(x * 2.0);
+    const auto a = random_real({3, 4}, 65);
+    std::vector<double> storage(12, 0.0);  // the adaptor wants 12; its rows all read the first 4
+    auto stride_zero = xt::adapt(storage.data(), storage.size(), xt::no_ownership(), std::vector<std::size_t>{3, 4},
+                                 std::vector<std::ptrdiff_t>{0, 1});
+    EXPECT_THROW(prog(graph::out(stride_zero), a), realify::layout_error);
+    EXPECT_EQ(storage, std::vector<double>(12, 0.0));
+    xt::xtensor<double, 1> row = xt::zeros<double>({4});
+    auto broadcast = xt::broadcast(row, std::vector<std::size_t>{3, 4});
+    EXPECT_THROW(prog(graph::out(broadcast), a), realify::layout_error);
+    EXPECT_TRUE(xt::all(xt::equal(row, 0.0)));
+}
+
+// Two outputs may not share memory: the same buffer twice, or overlapping
+// slices, is refused before either is written. Disjoint interleaved slices
+// of one array (alternate rows) are two separate buffers and are accepted.
+TEST(GraphOut, OutputsThatShareMemoryAreRefused) {
+    auto x = graph::input<double>("x");
+    auto prog = graph::lower(x * 2.0, x + 1.0);
+    const auto a = random_real({3, 4}, 66);
+    xt::xtensor<double, 2> buffer = xt::zeros<double>({3, 4});
+    EXPECT_THROW(prog(graph::out(buffer, buffer), a), realify::layout_error);
+    EXPECT_TRUE(xt::all(xt::equal(buffer, 0.0)));
+    xt::xtensor<double, 2> big = xt::zeros<double>({5, 4});
+    auto first = xt::view(big, xt::range(0, 3), xt::all());
+    auto second = xt::view(big, xt::range(2, 5), xt::all());  // row 2 in both
+    EXPECT_THROW(prog(graph::out(first, second), a), realify::layout_error);
+    EXPECT_TRUE(xt::all(xt::equal(big, 0.0)));
+    xt::xtensor<double, 2> both = xt::zeros<double>({6, 4});
+    auto even = xt::view(both, xt::range(0, 6, 2), xt::all());
+    auto odd = xt::view(both, xt::range(1, 6, 2), xt::all());
+    prog(graph::out(even, odd), a);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 4; ++j) {
+            EXPECT_EQ(both(2 * i, j), 2.0 * a(i, j));
+            EXPECT_EQ(both(2 * i + 1, j), a(i, j) + 1.0);
+        }
+}
+
+// An output written over an input another output still reads: that other
+// output is evaluated first. Before, outputs were written one after another,
+// so b1 became exp(2a).
+TEST(GraphOut, OutputOverAnInputAnotherOutputReadsIsWrittenAfterIt) {
+    auto x = graph::input<double>("x");
+    auto prog = graph::lower(x * 2.0, graph::exp(x));
+    const auto a = random_real({4, 5}, 67);
+    xt::xarray<double> buf = a;
+    xt::xarray<double> b1 = xt::zeros<double>({4, 5});
+    prog(graph::out(buf, b1), buf);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(buf.data()[i], 2.0 * a.data()[i]);
+        EXPECT_EQ(b1.data()[i], std::exp(a.data()[i]));
+    }
+    const graph::write_plan plan = prog.plan(graph::out(buf, b1), buf);
+    ASSERT_EQ(plan.steps.size(), 2u);
+    EXPECT_EQ(plan.steps[0].output, 1u);  // exp(x) reads x before x * 2 is written over it
+    EXPECT_TRUE(plan.outputs[0].in_place);
+    // two outputs each written over the other's input: one is evaluated aside first
+    auto y = graph::input<double>("y");
+    auto swap = graph::lower(x * 2.0, y * 3.0);
+    const auto b = random_real({4, 5}, 68);
+    xt::xarray<double> xbuf = a, ybuf = b;
+    swap(graph::out(ybuf, xbuf), xbuf, ybuf);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(ybuf.data()[i], 2.0 * a.data()[i]);
+        EXPECT_EQ(xbuf.data()[i], 3.0 * b.data()[i]);
+    }
+    xbuf = a;
+    ybuf = b;
+    const graph::write_plan cycle = swap.plan(graph::out(ybuf, xbuf), xbuf, ybuf);
+    ASSERT_EQ(cycle.steps.size(), 3u);
+    EXPECT_EQ(cycle.steps[0].kind, graph::write_step::evaluate_aside);
+    // a complex output over a real input (RoPE-like, the other output reading it through views)
+    auto q = graph::input<double>("q");
+    auto qc = graph::view_as_complex(graph::reshape(q, {graph::same(0), -1, 2}));
+    auto pair = graph::lower(graph::flatten(graph::view_as_real(qc * qc), 1), graph::abs(qc));
+    const auto qv = random_real({3, 8}, 69);
+    xt::xarray<double> qbuf = qv;
+    xt::xarray<double> mag = xt::zeros<double>({3, 4});
+    pair(graph::out(qbuf, mag), qbuf);
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t k = 0; k < 4; ++k) {
+            const cd v(qv(r, 2 * k), qv(r, 2 * k + 1));
+            EXPECT_NEAR(mag(r, k), std::abs(v), 1e-15);
+            EXPECT_NEAR(qbuf(r, 2 * k), (v * v).real(), 1e-15);
+            EXPECT_NEAR(qbuf(r, 2 * k + 1), (v * v).imag(), 1e-15);
+        }
+}
+
+// In-place RoPE stays zero-copy: both outputs are written by the SIMD row
+// kernel straight into the input buffers, nothing is allocated.
+TEST(GraphOut, InPlaceRopeIsZeroCopy) {
+    auto q = graph::input<xt::xtensor<float, 4>>("xq");
+    auto k = graph::input<xt::xtensor<float, 4>>("xk");
+    auto f = graph::input<xt::xtensor<cf, 2>>("freqs_cis");
+    const graph::dim_list pairs{graph::same(0), graph::same(1), graph::same(2), -1, 2};
+    auto fb = graph::view(f, {1, graph::same(0), 1, graph::same(1)});
+    auto q_out = graph::type_as(graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(graph::to_float(q), pairs)) * fb), 3), q);
+    auto k_out = graph::type_as(graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(graph::to_float(k), pairs)) * fb), 3), k);
+    auto prog = graph::lower(q_out, k_out);
+    xt::xtensor<float, 4> xq = xt::cast<float>(random_real({1, 32, 8, 64}, 70));  // 64 KiB
+    xt::xtensor<float, 4> xk = xt::cast<float>(random_real({1, 32, 4, 64}, 71));
+    const xt::xtensor<cf, 2> fv = xt::cast<cf>(random_complex({32, 32}, 72));
+    const auto [want_q, want_k] = prog(xq, xk, fv);
+    const graph::write_plan plan = prog.plan(graph::out(xq, xk), xq, xk, fv);
+    for (const graph::output_plan& p : plan.outputs) {
+        EXPECT_EQ(p.route, graph::write_route::direct);
+        EXPECT_TRUE(p.in_place);
+        EXPECT_FALSE(p.aside);
+        EXPECT_TRUE(prog.ir().nodes[p.writer].simd_rows);
+    }
+    EXPECT_EQ(plan.outputs[0].target.data, static_cast<void*>(xq.data()));
+    const float* q_data = xq.data();
+    const std::size_t before = g_large_allocations.load();
+    prog(graph::out(xq, xk), xq, xk, fv);
+    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+    EXPECT_EQ(xq.data(), q_data);
+    expect_close(xq, want_q, 1e-6);
+    expect_close(xk, want_k, 1e-6);
+}
+
+// ============================================================================ fusion decided once
+
+// The fuse_elementwise pass decides every loop; evaluation follows it and
+// explain() prints it. A chain whose inner node is shared cannot be one loop:
+// the pass says so (each root runs its own loop), and evaluation allocates
+// exactly one temporary per loop whose value is not written into the caller's
+// buffer — before, the pass marked the private nodes as fused while
+// evaluation ran them as separate loops.
+TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
+    auto z = graph::input<cd>("z");
+    auto shared = graph::exp(z);                        // read by the chain and returned
+    auto chain = graph::abs(graph::conj(z) * shared);   // abs ← mul ← (conj, shared)
+    auto prog = graph::lower(chain, shared);
+    const auto& g = prog.ir();
+    auto fusion_of = [&](const std::string& op) {
+        for (const auto& n : g.nodes)
+            if (n.op == op) return n.fusion;
+        return graph::fusion_mode::none;
+    };
+    EXPECT_EQ(fusion_of("abs"), graph::fusion_mode::own_loop);   // its region would inline the shared exp
+    EXPECT_EQ(fusion_of("mul"), graph::fusion_mode::own_loop);
+    EXPECT_EQ(fusion_of("conj"), graph::fusion_mode::own_loop);
+    EXPECT_EQ(fusion_of("exp"), graph::fusion_mode::own_loop);
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("fused into a consumer's loop: 0"), std::string::npos) << text;
+    const std::size_t n = 1 << 13;  // 128 KiB of complex<double>: every temporary is a large block
+    const auto a = random_complex({n}, 73);
+    xt::xarray<double> magnitude = xt::zeros<double>({n});
+    xt::xarray<cd> e = xt::zeros<cd>({n});
+    std::size_t before = g_large_allocations.load();
+    prog(graph::out(magnitude, e), a);
+    EXPECT_EQ(g_large_allocations.load() - before, 3u);  // the values of exp, conj and mul; abs writes the buffer
+    for (std::size_t i = 0; i < n; i += 101) {
+        EXPECT_NEAR(magnitude(i), std::abs(std::conj(a(i)) * std::exp(a(i))), 1e-12);
+        EXPECT_NEAR(std::abs(e(i) - std::exp(a(i))), 0.0, 1e-12);
+    }
+    // private all the way down: one region, no temporary
+    auto private_chain = graph::lower(graph::abs(graph::conj(z) * graph::exp(z)));
+    EXPECT_NE(graph::explain(private_chain).find("fused loop over 4 ops"), std::string::npos) << graph::explain(private_chain);
+    before = g_large_allocations.load();
+    private_chain(graph::out(magnitude), a);
+    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+}
+
+// ============================================================================ shape inference shared with the eager ops
+
+// The graph's views and the eager shape ops compute their shapes with the
+// same routines (realify/ops/shape_inference.hpp): same results, same errors.
+TEST(GraphShapes, ViewsAndEagerShapeOpsAgree) {
+    const auto a = random_complex({2, 3, 4}, 74);
+    const auto layout = realify::complex_layout_of(a);
+    auto z = graph::input<cd>("z");
+    auto shape_of = [](const auto& t) { return std::vector<std::size_t>(t.shape().begin(), t.shape().end()); };
+    auto eager_shape = [](const auto& l) {
+        const auto s = l.shape();
+        return std::vector<std::size_t>(s.begin(), s.end());
+    };
+    EXPECT_EQ(shape_of(graph::lower(graph::reshape(z, {4, -1}))(a)), eager_shape(realify::reshape(layout, {4, -1})));
+    EXPECT_EQ(shape_of(graph::lower(graph::flatten(z, 1, -1))(a)), eager_shape(realify::flatten(layout, 1, -1)));
+    EXPECT_EQ(shape_of(graph::lower(graph::unsqueeze(z, -1))(a)), eager_shape(realify::unsqueeze(layout, -1)));
+    EXPECT_EQ(shape_of(graph::lower(graph::squeeze(graph::unsqueeze(z, 0), 0))(a)),
+              eager_shape(realify::squeeze(realify::unsqueeze(layout, 0), 0)));
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const realify::shape_error& e) {
+            const std::string m = e.what();
+            return m.substr(m.find(": ") + 2);  // without the entry point
+        }
+        return std::string("no shape_error");
+    };
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::reshape(z, {5, -1}))(a); }),
+              message([&] { (void)realify::reshape(layout, {5, -1}); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::unsqueeze(z, 4))(a); }),
+              message([&] { (void)realify::unsqueeze(layout, 4); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::flatten(z, 2, 1))(a); }),
+              message([&] { (void)realify::flatten(layout, 2, 1); }));
 }
 
 // ============================================================================ six-op chain, fixed shapes

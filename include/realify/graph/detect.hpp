@@ -34,7 +34,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "realify/graph/evaluate.hpp"
+#include "realify/graph/rules.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"
 

@@ -6,6 +6,7 @@
 // the memory: no copy.
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -18,13 +19,13 @@
 #include <xtensor/xtensor.hpp>
 
 #include "realify/dispatch/elementwise.hpp"
+#include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
+#include "realify/graph/traits.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/pointer_cast.hpp"
 
 namespace realify::graph {
-
-using shape_vector = realify::detail::dim_vector;
 
 template <class T>
 struct tensor_value {
@@ -41,6 +42,10 @@ struct tensor_value {
     /// Components in memory (2 per complex element).
     std::size_t components() const { return count() * (complex ? 2 : 1); }
 };
+
+/// The value of node type N during evaluation.
+template <class N>
+using value_t = tensor_value<typename traits_t<N>::real_type>;
 
 namespace detail {
 
@@ -161,6 +166,32 @@ auto bind_argument(const A& arg) {
     }
     return v;
 }
+
+/// An argument bound for a call: its value and the facts planning reads
+/// without knowing its type (graph/ir.hpp).
+template <class A>
+bound_input bind_input(const A& arg) {
+    auto v = bind_argument(arg);
+    using T = std::remove_pointer_t<decltype(v.data)>;
+    bound_input b;
+    b.shape = v.shape;
+    b.data = v.data;
+    b.bytes = v.components() * sizeof(T);
+    b.complex = v.complex;
+    b.borrowed = v.keep == nullptr;
+    b.value = std::move(v);
+    return b;
+}
+
+/// The shape of a value held in a std::any (one function per component type).
+template <class T>
+shape_vector shape_of_value(const std::any& value) {
+    return std::any_cast<const tensor_value<T>&>(value).shape;
+}
+
+/// Evaluates a node once per call (graph/evaluate.hpp).
+template <bool Strict, class N>
+value_t<N> eval(const N& n, eval_context& ctx);
 
 template <class T>
 bool overlaps(const tensor_value<T>& v, const void* begin, std::size_t bytes) {

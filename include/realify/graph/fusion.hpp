@@ -1,0 +1,394 @@
+// Fused elementwise loops: a chain of elementwise nodes evaluated as ONE
+// loop over the broadcast shape, each element computed by the table's pair
+// kernels (dispatch/pair_math.hpp) — no temporaries between the ops.
+//
+// Which nodes share a loop is decided once, by the fuse_elementwise pass
+// (graph/passes.hpp), and recorded in the loop root's ir_node::fusion:
+//
+//   region    the loop inlines every elementwise descendant of the root
+//             (they are private to it); the kernel is the root's whole
+//             expression (region_kernel);
+//   own_loop  the loop is the root's op alone over its operands' values; the
+//             kernel depends on the op and the operand kinds only
+//             (op_kernel<Tag>), so every node of one op and operand kinds, in
+//             every graph of a translation unit, shares one instantiation.
+//
+// The loop itself (row_loop) and the SIMD route of a lone complex multiply
+// (graph/simd_rows.hpp) write either a fresh value or a caller's buffer whose
+// rows are contiguous (graph/buffer_layout.hpp). This is the part the
+// compiled block kernels will replace; nothing outside this header depends
+// on how a loop is run.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "realify/dispatch/elementwise.hpp"
+#include "realify/dispatch/pair_math.hpp"
+#include "realify/graph/buffer_layout.hpp"
+#include "realify/graph/ir.hpp"
+#include "realify/graph/loop_operands.hpp"
+#include "realify/graph/node.hpp"
+#include "realify/graph/rules.hpp"
+#include "realify/graph/simd_rows.hpp"
+#include "realify/graph/traits.hpp"
+#include "realify/graph/value.hpp"
+
+namespace realify::graph::detail {
+
+// ---- which children a loop inlines --------------------------------------------------
+
+template <class C, bool Deep>
+inline constexpr bool inline_child_v = Deep && fusable_v<C>;
+
+/// Whether a fused node has a fusable child at all (else its two loop kinds coincide).
+template <class N>
+inline constexpr bool has_inline_child_v = false;
+template <class Tag, class... C>
+inline constexpr bool has_inline_child_v<node<Tag, C...>> = (fusable_v<C> || ...);
+
+template <class N, bool Deep>
+inline constexpr std::size_t leaf_count_v = 1;
+template <class Tag, class... C, bool Deep>
+inline constexpr std::size_t leaf_count_v<node<Tag, C...>, Deep> =
+    ((inline_child_v<C, Deep> ? leaf_count_v<C, Deep> : std::size_t(1)) + ... + 0);
+
+template <bool Deep, class... C>
+constexpr auto leaf_offsets() {
+    constexpr std::array<std::size_t, sizeof...(C)> counts{(inline_child_v<C, Deep> ? leaf_count_v<C, Deep> : std::size_t(1))...};
+    std::array<std::size_t, sizeof...(C)> offsets{};
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < counts.size(); ++i) {
+        offsets[i] = next;
+        next += counts[i];
+    }
+    return offsets;
+}
+
+/// Up to this many operands a loop runs row by row with loaders chosen at
+/// compile time (2^operands instantiations); more take the engine's general
+/// path, which writes packed memory only.
+inline constexpr std::size_t max_row_loop_operands = 4;
+
+// ---- per-element kernels of the fusable ops (the table's pair kernels) ----------------
+
+template <class Tag, class X>
+auto apply_unary(const node_attrs& attrs, X x) {
+    if constexpr (is_pair_v<X>) {
+        using T = decltype(x.re);
+        if constexpr (std::is_same_v<Tag, op::conj>) return kernel::conj(x);
+        else if constexpr (std::is_same_v<Tag, op::neg>) return kernel::neg(x);
+        else if constexpr (std::is_same_v<Tag, op::exp>) return kernel::exp(x);
+        else if constexpr (std::is_same_v<Tag, op::log>) return kernel::log(x);
+        else if constexpr (std::is_same_v<Tag, op::sqrt>) return kernel::sqrt(x);
+        else if constexpr (std::is_same_v<Tag, op::sin>) return kernel::sin(x);
+        else if constexpr (std::is_same_v<Tag, op::cos>) return kernel::cos(x);
+        else if constexpr (std::is_same_v<Tag, op::tan>) return kernel::tan(x);
+        else if constexpr (std::is_same_v<Tag, op::sinh>) return kernel::sinh(x);
+        else if constexpr (std::is_same_v<Tag, op::cosh>) return kernel::cosh(x);
+        else if constexpr (std::is_same_v<Tag, op::tanh>) return kernel::tanh(x);
+        else if constexpr (std::is_same_v<Tag, op::square>) return kernel::square(x);
+        else if constexpr (std::is_same_v<Tag, op::abs>) return kernel::abs(x);
+        else if constexpr (std::is_same_v<Tag, op::angle>) return kernel::angle(x);
+        else if constexpr (std::is_same_v<Tag, op::real>) return x.re;
+        else if constexpr (std::is_same_v<Tag, op::imag>) return x.im;
+        else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return kernel::scale(x, static_cast<T>(attrs.scalar.real()));
+        else return kernel::div_real(x, static_cast<T>(attrs.scalar.real()));  // the table's: NaN for a zero divisor
+    } else {
+        using T = X;
+        if constexpr (std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::real>) return x;
+        else if constexpr (std::is_same_v<Tag, op::neg>) return -x;
+        else if constexpr (std::is_same_v<Tag, op::exp>) return std::exp(x);
+        else if constexpr (std::is_same_v<Tag, op::log>) return std::log(x);
+        else if constexpr (std::is_same_v<Tag, op::sqrt>) return std::sqrt(x);
+        else if constexpr (std::is_same_v<Tag, op::sin>) return std::sin(x);
+        else if constexpr (std::is_same_v<Tag, op::cos>) return std::cos(x);
+        else if constexpr (std::is_same_v<Tag, op::tan>) return std::tan(x);
+        else if constexpr (std::is_same_v<Tag, op::sinh>) return std::sinh(x);
+        else if constexpr (std::is_same_v<Tag, op::cosh>) return std::cosh(x);
+        else if constexpr (std::is_same_v<Tag, op::tanh>) return std::tanh(x);
+        else if constexpr (std::is_same_v<Tag, op::reciprocal>) return T(1) / x;
+        else if constexpr (std::is_same_v<Tag, op::square>) return x * x;
+        else if constexpr (std::is_same_v<Tag, op::abs>) return std::abs(x);
+        else if constexpr (std::is_same_v<Tag, op::angle>) return std::atan2(T(0), x);
+        else if constexpr (std::is_same_v<Tag, op::imag>) return T(0);
+        else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return x * static_cast<T>(attrs.scalar.real());
+        else return x / static_cast<T>(attrs.scalar.real());
+    }
+}
+
+template <class Tag, class X, class Y>
+auto apply_binary(X x, Y y) {
+    constexpr bool px = is_pair_v<X>, py = is_pair_v<Y>;
+    if constexpr (std::is_same_v<Tag, op::polar>) {
+        return cpair<X>{x * std::cos(y), x * std::sin(y)};
+    } else if constexpr (!px && !py) {
+        if constexpr (std::is_same_v<Tag, op::mul>) return x * y;
+        else if constexpr (std::is_same_v<Tag, op::div>) return x / y;
+        else if constexpr (std::is_same_v<Tag, op::add>) return x + y;
+        else return x - y;
+    } else if constexpr (std::is_same_v<Tag, op::mul>) {
+        if constexpr (px && py) return kernel::mul(x, y);
+        else if constexpr (px) return kernel::scale(x, y);
+        else return kernel::scale(y, x);
+    } else if constexpr (std::is_same_v<Tag, op::div>) {
+        return kernel::div_real(x, y);  // complex ÷ real (a complex divisor is not fused): the table's kernel
+    } else if constexpr (std::is_same_v<Tag, op::add>) {
+        // a real operand moves only the real part
+        if constexpr (px && py) return kernel::add(x, y);
+        else if constexpr (px) return decltype(x){x.re + y, x.im};
+        else return decltype(y){x + y.re, y.im};
+    } else {
+        if constexpr (px && py) return kernel::sub(x, y);
+        else if constexpr (px) return decltype(x){x.re - y, x.im};
+        else return decltype(y){x - y.re, -y.im};
+    }
+}
+
+template <class Tag, class... X>
+auto apply_elem(const node_attrs& attrs, X... x) {
+    if constexpr (sizeof...(X) == 1) return apply_unary<Tag>(attrs, x...);
+    else return apply_binary<Tag>(x...);
+}
+
+/// The kernel of an own_loop: one op over its operands (shared by every node
+/// of the op with the same operand kinds).
+template <class Tag>
+struct op_kernel {
+    const node_attrs* attrs;
+    template <class... X>
+    auto operator()(X... x) const {
+        return apply_elem<Tag>(*attrs, x...);
+    }
+};
+
+/// One element of a region: the node's op over its children's elements,
+/// inlined children computed in place, the others read from the leaves
+/// (vals, in leaf order from Off).
+template <std::size_t Off, class Tag, class... C, class Vals>
+auto region_elem(const node<Tag, C...>& m, const Vals& vals);
+
+template <std::size_t Off, class C, class Vals>
+auto region_child(const C& c, const Vals& vals) {
+    if constexpr (inline_child_v<C, true>) return region_elem<Off>(c, vals);
+    else return std::get<Off>(vals);
+}
+
+template <std::size_t Off, class Tag, class... C, class Vals>
+auto region_elem(const node<Tag, C...>& m, const Vals& vals) {
+    constexpr auto offsets = leaf_offsets<true, C...>();
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return apply_elem<Tag>(m.attrs, region_child<Off + offsets[I]>(std::get<I>(m.children), vals)...);
+    }(std::index_sequence_for<C...>{});
+}
+
+/// The kernel of a region: the root's whole expression.
+template <class N>
+struct region_kernel {
+    const N* root;
+    template <class... X>
+    auto operator()(X... x) const {
+        return region_elem<0>(*root, std::tuple<X...>(x...));
+    }
+};
+
+// ---- the leaves of a loop ---------------------------------------------------------------
+
+template <bool Strict, bool Deep, class T, class C>
+auto leaves_of_child(const C& c, eval_context& ctx);
+
+template <bool Strict, bool Deep, class T, class Tag, class... C>
+auto leaves_of(const node<Tag, C...>& n, eval_context& ctx) {
+    return std::apply([&](const auto&... child) { return std::tuple_cat(leaves_of_child<Strict, Deep, T>(child, ctx)...); },
+                      n.children);
+}
+
+template <bool Strict, bool Deep, class T, class C>
+auto leaves_of_child(const C& c, eval_context& ctx) {
+    if constexpr (inline_child_v<C, Deep>) return leaves_of<Strict, Deep, T>(c, ctx);
+    else return std::make_tuple(leaf_of<Strict, T>(c, ctx));
+}
+
+// ---- the loop -----------------------------------------------------------------------------
+
+template <class T, bool C>
+constexpr bool ref_is_complex(const realify::detail::operand_ref<T, C>&) {
+    return C;
+}
+/// The loader of one operand for the row at `index` (outer axes only).
+template <class T, bool C, bool Contiguous>
+auto make_row_loader(const realify::detail::operand_ref<T, C>& ref, const realify::detail::stride_vector& strides,
+                     const shape_vector& index, std::bool_constant<Contiguous>) {
+    const T* p = ref.data;
+    for (std::size_t a = 0; a + 1 < index.size(); ++a) p += static_cast<std::ptrdiff_t>(index[a]) * strides[a];
+    if constexpr (Contiguous) return realify::detail::contiguous_loader<T, C>{p};
+    else return realify::detail::constant_loader<T, C>{p};
+}
+
+/// The loop of a fused region over the broadcast shape, row by row: every
+/// operand is contiguous along the last axis or constant along it (RoPE's
+/// freqs_cis (1, S, 1, D/2) against (B, S, H, D/2)), with loaders chosen at
+/// compile time, so the inner loop is the same tight, vectorisable loop as
+/// the contiguous path. Row r is written at out + Σ index·out_strides (the
+/// outer axes); its elements are contiguous.
+template <std::size_t Width, class O, class Kernel, class Refs, std::size_t I = 0, class... Kinds>
+void row_loop(O* out, const stride_vector& out_strides, const shape_vector& shape, const Kernel& kernel, const Refs& refs,
+              const std::array<realify::detail::stride_vector, std::tuple_size_v<Refs>>& strides, Kinds... kinds) {
+    if constexpr (I < std::tuple_size_v<Refs>) {
+        if (strides[I].back() == 0)
+            row_loop<Width, O, Kernel, Refs, I + 1>(out, out_strides, shape, kernel, refs, strides, kinds..., std::false_type{});
+        else
+            row_loop<Width, O, Kernel, Refs, I + 1>(out, out_strides, shape, kernel, refs, strides, kinds..., std::true_type{});
+    } else {
+        const std::size_t rank = shape.size();
+        const std::size_t inner = shape[rank - 1];
+        std::size_t total = 1;
+        for (std::size_t e : shape) total *= e;
+        shape_vector index(rank, 0);
+        for (std::size_t done = 0; done < total; done += inner) {
+            O* row = out;
+            for (std::size_t a = 0; a + 1 < rank; ++a) row += static_cast<std::ptrdiff_t>(index[a]) * out_strides[a];
+            [&]<std::size_t... J>(std::index_sequence<J...>) {
+                realify::detail::tight_loop(row, inner, kernel, make_row_loader(std::get<J>(refs), strides[J], index, Kinds{})...);
+            }(std::make_index_sequence<std::tuple_size_v<Refs>>{});
+            for (std::size_t a = rank - 1; a-- > 0;) {
+                if (++index[a] < shape[a]) break;
+                index[a] = 0;
+            }
+        }
+    }
+}
+
+/// Runs a fused kernel over the broadcast of refs into out: packed, or with
+/// `out_strides` per axis of shape (in components; the last axis steps
+/// Width). Up to max_row_loop_operands operands, every case is the row loop
+/// (a packed output with operands of its shape is one row) — the operands
+/// are values, packed, so each is contiguous or constant along the last axis
+/// — and each kernel is instantiated at most 2^operands times; more operands
+/// take the engine's general path (one instantiation), which writes packed
+/// outputs only.
+template <std::size_t Width, class O, class Kernel, class... Refs>
+void fused_loop(O* out, bool packed, const stride_vector& out_strides, const shape_vector& shape, const Kernel& kernel,
+                const Refs&... refs) {
+    std::size_t total = 1;
+    for (std::size_t e : shape) total *= e;
+    if (total == 0) return;
+    if constexpr (sizeof...(Refs) <= max_row_loop_operands) {
+        const bool all_contiguous = ((refs.shape.empty() || realify::detail::is_contiguous_as(refs, shape)) && ...);
+        if (shape.empty() || (packed && all_contiguous)) {
+            const std::array<realify::detail::stride_vector, sizeof...(Refs)> strides{
+                realify::detail::stride_vector(1, refs.shape.empty() ? 0 : (ref_is_complex(refs) ? 2 : 1))...};
+            return row_loop<Width>(out, stride_vector{static_cast<std::ptrdiff_t>(Width)}, shape_vector{total}, kernel,
+                                   std::make_tuple(refs...), strides);
+        }
+        const std::array<realify::detail::stride_vector, sizeof...(Refs)> strides{realify::detail::aligned_strides(refs, shape)...};
+        return row_loop<Width>(out, out_strides, shape, kernel, std::make_tuple(refs...), strides);
+    } else {
+        realify::detail::general_path<Width>(out, shape.empty() ? shape_vector{1} : shape, kernel, refs...);
+    }
+}
+
+/// Packed per-axis strides, in components, of a result of shape `shape`.
+inline stride_vector packed_row_strides(const shape_vector& shape, std::size_t width) {
+    stride_vector strides = packed_strides(shape);
+    for (std::ptrdiff_t& s : strides) s *= static_cast<std::ptrdiff_t>(width);
+    return strides;
+}
+
+/// Whether a loop of `operands` operands can write `target` (component
+/// layout of a result of logical shape `shape`, complex when Width is 2)
+/// directly: its elements along the last axis must be contiguous; a packed
+/// target always can be written.
+inline bool loop_writes(const buffer_layout& target, std::size_t operands, bool complex) {
+    if (is_packed(target)) return true;
+    if (operands > max_row_loop_operands) return false;
+    const std::size_t rank = target.shape.size();
+    if (complex) return target.strides[rank - 1] == 1 && (rank < 2 || target.shape[rank - 2] <= 1 || target.strides[rank - 2] == 2);
+    return rank == 0 || target.shape[rank - 1] <= 1 || target.strides[rank - 1] == 1;
+}
+
+/// The per-axis strides (in components) of a result of logical rank `rank`
+/// in `target` (its component layout: the logical axes, then [2] when complex).
+inline stride_vector logical_strides(const buffer_layout& target, std::size_t rank) {
+    return stride_vector(target.strides.begin(), target.strides.begin() + static_cast<std::ptrdiff_t>(rank));
+}
+
+/// Runs a loop (kernel over the broadcast of its leaves) into `target`
+/// (nullptr: a fresh value). The SIMD route is tried first when the pass
+/// recorded it for the loop. A target that overlaps a leaf is written in
+/// place when the leaf IS the target, element for element (the loop reads
+/// element i before it writes it); any other overlap, or a layout whose rows
+/// are not contiguous, goes through a temporary copied in. Templated on the
+/// kernel and the leaf kinds only: every own loop of one op and operand
+/// kinds, in every graph of a translation unit, is this one function.
+template <class Kernel, class T, bool... C>
+tensor_value<T> run_loop(const Kernel& kernel, bool simd_rows, std::string_view op, const buffer_layout* target,
+                         const leaf<T, C>&... leaves) {
+    using result_element = decltype(kernel(realify::detail::load_at<T, C>(static_cast<const T*>(nullptr))...));
+    constexpr bool complex_result = is_pair_v<result_element>;
+    constexpr std::size_t width = complex_result ? 2 : 1;
+    constexpr bool simd_mul = std::is_same_v<Kernel, op_kernel<op::mul>> && sizeof...(C) == 2 && (C && ...);
+    const auto refs = std::make_tuple(make_ref(leaves)...);
+    const shape_vector shape = realify::detail::broadcast_shapes(op, make_ref(leaves)...);
+    auto run = [&](T* out, bool packed, const stride_vector& out_strides) {
+        if constexpr (simd_mul) {
+            if (simd_rows && mul_by_simd_rows(out, out_strides, shape, std::get<0>(refs), std::get<1>(refs))) return;
+        }
+        std::apply([&](const auto&... r) { fused_loop<width>(out, packed, out_strides, shape, kernel, r...); }, refs);
+    };
+    if (target == nullptr) {
+        auto result = allocate<T>(shape, complex_result);
+        run(result.data, true, packed_row_strides(shape, width));
+        return result;
+    }
+    tensor_value<T> result{static_cast<T*>(target->data), shape, complex_result, nullptr};
+    const byte_range written = bytes_of(*target);
+    const bool packed = is_packed(*target);
+    // every leaf that overlaps the target IS the target
+    const bool in_place_only =
+        ((!written.overlaps(bytes_of(leaves.value.data, leaves.value.components() * sizeof(T))) ||
+          (packed && static_cast<const void*>(leaves.value.data) == target->data && leaves.value.shape == shape &&
+           leaves.value.complex == complex_result)) &&
+         ...);
+    if (in_place_only && loop_writes(*target, sizeof...(C), complex_result)) {
+        run(result.data, packed, logical_strides(*target, shape.size()));
+    } else {
+        auto temp = allocate<T>(shape, complex_result);
+        run(temp.data, true, packed_row_strides(shape, width));
+        copy_into(*target, temp.data);
+    }
+    return result;
+}
+
+/// The loop of node n: a region (Deep: its elementwise descendants inlined)
+/// or its own op alone over its operands' values.
+template <bool Strict, bool Deep, class Tag, class... C>
+value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, const ir_node& record, eval_context& ctx,
+                                   const buffer_layout* target) {
+    using T = typename traits_t<node<Tag, C...>>::real_type;
+    return std::apply(
+        [&](const auto&... l) {
+            if constexpr (Deep) return run_loop(region_kernel<node<Tag, C...>>{&n}, false, Tag::name, target, l...);
+            else return run_loop(op_kernel<Tag>{&n.attrs}, record.simd_rows, Tag::name, target, l...);
+        },
+        leaves_of<Strict, Deep, T>(n, ctx));
+}
+
+/// The loop of a fused node as the pass decided it (its record's fusion):
+/// a region inlines its elementwise descendants, an own loop reads its
+/// operands' values. `target`: the memory to write (nullptr: a fresh value).
+template <bool Strict, class N>
+value_t<N> run_fused_region(const N& n, eval_context& ctx, const buffer_layout* target) {
+    const ir_node& record = ctx.ir->resolve(ctx.ir->slot(n.id));
+    if constexpr (has_inline_child_v<N>) {
+        if (record.fusion == fusion_mode::region) return run_fused<Strict, true>(n, record, ctx, target);
+    }
+    return run_fused<Strict, false>(n, record, ctx, target);
+}
+
+}  // namespace realify::graph::detail

@@ -1,0 +1,291 @@
+// Writing outputs into memory: the caller's out= buffers, or the containers
+// program(inputs...) returns. Everything is decided before anything is
+// written (plan_writes), on the IR records and the buffers' layouts
+// (graph/buffer_layout.hpp) — no typed code:
+//
+//   checks   every buffer has the output's shape (shape_error), no buffer
+//            overlaps itself (a stride 0: layout_error) and no two buffers
+//            share memory (layout_error);
+//   route    per output: the node that writes it (the output, or the loop
+//            under its views — views re-stride the buffer, PyTorch's view
+//            rule) and how:
+//              direct     the loop fills the buffer's packed memory (zero
+//                         copy; in place when an operand IS the buffer);
+//              rows       the loop fills it row by row through its outer
+//                         strides (a slice of a KV cache), no temporary;
+//              temporary  the loop fills a temporary, copied in through the
+//                         buffer's strides (a transposed or column-major
+//                         buffer, or one an operand overlaps otherwise);
+//              copied     the output's value is made anyway (a table op, a
+//                         shared node, a view of an input) and copied in;
+//   order    an output whose buffer is memory another output still reads
+//            (an input) is written after that output has read it; when the
+//            outputs wait on one another in a cycle, one of them is
+//            evaluated aside first and copied in at its turn.
+//
+// write_output (typed) then follows the route of one output.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "realify/errors.hpp"
+#include "realify/graph/buffer_layout.hpp"
+#include "realify/graph/evaluate.hpp"
+#include "realify/graph/fusion.hpp"
+#include "realify/graph/infer_shapes.hpp"
+#include "realify/graph/ir.hpp"
+#include "realify/graph/rules.hpp"
+
+namespace realify::graph {
+
+/// How one output is written (see the header comment).
+enum class write_route : unsigned char { direct, rows, temporary, copied };
+
+/// The plan of one output.
+struct output_plan {
+    write_route route = write_route::copied;
+    std::size_t writer = 0;  // the IR slot that writes: the output node, or the loop under its views
+    buffer_layout target;    // the memory as the writer sees it (re-strided through the views)
+    bool in_place = false;   // the loop reads an input that IS the buffer, element for element
+    bool aside = false;      // evaluated before the others write, copied in at its turn
+};
+
+/// One step of writing the outputs.
+struct write_step {
+    enum kind_t : unsigned char { evaluate_aside, write } kind = write;
+    std::size_t output = 0;
+};
+
+/// Everything program(out(buffers…), inputs…) does, decided before it
+/// writes anything (program::plan returns it).
+struct write_plan {
+    std::vector<output_plan> outputs;
+    std::vector<write_step> steps;
+
+    /// One line per step, e.g. "output 0 <- %7 mul: direct (in place)".
+    std::string describe(const graph_ir& g) const {
+        static constexpr const char* routes[] = {"direct", "rows", "through a temporary", "copied"};
+        std::ostringstream s;
+        for (const write_step& step : steps) {
+            const output_plan& p = outputs[step.output];
+            s << "output " << step.output;
+            if (step.kind == write_step::evaluate_aside) {
+                s << ": evaluated aside (its buffer is memory another output reads)\n";
+                continue;
+            }
+            s << " <- %" << p.writer << ' ' << g.nodes[p.writer].op << ": "
+              << (p.aside ? "copied from the value evaluated aside" : routes[static_cast<int>(p.route)]);
+            if (p.in_place) s << " (in place)";
+            s << '\n';
+        }
+        return s.str();
+    }
+};
+
+namespace detail {
+
+/// The memory a node's value is, when it is an input's memory re-described
+/// (through views and same-type casts): that input's position; else nothing
+/// (the value is memory of its own).
+inline std::optional<std::size_t> borrowed_source(const graph_ir& g, std::size_t slot) {
+    for (;;) {
+        const ir_node& n = g.resolve(slot);
+        if (n.folded) return std::nullopt;
+        if (n.is_input) return n.input_position;
+        if (!(n.rule == node_rule::erased || n.rule == node_rule::zero_copy || (n.rule == node_rule::cast && n.erased)))
+            return std::nullopt;
+        slot = n.children[0];
+    }
+}
+
+/// The inputs (positions) a node's evaluation reads, through everything it depends on.
+inline std::vector<bool> inputs_read(const graph_ir& g, std::size_t slot) {
+    std::vector<bool> read(g.inputs.size(), false), seen(g.nodes.size(), false);
+    std::vector<std::size_t> stack{g.nodes[slot].canonical};
+    while (!stack.empty()) {
+        const std::size_t s = stack.back();
+        stack.pop_back();
+        if (seen[s]) continue;
+        seen[s] = true;
+        const ir_node& n = g.nodes[s];
+        if (n.is_input) read[n.input_position] = true;
+        if (n.folded) continue;
+        for (std::size_t c : n.children) stack.push_back(g.nodes[c].canonical);
+    }
+    return read;
+}
+
+/// The route of one output into `target` (its buffer's layout), decided
+/// on the records: views are walked down while they are private and the
+/// buffer's strides allow the view; a loop root then writes directly, row
+/// by row or through a temporary; anything else is evaluated and copied.
+inline output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& shapes,
+                              std::size_t slot, buffer_layout target) {
+    const graph_ir& g = *ctx.ir;
+    output_plan plan;
+    for (;;) {
+        const ir_node& n = g.nodes[slot];
+        plan.writer = slot;
+        plan.target = target;
+        if (!g.is_private(slot)) return plan;  // copied
+        const bool view = n.rule == node_rule::erased || n.rule == node_rule::zero_copy ||
+                          (n.rule == node_rule::cast && n.erased);
+        if (view) {
+            const std::size_t child = n.children[0];
+            if (!shapes[child]) return plan;
+            const shape_vector child_shape = component_shape(*shapes[child], g.resolve(child).is_complex);
+            auto strides = restride(target.shape, target.strides, child_shape);
+            if (!strides) {  // the buffer's strides do not allow the view: the value below is copied in
+                const std::size_t base = [&] {
+                    std::size_t s = child;
+                    while (g.is_private(s) && (g.nodes[s].rule == node_rule::erased || g.nodes[s].rule == node_rule::zero_copy ||
+                                               (g.nodes[s].rule == node_rule::cast && g.nodes[s].erased)))
+                        s = g.nodes[s].children[0];
+                    return s;
+                }();
+                const fusion_mode f = g.nodes[base].fusion;
+                if (g.is_private(base) && (f == fusion_mode::own_loop || f == fusion_mode::region))
+                    plan.route = write_route::temporary;
+                return plan;
+            }
+            target.shape = child_shape;
+            target.strides = std::move(*strides);
+            slot = child;
+            continue;
+        }
+        if (n.fusion != fusion_mode::own_loop && n.fusion != fusion_mode::region) return plan;  // copied
+        // a loop: may it write the buffer itself?
+        const byte_range written = bytes_of(target);
+        const bool packed = is_packed(target);
+        bool in_place = false, overlapped = false;
+        for (std::size_t operand : n.loop_operands) {
+            const std::optional<std::size_t> source = borrowed_source(g, operand);
+            if (!source) continue;
+            const bound_input& input = (*ctx.inputs)[*source];
+            if (!input.borrowed || !written.overlaps(bytes_of(input.data, input.bytes))) continue;
+            const bool same = packed && input.data == target.data && shapes[operand] && shapes[slot] &&
+                              *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
+            (same ? in_place : overlapped) = true;
+        }
+        if (overlapped || !loop_writes(target, n.loop_operands.size(), n.is_complex)) {
+            plan.route = write_route::temporary;
+        } else {
+            plan.route = packed ? write_route::direct : write_route::rows;
+            plan.in_place = in_place;
+        }
+        return plan;
+    }
+}
+
+/// Checks every buffer against its output and the others, then decides the
+/// route of each output and the order of the steps. `shapes`: the outputs'
+/// logical shapes; `complex`: whether each is complex; `evaluated`: the
+/// outputs already evaluated (their shape was known only then).
+inline write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
+                              const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
+                              const std::vector<bool>& evaluated) {
+    const graph_ir& g = *ctx.ir;
+    const std::size_t count = buffers.size();
+    for (std::size_t i = 0; i < count; ++i) {
+        const bool complex = g.resolve(g.outputs[i]).is_complex;
+        const shape_vector& bs = buffers[i].shape;
+        const shape_vector logical(bs.begin(), bs.end() - (complex ? 1 : 0));
+        if (logical != shapes[i]) {
+            std::ostringstream m;
+            m << "realify::graph::program: out buffer " << i << " has shape " << realify::detail::format_sequence(logical)
+              << ", the output has shape " << realify::detail::format_sequence(shapes[i]);
+            throw shape_error(m.str());
+        }
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+        if (overlaps_itself(buffers[i])) {
+            std::ostringstream m;
+            m << "realify::graph::program: out buffer " << i << " (shape " << realify::detail::format_sequence(buffers[i].shape)
+              << ", strides " << realify::detail::format_sequence(buffers[i].strides)
+              << " in components) overlaps itself: more than one element refers to the same memory";
+            throw layout_error(m.str());
+        }
+    }
+    for (std::size_t i = 0; i < count; ++i)
+        for (std::size_t j = i + 1; j < count; ++j)
+            if (share_memory(buffers[i], buffers[j]))
+                throw layout_error("realify::graph::program: out buffers " + std::to_string(i) + " and " +
+                                   std::to_string(j) + " share memory (each output needs memory of its own)");
+
+    write_plan plan;
+    for (std::size_t i = 0; i < count; ++i) {
+        plan.outputs.push_back(evaluated[i] ? output_plan{write_route::copied, g.outputs[i], buffers[i], false, true}
+                                            : plan_route(ctx, node_shapes, g.outputs[i], buffers[i]));
+    }
+    // waits[i][j]: output i's buffer is memory output j reads (an input it reads)
+    std::vector<std::vector<bool>> waits(count, std::vector<bool>(count, false));
+    for (std::size_t j = 0; j < count; ++j) {
+        const std::vector<bool> read = inputs_read(g, g.outputs[j]);
+        for (std::size_t k = 0; k < read.size(); ++k) {
+            const bound_input& input = (*ctx.inputs)[k];
+            if (!read[k] || !input.borrowed) continue;
+            for (std::size_t i = 0; i < count; ++i)
+                if (i != j && bytes_of(buffers[i]).overlaps(bytes_of(input.data, input.bytes))) waits[i][j] = true;
+        }
+    }
+    std::vector<bool> read_done = evaluated, written(count, false);
+    for (std::size_t done = 0; done < count;) {
+        bool progress = false;
+        for (std::size_t i = 0; i < count; ++i) {
+            if (written[i]) continue;
+            bool blocked = false;
+            for (std::size_t j = 0; j < count; ++j) blocked = blocked || (waits[i][j] && !read_done[j]);
+            if (blocked) continue;
+            plan.steps.push_back({write_step::write, i});
+            written[i] = read_done[i] = progress = true;
+            ++done;
+        }
+        if (progress) continue;
+        // every output left waits for another: the first reader someone waits for is evaluated aside
+        std::size_t reader = count;
+        for (std::size_t i = 0; i < count && reader == count; ++i)
+            for (std::size_t j = 0; j < count && reader == count; ++j)
+                if (!written[i] && waits[i][j] && !read_done[j]) reader = j;
+        plan.steps.push_back({write_step::evaluate_aside, reader});
+        plan.outputs[reader].aside = true;
+        read_done[reader] = true;
+    }
+    return plan;
+}
+
+/// Writes output node n as its plan says: down its views to the writer, then
+/// the loop into the buffer (directly, row by row or through a temporary),
+/// or the writer's value copied in.
+template <bool Strict, class N>
+void write_output(const N& n, eval_context& ctx, const output_plan& plan) {
+    if constexpr (re_described_v<N>) {
+        if (ctx.ir->slot(n.id) != plan.writer) return write_output<Strict>(std::get<0>(n.children), ctx, plan);
+    }
+    if constexpr (rule_of<N>() == node_rule::fused) {
+        if (plan.route != write_route::copied) {
+            run_fused_region<Strict>(n, ctx, &plan.target);
+            return;
+        }
+    }
+    const auto v = eval<Strict>(n, ctx);
+    copy_into(plan.target, v.data);
+}
+
+/// A value evaluated aside owns its memory: a view of an input is copied,
+/// since the input may be written before the value is copied in.
+template <class T>
+tensor_value<T> owned(tensor_value<T> v) {
+    if (v.keep != nullptr) return v;
+    auto copy = allocate<T>(v.shape, v.complex);
+    std::copy(v.data, v.data + v.components(), copy.data);
+    return copy;
+}
+
+}  // namespace detail
+}  // namespace realify::graph
