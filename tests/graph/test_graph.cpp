@@ -2,7 +2,7 @@
 // dispatch table (user overrides), the pass pipeline (user pass inserted at a
 // position), CSE / folding / dead nodes, evaluation (new tensors, out=, in
 // place, fused chains without temporaries), the std::complex fallback and
-// explain(), the seed's RoPE against PyTorch goldens, a six-op chain against
+// explain(), Meta's Llama RoPE against PyTorch goldens, a six-op chain against
 // std::complex, fixed shapes kept static.
 #include "realify/graph.hpp"
 
@@ -29,15 +29,14 @@
 #include <string>
 
 #include <gtest/gtest.h>
-
-#include "realify/eager.hpp"
-#include "realify/ops/reference.hpp"
-
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xbroadcast.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xstrided_view.hpp>
 #include <xtensor/xview.hpp>
+
+#include "realify/eager.hpp"
+#include "realify/ops/reference.hpp"
 
 // ---- a user override of the dispatch table (before any use of op::sinh) --------------
 namespace user {
@@ -258,7 +257,7 @@ TEST(GraphDetection, ComplexOutputWithoutAnchorIsReturnedComplex) {
     static_assert(std::is_same_v<decltype(r), xt::xtensor<cd, 2>>);
     for (std::size_t i = 0; i < a.size(); ++i)
         EXPECT_NEAR(std::abs(r.data()[i] - std::sqrt(a.data()[i]) * a.data()[i]), 0.0, 1e-12);
-    // detected although no view_as_real anchors it (the seed's find_all_complex_subgraphs)
+    // detected although no view_as_real anchors it (Torch-TensorRT's find_all_complex_subgraphs)
     EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& n) { return n.in_complex_subgraph; }), 2u);
     EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& n) { return n.anchor; }), 0u);
 }
@@ -553,7 +552,7 @@ TEST(GraphEvaluation, DivisionMatchesTheTableOnSpecialValues) {
     EXPECT_TRUE(std::isnan(by_zero(0).real()) && std::isnan(by_zero(0).imag()));  // PyTorch: (1+2i) / 0 = NaN
 }
 
-TEST(GraphEvaluation, SeedRopeShapedMulAllocatesNothingIntoCallerBuffers) {
+TEST(GraphEvaluation, RopeShapedMulAllocatesNothingIntoCallerBuffers) {
     auto x = graph::input<cf>("x");
     auto f = graph::input<cf>("freqs");
     auto prog = graph::lower(graph::view_as_real(x * graph::view(f, {1, graph::same(0), 1, graph::same(1)})));
@@ -719,14 +718,15 @@ TEST(GraphOut, RopeIntoASliceOfAKvCacheWritesTheSliceOnly) {
 }
 
 // A buffer in which two elements share memory is refused before anything is
-// written: a stride 0 used to write one element per row over and over (and,
-// through data(), past the end of the storage).
+// written: a stride 0 used to be written through data() as 12 contiguous
+// elements — past the end of the 4 its rows share (a heap-buffer-overflow).
 TEST(GraphOut, BufferThatOverlapsItselfIsRefused) {
     auto x = graph::input<double>("x");
     auto prog = graph::lower(x * 2.0);
     const auto a = random_real({3, 4}, 65);
-    std::vector<double> storage(12, 0.0);  // the adaptor wants 12; its rows all read the first 4
-    auto stride_zero = xt::adapt(storage.data(), storage.size(), xt::no_ownership(), std::vector<std::size_t>{3, 4},
+    std::vector<double> storage(12, 0.0);
+    // rows of 4 that all start at element 8: the adaptor's elements are storage[8 … 11]
+    auto stride_zero = xt::adapt(storage.data() + 8, 12, xt::no_ownership(), std::vector<std::size_t>{3, 4},
                                  std::vector<std::ptrdiff_t>{0, 1});
     EXPECT_THROW(prog(graph::out(stride_zero), a), realify::layout_error);
     EXPECT_EQ(storage, std::vector<double>(12, 0.0));
@@ -992,7 +992,7 @@ TEST(GraphRewrite, ListAndIndexOpsGoThroughTheTable) {
             EXPECT_EQ(r(i + 2, j), a(i, j));
         }
     for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(g(j), b(1, j));
-    EXPECT_EQ(t(), cd(1.5, -2.0));  // the complex value is kept (the seed's defect: 0.0)
+    EXPECT_EQ(t(), cd(1.5, -2.0));  // the complex value is kept (Torch-TensorRT's lowering gave 0.0)
     EXPECT_EQ(graph::coverage(prog).n_fallbacks, 0u);
 }
 
@@ -1074,7 +1074,7 @@ TEST(GraphRewrite, ShapeArithmeticNeverWraps) {
     EXPECT_NE(m.find("realify::graph::chunk: piece index"), std::string::npos) << m;
 }
 
-// ============================================================================ the seed's RoPE vs PyTorch
+// ============================================================================ Meta's Llama RoPE vs PyTorch
 
 namespace {
 xt::xarray<float> read_golden(const std::string& name, std::vector<std::size_t> shape) {
@@ -1086,7 +1086,7 @@ xt::xarray<float> read_golden(const std::string& name, std::vector<std::size_t> 
 }
 }  // namespace
 
-TEST(GraphRope, SeedApplyRotaryEmbMatchesPyTorch) {
+TEST(GraphRope, MetaApplyRotaryEmbMatchesPyTorch) {
     const auto xq = read_golden("rope_xq.f32", {1, 16, 8, 128});
     const auto xk = read_golden("rope_xk.f32", {1, 16, 2, 128});
     const auto fr = read_golden("rope_freqs.f32", {16, 64, 2});

@@ -167,7 +167,8 @@ std::string label_of(const N& n) {
 }
 
 /// Adds n (and, first, its children) to the run-time mirror; a node shared
-/// by several consumers is added once.
+/// by several consumers is added once. The record points at n (constants'
+/// values, user ops' references, a region's expression): n must outlive it.
 template <bool Strict, class N>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (auto it = g.slot_of.find(n.id); it != g.slot_of.end()) return it->second;
@@ -185,11 +186,14 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     }
     if constexpr (requires { n.attrs; }) r.attrs = n.attrs;
     if constexpr (facts.rule == node_rule::input) r.value_type = &typeid(value_t<N>);
-    if constexpr (requires { n.children; } || facts.rule == node_rule::constant) {
-        r.object = &n;
-        r.evaluator = &evaluate_erased<Strict && facts.rule != node_rule::constant, N>;
-        r.value_shape = &shape_of_value<typename traits_t<N>::real_type>;
+    if constexpr (facts.rule == node_rule::number) {
+        if constexpr (is_std_complex<decltype(n.value)>::value) r.number = {double(n.value.real()), double(n.value.imag())};
+        else r.number = static_cast<double>(n.value);
     }
+    r.object = &n;
+    r.evaluator = evaluator_of<Strict, N>();
+    r.region_evaluator = region_evaluator_of<N>();
+    r.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
     return append_record(g, std::move(r), n.id);
 }
 

@@ -269,12 +269,12 @@ template <graph_node X>
 pieces<op::chunk, X> chunk(X x, std::ptrdiff_t chunks, std::ptrdiff_t dim = 0) {
     return {std::move(x), detail::with_ints(chunks, dim)};
 }
-/// x[index] along dim 0 (the seed's getitem on a complex tensor).
+/// x[index] along dim 0 (FX's getitem on a complex tensor).
 template <graph_node X>
 auto getitem(X x, std::ptrdiff_t index) {
     return detail::make<op::getitem>(detail::with_ints(index), std::move(x));
 }
-/// A 0-d tensor holding a number (a complex value is kept — the seed replaced it by 0.0).
+/// A 0-d tensor holding a number (a complex value is kept — Torch-TensorRT's complex lowering replaced it by 0.0).
 template <class S>
     requires(std::is_floating_point_v<S> || detail::is_std_complex<S>::value)
 auto scalar_tensor(S value) {
@@ -298,7 +298,7 @@ auto stack(std::ptrdiff_t dim, X x, Xs... xs) {
 template <graph_node C, graph_node A, graph_node B>
 auto where(C c, A a, B b) { return detail::make<op::where>({}, std::move(c), std::move(a), std::move(b)); }
 
-// ---- casts (the seed's .float() and type_as) ------------------------------------------
+// ---- casts (PyTorch's .float() and type_as) -------------------------------------------
 template <class To, graph_node X>
 auto to(X x) { return cast_node<To, X>(std::move(x)); }
 template <graph_node X>

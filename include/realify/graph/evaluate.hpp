@@ -1,28 +1,34 @@
-// Evaluation of typed nodes. Every node is evaluated at most once per call:
-// values are memoised by the node's canonical slot (shared nodes and CSE'd
-// duplicates), constant subgraphs come from the fold made at lower time. The
-// rule a node takes is decided by its type (graph/rules.hpp); each rule's
-// evaluation lives in its own header:
+// Evaluation: every canonical record has an evaluator — a plain function
+// (evaluator_fn) chosen from its node's type when the graph is lowered — and
+// values are asked for by slot (value_at, graph/value.hpp): memoised by the
+// canonical slot (shared nodes and CSE'd duplicates), folded constants
+// reused, children evaluated first through their own evaluators. Evaluators
+// are compiled per op, component type and operand kinds, not per node type,
+// so a graph adds little code beyond its own shape; only the typed facts a
+// rule needs (a region's expression, a user op's reference, a constant's
+// value) are per node.
 //
-//   erased, zero-copy   here, and graph/zero_copy.hpp (the view's shape)
-//   fused               graph/fusion.hpp (one loop per region, as the
-//                       fuse_elementwise pass recorded), graph/simd_rows.hpp
-//   table               graph/table_route.hpp
-//   fallback            graph/fallback.hpp
+// The evaluators of the rules (graph/rules.hpp):
+//   input, number, constant, cast   here
+//   erased, zero-copy               here (the memory re-described; zero_copy.hpp: the shape)
+//   fused                           graph/fusion.hpp (own loop or region, as the
+//                                   fuse_elementwise pass recorded), graph/simd_rows.hpp
+//   table                           graph/table_route.hpp
+//   fallback                        graph/fallback.hpp
 //
 // Writing outputs into caller buffers is graph/write_outputs.hpp.
 #pragma once
 
 #include <any>
 #include <cstddef>
-#include <sstream>
-#include <tuple>
+#include <string>
 #include <type_traits>
 
 #include "realify/errors.hpp"
 #include "realify/graph/fallback.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/ir.hpp"
+#include "realify/graph/loop_operands.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/table_route.hpp"
@@ -32,99 +38,126 @@
 
 namespace realify::graph::detail {
 
-template <class Tag, class... C>
-type_list<Tag, C...> tag_and_children(const node<Tag, C...>&) { return {}; }
-template <class Tag, class R, class... C>
-type_list<Tag, C...> tag_and_children(const custom_node<Tag, R, C...>&) { return {}; }
-template <class To, class C>
-type_list<To, C> tag_and_children(const cast_node<To, C>&) { return {}; }
-
-/// The argument bound to the input node at `slot`.
-inline const std::any& bound_value(const eval_context& ctx, std::size_t slot) {
-    return (*ctx.inputs)[ctx.ir->nodes[slot].input_position].value;
+/// An input: the bound argument (its type checked when it was bound).
+inline std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    return (*ctx.inputs)[self.input_position].value;
 }
 
+/// A number as a 0-d tensor (where it is not read as a number operand).
+template <class S>
+std::any evaluate_number(const ir_node& self, eval_context&, const buffer_layout*) {
+    return number_value<typename component_of<S>::type>(number_of<S>(self));
+}
+
+/// A constant: its (…,2) real layout, bound once (the fold) or per call.
+template <class C>
+std::any evaluate_constant(const ir_node& self, eval_context&, const buffer_layout*) {
+    return bind_argument(*static_cast<const constant_node<C>*>(self.object)->value);
+}
+
+/// A view that changes nothing: its child's value (a same-type cast).
+inline std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    return value_at(ctx, self.children[0]);
+}
+
+/// .float() / type_as to another component type.
+template <class To, class From>
+std::any evaluate_cast(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    const tensor_value<From>& v = value_as<From>(ctx, self.children[0]);
+    auto r = allocate<To>(v.shape, v.complex);
+    for (std::size_t i = 0; i < v.components(); ++i) r.data[i] = static_cast<To>(v.data[i]);
+    return r;
+}
+
+/// view_as_complex: the (…,2) memory seen as complex, no code.
+template <class T>
+std::any evaluate_view_as_complex(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    tensor_value<T> v = value_as<T>(ctx, self.children[0]);
+    if (v.shape.empty() || v.shape.back() != 2)
+        throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
+                           realify::detail::format_sequence(v.shape));
+    v.shape.pop_back();
+    v.complex = true;
+    return v;
+}
+
+/// view_as_real: the complex memory seen as (…,2), no code.
+template <class T>
+std::any evaluate_view_as_real(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    tensor_value<T> v = value_as<T>(ctx, self.children[0]);
+    v.shape.push_back(2);
+    v.complex = false;
+    return v;
+}
+
+/// A zero-copy view: the same memory, the view's shape (graph/zero_copy.hpp).
+template <class T>
+std::any evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    tensor_value<T> v = value_as<T>(ctx, self.children[0]);
+    v.shape = view_shape(self.shape, self.op, self.attrs, v.shape);
+    return v;
+}
+
+template <class N>
+struct children_kinds;
+template <class Tag, class... C>
+struct children_kinds<node<Tag, C...>> {
+    template <class T>
+    static constexpr evaluator_fn own_loop = &evaluate_own_loop<Tag, T, operand_kind_t<C>...>;
+    template <class T>
+    static constexpr evaluator_fn table = &evaluate_table<Tag, T, operand_kind_t<C>...>;
+};
+template <class Tag, class R, class... C>
+struct children_kinds<custom_node<Tag, R, C...>> {
+    template <class T>
+    static constexpr evaluator_fn table = &evaluate_table<Tag, T, operand_kind_t<C>...>;
+};
+
+/// The evaluator of node type N, by its rule. Strict: a node no lowering
+/// accepts is a compile error naming its op (strict_mode_no_lowering_for_op).
 template <bool Strict, class N>
-value_t<N> compute(const N& n, eval_context& ctx) {
-    using V = value_t<N>;
-    using Tr = traits_t<N>;
-    using T = typename Tr::real_type;
+constexpr evaluator_fn evaluator_of() {
+    using T = typename traits_t<N>::real_type;
     constexpr node_rule rule = rule_of<N>();
     if constexpr (rule == node_rule::input) {
-        const V* v = std::any_cast<V>(&bound_value(ctx, ctx.ir->slot(n.id)));
-        if (v == nullptr || v->complex != Tr::is_complex) {
-            std::ostringstream m;
-            m << "realify::graph: input '" << n.name << "' is declared " << (Tr::is_complex ? "complex" : "real")
-              << " with components of " << sizeof(T) * 8 << " bits, and was given a tensor of another element type"
-              << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
-            throw layout_error(m.str());
-        }
-        return *v;
-    } else if constexpr (rule == node_rule::constant) {  // unpacked to (…,2) once, at lower time
-        return bind_argument(*n.value);
+        return &evaluate_input;
+    } else if constexpr (rule == node_rule::constant) {
+        return []<class C>(std::type_identity<constant_node<C>>) { return &evaluate_constant<C>; }(std::type_identity<N>{});
     } else if constexpr (rule == node_rule::number) {
-        return scalar_value<T>(n);
-    } else if constexpr (rule == node_rule::cast) {  // .float() / type_as
-        auto v = eval<Strict>(std::get<0>(n.children), ctx);
-        if constexpr (re_described_v<N>) {
-            return v;  // same component type: erased
-        } else {
-            auto r = allocate<T>(v.shape, v.complex);
-            for (std::size_t i = 0; i < v.components(); ++i) r.data[i] = static_cast<T>(v.data[i]);
-            return r;
-        }
+        return []<class S>(std::type_identity<scalar_node<S>>) { return &evaluate_number<S>; }(std::type_identity<N>{});
+    } else if constexpr (rule == node_rule::cast) {
+        using From = typename traits_t<std::tuple_element_t<0, decltype(N::children)>>::real_type;
+        if constexpr (re_described_v<N>) return &evaluate_same;
+        else return &evaluate_cast<T, From>;
     } else if constexpr (rule == node_rule::erased) {
-        auto v = eval<Strict>(std::get<0>(n.children), ctx);
-        V r{v.data, v.shape, Tr::is_complex, v.keep};
-        if constexpr (std::is_same_v<typename N::tag, op::view_as_complex>) {
-            if (v.shape.empty() || v.shape.back() != 2)
-                throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
-                                   realify::detail::format_sequence(v.shape));
-            r.shape.pop_back();
-        } else {
-            r.shape.push_back(2);
-        }
-        return r;
+        using Child = typename traits_t<std::tuple_element_t<0, decltype(N::children)>>::real_type;
+        if constexpr (std::is_same_v<typename N::tag, op::view_as_complex>) return &evaluate_view_as_complex<Child>;
+        else return &evaluate_view_as_real<Child>;
     } else if constexpr (rule == node_rule::zero_copy) {
-        auto v = eval<Strict>(std::get<0>(n.children), ctx);
-        v.shape = view_shape(shape_rule_of<N>(), N::tag::name, n.attrs, v.shape);
-        return v;
+        return &evaluate_view<T>;
     } else if constexpr (rule == node_rule::fused) {
-        return run_fused_region<Strict>(n, ctx, nullptr);
+        return children_kinds<N>::template own_loop<T>;
     } else if constexpr (rule == node_rule::table) {
-        return through_table<typename N::tag, T, Strict>(n.attrs, n.children, ctx);
+        return children_kinds<N>::template table<T>;
     } else if constexpr (!is_custom_v<N>) {
         static_assert(table_of<N>::ok,
                       "realify::graph: no lowering of the dispatch table accepts this op with these operand "
                       "types (see Tag in the instantiation above); wrap it in graph::custom<Tag>(reference, …) "
                       "to evaluate it on std::complex, or register a user lowering.");
-        return V{};
+        return nullptr;
     } else if constexpr (Strict) {
         [[maybe_unused]] constexpr std::size_t error = sizeof(strict_mode_no_lowering_for_op<typename N::tag>);
-        return V{};
+        return nullptr;
     } else {
-        return fallback_on_std_complex<Strict>(n, ctx);
+        return &evaluate_fallback<N>;
     }
 }
 
-/// Evaluates a node once per call (memo by canonical slot; folded constants reused).
-template <bool Strict, class N>
-value_t<N> eval(const N& n, eval_context& ctx) {
-    const std::size_t slot = ctx.ir->slot(n.id);
-    const std::size_t c = ctx.ir->nodes[slot].canonical;
-    const ir_node& record = ctx.ir->nodes[c];
-    if (record.folded) return std::any_cast<value_t<N>>(record.folded_value);
-    std::any& memo = (*ctx.memo)[c];
-    if (memo.has_value()) return std::any_cast<value_t<N>>(memo);
-    value_t<N> v = compute<Strict>(n, ctx);
-    memo = v;
-    return v;
-}
-
-/// The evaluator the IR records for a node: eval over the typed node object.
-template <bool Strict, class N>
-std::any evaluate_erased(const void* object, eval_context& ctx) {
-    return std::any(eval<Strict>(*static_cast<const N*>(object), ctx));
+/// The evaluator of the region rooted at node type N, when N may inline children.
+template <class N>
+constexpr evaluator_fn region_evaluator_of() {
+    if constexpr (rule_of<N>() == node_rule::fused && has_inline_child_v<N>) return &evaluate_region<N>;
+    else return nullptr;
 }
 
 }  // namespace realify::graph::detail

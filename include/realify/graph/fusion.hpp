@@ -20,6 +20,7 @@
 // on how a loop is run.
 #pragma once
 
+#include <any>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -30,6 +31,7 @@
 
 #include "realify/dispatch/elementwise.hpp"
 #include "realify/dispatch/pair_math.hpp"
+#include "realify/errors.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/loop_operands.hpp"
@@ -41,26 +43,29 @@
 
 namespace realify::graph::detail {
 
-// ---- which children a loop inlines --------------------------------------------------
+// ---- which children a region inlines ------------------------------------------------
 
-template <class C, bool Deep>
-inline constexpr bool inline_child_v = Deep && fusable_v<C>;
+/// A region inlines every elementwise child (the pass checked they are private).
+template <class C>
+inline constexpr bool inlined_v = fusable_v<C>;
 
-/// Whether a fused node has a fusable child at all (else its two loop kinds coincide).
+/// Whether a fused node has an elementwise child at all (else it has no region).
 template <class N>
 inline constexpr bool has_inline_child_v = false;
 template <class Tag, class... C>
 inline constexpr bool has_inline_child_v<node<Tag, C...>> = (fusable_v<C> || ...);
 
-template <class N, bool Deep>
-inline constexpr std::size_t leaf_count_v = 1;
-template <class Tag, class... C, bool Deep>
-inline constexpr std::size_t leaf_count_v<node<Tag, C...>, Deep> =
-    ((inline_child_v<C, Deep> ? leaf_count_v<C, Deep> : std::size_t(1)) + ... + 0);
+/// How many operands the region of N reads.
+template <class N>
+inline constexpr std::size_t region_operand_count_v = 1;
+template <class Tag, class... C>
+inline constexpr std::size_t region_operand_count_v<node<Tag, C...>> =
+    ((inlined_v<C> ? region_operand_count_v<C> : std::size_t(1)) + ... + 0);
 
-template <bool Deep, class... C>
-constexpr auto leaf_offsets() {
-    constexpr std::array<std::size_t, sizeof...(C)> counts{(inline_child_v<C, Deep> ? leaf_count_v<C, Deep> : std::size_t(1))...};
+/// Where each child's operands start among its parent's.
+template <class... C>
+constexpr auto operand_offsets() {
+    constexpr std::array<std::size_t, sizeof...(C)> counts{(inlined_v<C> ? region_operand_count_v<C> : std::size_t(1))...};
     std::array<std::size_t, sizeof...(C)> offsets{};
     std::size_t next = 0;
     for (std::size_t i = 0; i < counts.size(); ++i) {
@@ -175,13 +180,13 @@ auto region_elem(const node<Tag, C...>& m, const Vals& vals);
 
 template <std::size_t Off, class C, class Vals>
 auto region_child(const C& c, const Vals& vals) {
-    if constexpr (inline_child_v<C, true>) return region_elem<Off>(c, vals);
+    if constexpr (inlined_v<C>) return region_elem<Off>(c, vals);
     else return std::get<Off>(vals);
 }
 
 template <std::size_t Off, class Tag, class... C, class Vals>
 auto region_elem(const node<Tag, C...>& m, const Vals& vals) {
-    constexpr auto offsets = leaf_offsets<true, C...>();
+    constexpr auto offsets = operand_offsets<C...>();
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         return apply_elem<Tag>(m.attrs, region_child<Off + offsets[I]>(std::get<I>(m.children), vals)...);
     }(std::index_sequence_for<C...>{});
@@ -197,22 +202,39 @@ struct region_kernel {
     }
 };
 
-// ---- the leaves of a loop ---------------------------------------------------------------
+// ---- the leaves of a region ------------------------------------------------------------
 
-template <bool Strict, bool Deep, class T, class C>
-auto leaves_of_child(const C& c, eval_context& ctx);
+template <class... L>
+struct join_kinds;
+template <>
+struct join_kinds<> {
+    using type = type_list<>;
+};
+template <class... A, class... B, class... Rest>
+struct join_kinds<type_list<A...>, type_list<B...>, Rest...> {
+    using type = typename join_kinds<type_list<A..., B...>, Rest...>::type;
+};
+template <class... A>
+struct join_kinds<type_list<A...>> {
+    using type = type_list<A...>;
+};
 
-template <bool Strict, bool Deep, class T, class Tag, class... C>
-auto leaves_of(const node<Tag, C...>& n, eval_context& ctx) {
-    return std::apply([&](const auto&... child) { return std::tuple_cat(leaves_of_child<Strict, Deep, T>(child, ctx)...); },
-                      n.children);
-}
-
-template <bool Strict, bool Deep, class T, class C>
-auto leaves_of_child(const C& c, eval_context& ctx) {
-    if constexpr (inline_child_v<C, Deep>) return leaves_of<Strict, Deep, T>(c, ctx);
-    else return std::make_tuple(leaf_of<Strict, T>(c, ctx));
-}
+/// The operand kinds a region's loop reads, in the order it reads them:
+/// each child of the root, an inlined (elementwise) child replaced by its own.
+template <class C, bool Inline = inlined_v<C>>
+struct region_operands {
+    using type = type_list<operand_kind_t<C>>;
+};
+template <class Tag, class... C>
+struct region_operands<node<Tag, C...>, true> {
+    using type = typename join_kinds<typename region_operands<C>::type...>::type;
+};
+template <class N>
+struct root_operands;
+template <class Tag, class... C>
+struct root_operands<node<Tag, C...>> {
+    using type = typename join_kinds<typename region_operands<C>::type...>::type;
+};
 
 // ---- the loop -----------------------------------------------------------------------------
 
@@ -365,30 +387,40 @@ tensor_value<T> run_loop(const Kernel& kernel, bool simd_rows, std::string_view 
     return result;
 }
 
-/// The loop of node n: a region (Deep: its elementwise descendants inlined)
-/// or its own op alone over its operands' values.
-template <bool Strict, bool Deep, class Tag, class... C>
-value_t<node<Tag, C...>> run_fused(const node<Tag, C...>& n, const ir_node& record, eval_context& ctx,
-                                   const buffer_layout* target) {
-    using T = typename traits_t<node<Tag, C...>>::real_type;
+/// The evaluator of an own loop: the op of the record alone, over its
+/// children's values (numbers from their records). One function per op,
+/// component type and operand kinds — shared by every such node of every
+/// graph in a translation unit.
+template <class Tag, class T, class... Kinds>
+std::any evaluate_own_loop(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     return std::apply(
-        [&](const auto&... l) {
-            if constexpr (Deep) return run_loop(region_kernel<node<Tag, C...>>{&n}, false, Tag::name, target, l...);
-            else return run_loop(op_kernel<Tag>{&n.attrs}, record.simd_rows, Tag::name, target, l...);
-        },
-        leaves_of<Strict, Deep, T>(n, ctx));
+        [&](const auto&... l) { return std::any(run_loop(op_kernel<Tag>{&self.attrs}, self.simd_rows, Tag::name, target, l...)); },
+        leaves_from<T, Kinds...>(ctx, self.children));
 }
 
-/// The loop of a fused node as the pass decided it (its record's fusion):
-/// a region inlines its elementwise descendants, an own loop reads its
-/// operands' values. `target`: the memory to write (nullptr: a fresh value).
-template <bool Strict, class N>
-value_t<N> run_fused_region(const N& n, eval_context& ctx, const buffer_layout* target) {
-    const ir_node& record = ctx.ir->resolve(ctx.ir->slot(n.id));
-    if constexpr (has_inline_child_v<N>) {
-        if (record.fusion == fusion_mode::region) return run_fused<Strict, true>(n, record, ctx, target);
+template <class N, class T, class Kinds>
+struct region_loop;
+template <class N, class T, class... Kinds>
+struct region_loop<N, T, type_list<Kinds...>> {
+    static std::any evaluate(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+        if (self.loop_operands.size() != sizeof...(Kinds))
+            throw error("realify::graph: the fusion record of a " + self.op + " node does not match its region (" +
+                        std::to_string(self.loop_operands.size()) + " operands recorded, " +
+                        std::to_string(sizeof...(Kinds)) + " in the loop)");
+        return std::apply(
+            [&](const auto&... l) {
+                return std::any(run_loop(region_kernel<N>{static_cast<const N*>(self.object)}, false, N::tag::name, target, l...));
+            },
+            leaves_from<T, Kinds...>(ctx, self.loop_operands));
     }
-    return run_fused<Strict, false>(n, record, ctx, target);
+};
+
+/// The evaluator of a region rooted at a node of type N: N's whole
+/// expression, its elementwise descendants inlined, over the operands the
+/// pass recorded (ir_node::loop_operands).
+template <class N>
+std::any evaluate_region(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+    return region_loop<N, typename traits_t<N>::real_type, typename root_operands<N>::type>::evaluate(self, ctx, target);
 }
 
 }  // namespace realify::graph::detail

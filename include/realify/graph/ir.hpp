@@ -1,14 +1,17 @@
 // The run-time mirror of a typed graph: one record per distinct node
 // (identities merged, so shared subexpressions appear once), in topological
-// order. Passes read and annotate it; evaluation follows the typed nodes and
-// reads these records for canonical nodes (CSE), folded constants and the
-// fusion decisions (fusion_mode), which fuse_elementwise takes once, at lower
-// time — explain() prints the same records, so it shows what evaluation does.
+// order. Passes read and annotate it; evaluation walks the records: each
+// canonical record's evaluator — a plain function chosen from the node's
+// type, compiled per op and operand kinds rather than per node — reads its
+// children's values by slot (graph/evaluate.hpp). The fusion decisions
+// (fusion_mode) are taken once, by fuse_elementwise; evaluation follows them
+// and explain() prints the same records, so it shows what evaluation does.
 // Shapes that follow from the inputs are inferred on the records alone
-// (graph/infer_shapes.hpp), without instantiating anything per node.
+// (graph/infer_shapes.hpp).
 #pragma once
 
 #include <any>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -23,6 +26,28 @@ namespace realify::graph {
 
 struct graph_ir;
 struct eval_context;
+struct ir_node;
+struct buffer_layout;
+
+/// A value's memory, read without knowing its component type.
+struct value_memory {
+    const void* data = nullptr;
+    std::size_t components = 0;
+    bool owned = false;  // memory of its own (else a view of an argument or of a constant)
+};
+
+/// What can be done with a node's value without knowing its component type
+/// (one table per type, graph/value.hpp).
+struct value_ops {
+    shape_vector (*shape)(const std::any& value);
+    value_memory (*memory)(const std::any& value);
+    std::any (*own)(const std::any& value);  // the value with memory of its own
+};
+
+/// A node's evaluator: its value (a tensor_value in a std::any), computed
+/// from its children's values; loops write `target` when given (the caller's
+/// buffer, graph/write_outputs.hpp) and return a value describing it.
+using evaluator_fn = std::any (*)(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
 /// How a node is evaluated, decided by its type (graph/rules.hpp).
 enum class node_rule : unsigned char {
@@ -81,6 +106,7 @@ struct ir_node {
     bool fallback = false;             // evaluated on std::complex (no lowering accepts it)
     bool simd_mul = false;             // complex × complex mul of two tensors: may take the SIMD row kernel
     std::size_t component_bytes = 0;   // sizeof of the value's component type
+    std::complex<double> number{};     // numbers: the value
     const std::type_info* value_type = nullptr;  // inputs: the type of the value an argument must bind to
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
     // detection (graph/detect.hpp): the flags come from the node's type
@@ -102,13 +128,19 @@ struct ir_node {
     fusion_mode fusion = fusion_mode::none;
     std::vector<std::size_t> loop_operands;  // loop roots: the slots the loop reads, in order
     bool simd_rows = false;            // the loop is a lone complex × complex mul: SIMD row kernel when the layout fits
-    // the typed evaluator of this node alone (a plain function over the typed node object)
-    const void* object = nullptr;
-    std::any (*evaluator)(const void* object, eval_context& ctx) = nullptr;
-    shape_vector (*value_shape)(const std::any& value) = nullptr;
+    // evaluation
+    const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)
+    evaluator_fn evaluator = nullptr;       // the node's rule (fused nodes: the loop of the op alone)
+    evaluator_fn region_evaluator = nullptr;  // fused nodes with elementwise children: the region's loop
+    const value_ops* values = nullptr;      // for its values, whatever their component type
 
     bool has_evaluator() const noexcept { return evaluator != nullptr; }
-    std::any evaluate(eval_context& ctx) const { return evaluator(object, ctx); }
+    /// The evaluator evaluation runs for this (canonical) record, as the passes decided.
+    evaluator_fn active_evaluator() const noexcept {
+        return fusion == fusion_mode::region && region_evaluator != nullptr ? region_evaluator : evaluator;
+    }
+    /// The node's value, its children's values taken from ctx (graph/evaluate.hpp).
+    std::any evaluate(eval_context& ctx) const { return active_evaluator()(*this, ctx, nullptr); }
 };
 
 /// The graph: nodes in topological order, outputs, inputs in creation order.

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstddef>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "realify/dispatch/elementwise.hpp"
 #include "realify/graph/node.hpp"
@@ -40,25 +42,43 @@ auto make_ref(const leaf<T, Complex>& l) {
     return ref;
 }
 
-/// The scalar operand as a 0-d value of component type T.
+/// A number as a 0-d value of component type T.
 template <class T, class S>
-tensor_value<T> scalar_value(const scalar_node<S>& s) {
+tensor_value<T> number_value(S s) {
     constexpr bool c = is_std_complex<S>::value;
     auto v = allocate<T>({}, c);
     if constexpr (c) {
-        v.data[0] = static_cast<T>(s.value.real());
-        v.data[1] = static_cast<T>(s.value.imag());
+        v.data[0] = static_cast<T>(s.real());
+        v.data[1] = static_cast<T>(s.imag());
     } else {
-        v.data[0] = static_cast<T>(s.value);
+        v.data[0] = static_cast<T>(s);
     }
     return v;
 }
 
-/// A child of a loop as a leaf: a number, or the child's evaluated value.
-template <bool Strict, class T, class C>
-auto leaf_of(const C& c, eval_context& ctx) {
-    if constexpr (is_scalar_node_v<C>) return leaf<T, traits_t<C>::is_complex>{scalar_value<T>(c)};
-    else return leaf<T, traits_t<C>::is_complex>{eval<Strict>(c, ctx)};
+template <class K>
+inline constexpr bool is_number_operand_v = false;
+template <class S>
+inline constexpr bool is_number_operand_v<number_operand<S>> = true;
+
+/// The child at `slot` as a leaf of a loop of component type T: a number
+/// (read from its record) or the child's value.
+template <class T, class Kind>
+leaf<T, Kind::is_complex> leaf_from(eval_context& ctx, std::size_t slot) {
+    if constexpr (is_number_operand_v<Kind>) {
+        return {number_value<T>(number_of<typename Kind::type>(ctx.ir->nodes[slot]))};
+    } else {
+        return {value_as<T>(ctx, slot)};
+    }
+}
+
+/// The leaves of a loop of component type T whose operand kinds are Kinds,
+/// read from `slots` (one per kind, in order).
+template <class T, class... Kinds, class Slots>
+auto leaves_from(eval_context& ctx, const Slots& slots) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::make_tuple(leaf_from<T, Kinds>(ctx, slots[I])...);
+    }(std::index_sequence_for<Kinds...>{});
 }
 
 }  // namespace realify::graph::detail

@@ -79,7 +79,7 @@ inline void eliminate_common_subexpressions(graph_ir& g) {
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
         std::ostringstream key;
-        if (n.is_input || n.is_constant || !n.has_evaluator()) {
+        if (n.is_input || n.is_constant || n.is_scalar || !n.has_evaluator()) {
             key << "leaf#" << n.id;  // leaves are distinct unless they are the same node
         } else {
             key << n.op << '[' << n.label << "](";
@@ -141,7 +141,7 @@ inline void fold_constants(graph_ir& g) {
         ir_node& n = g.nodes[s];
         if (!n.constant_only || n.is_scalar || n.canonical != s || !needed[s] || !n.has_evaluator()) continue;
         n.folded_value = n.evaluate(ctx);
-        n.folded_shape = n.value_shape(n.folded_value);
+        n.folded_shape = n.values->shape(n.folded_value);
         n.folded = true;
     }
 }

@@ -115,6 +115,33 @@ std::vector<bound_input> bind_arguments(const graph_ir& g, const Args&... args) 
     return bound;
 }
 
+/// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
+inline std::string describe_graph(const graph_ir& g, bool after) {
+    std::ostringstream s;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        const ir_node& n = g.nodes[i];
+        if (after && (!n.live || n.erased || n.canonical != i || n.is_scalar)) continue;
+        s << "  %" << i << " = " << n.op;
+        if (!n.label.empty()) s << '[' << n.label << ']';
+        s << '(';
+        for (std::size_t k = 0; k < n.children.size(); ++k) {
+            std::size_t c = n.children[k];
+            if (after) {
+                c = g.nodes[c].canonical;
+                while (g.nodes[c].erased && !g.nodes[c].children.empty()) c = g.nodes[g.nodes[c].children[0]].canonical;
+            }
+            s << (k ? ", %" : "%") << c;
+        }
+        s << ')' << (n.is_complex ? " : complex" : " : real");
+        if (after) {
+            s << "  <- " << n.lowering;
+            if (n.folded) s << " [folded at lower time]";
+        }
+        s << '\n';
+    }
+    return s.str();
+}
+
 }  // namespace detail
 
 /// A lowered graph: call it on the inputs.
@@ -173,7 +200,7 @@ public:
     const std::tuple<Outs...>& outputs() const noexcept { return *m_outputs; }
 
     /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
-    static std::string describe(const graph_ir& g, bool after);
+    static std::string describe(const graph_ir& g, bool after) { return detail::describe_graph(g, after); }
 
 private:
     template <class... Args>
@@ -206,16 +233,15 @@ private:
     template <std::size_t I>
     auto materialise(detail::call_state& call) const {
         using O = std::tuple_element_t<I, std::tuple<Outs...>>;
-        const O& o = std::get<I>(*m_outputs);
         const std::size_t slot = m_ir->outputs[I];
         if (const auto& shape = call.shapes[slot]) {
             auto result = make_output<O>(*shape);
             const auto layout = detail::packed_layout(detail::component_pointer(result),
                                                       detail::component_shape(*shape, traits_t<O>::is_complex));
-            detail::write_output<Strict>(o, call.ctx, detail::plan_route(call.ctx, call.shapes, slot, layout));
+            detail::write_output(call.ctx, detail::plan_route(call.ctx, call.shapes, slot, layout));
             return result;
         }
-        auto v = detail::eval<Strict>(o, call.ctx);
+        const auto& v = detail::value_as<typename traits_t<O>::real_type>(call.ctx, slot);
         auto result = make_output<O>(v.shape);
         std::copy(v.data, v.data + v.components(), detail::component_pointer(result));
         return result;
@@ -230,72 +256,15 @@ private:
         static_assert((!std::is_const_v<B> && ...), "realify::graph::program: out() buffers must be writable (not const).");
         detail::call_state call(*m_ir, bind(args...));
         std::vector<buffer_layout> layouts;
-        std::vector<shape_vector> shapes(sizeof...(Outs));
-        std::vector<bool> evaluated(sizeof...(Outs), false);
-        std::tuple<std::optional<value_t<Outs>>...> values;  // outputs evaluated before they are written
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             (layouts.push_back(detail::layout_of_buffer(std::get<I>(buffers.buffers), I)), ...);
-            // an output whose shape is known only once evaluated is evaluated now, before anything is written
-            (
-                [&] {
-                    if (const auto& shape = call.shapes[m_ir->outputs[I]]) {
-                        shapes[I] = *shape;
-                    } else {
-                        shapes[I] = std::get<I>(values).emplace(detail::owned(detail::eval<Strict>(std::get<I>(*m_outputs), call.ctx))).shape;
-                        evaluated[I] = true;
-                    }
-                }(),
-                ...);
         }(std::index_sequence_for<Outs...>{});
-        write_plan plan = detail::plan_writes(call.ctx, call.shapes, layouts, shapes, evaluated);
-        if constexpr (Write) {
-            for (const write_step& step : plan.steps) {
-                [&]<std::size_t... I>(std::index_sequence<I...>) {
-                    ((step.output == I ? perform<I>(step, plan.outputs[I], std::get<I>(values), call) : void()), ...);
-                }(std::index_sequence_for<Outs...>{});
-            }
-        }
-        return plan;
-    }
-
-    template <std::size_t I, class V>
-    void perform(const write_step& step, const output_plan& plan, std::optional<V>& value, detail::call_state& call) const {
-        const auto& o = std::get<I>(*m_outputs);
-        if (step.kind == write_step::evaluate_aside) value.emplace(detail::owned(detail::eval<Strict>(o, call.ctx)));
-        else if (value) detail::copy_into(plan.target, value->data);
-        else detail::write_output<Strict>(o, call.ctx, plan);
+        return detail::write_outputs(call.ctx, call.shapes, layouts, Write);
     }
 
     std::shared_ptr<const std::tuple<Outs...>> m_outputs;
     std::shared_ptr<const graph_ir> m_ir;
 };
-
-template <bool Strict, class... Outs>
-std::string program<Strict, Outs...>::describe(const graph_ir& g, bool after) {
-    std::ostringstream s;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-        const ir_node& n = g.nodes[i];
-        if (after && (!n.live || n.erased || n.canonical != i || n.is_scalar)) continue;
-        s << "  %" << i << " = " << n.op;
-        if (!n.label.empty()) s << '[' << n.label << ']';
-        s << '(';
-        for (std::size_t k = 0; k < n.children.size(); ++k) {
-            std::size_t c = n.children[k];
-            if (after) {
-                c = g.nodes[c].canonical;
-                while (g.nodes[c].erased && !g.nodes[c].children.empty()) c = g.nodes[g.nodes[c].children[0]].canonical;
-            }
-            s << (k ? ", %" : "%") << c;
-        }
-        s << ')' << (n.is_complex ? " : complex" : " : real");
-        if (after) {
-            s << "  <- " << n.lowering;
-            if (n.folded) s << " [folded at lower time]";
-        }
-        s << '\n';
-    }
-    return s.str();
-}
 
 /// Lowers the outputs with the standard passes (or `passes`).
 template <graph_node... Outs>

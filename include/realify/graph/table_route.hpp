@@ -6,6 +6,7 @@
 // whether a node may take the route at all (graph/rules.hpp).
 #pragma once
 
+#include <any>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -174,36 +175,33 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
     }
 }
 
-template <class C>
-struct held {
-    value_t<C> value;
+/// A child held for a table call: a tensor's value (which owns the memory
+/// its operand views) or a number.
+template <class Kind>
+struct held;
+template <class T, bool Complex>
+struct held<tensor_operand<T, Complex>> {
+    tensor_value<T> value;
+    held(eval_context& ctx, std::size_t slot) : value(value_as<T>(ctx, slot)) {}
+    auto operand() const { return as_operand<Complex>(value); }
 };
 template <class S>
-struct held_number {
+struct held<number_operand<S>> {
     S value;
+    held(eval_context& ctx, std::size_t slot) : value(number_of<S>(ctx.ir->nodes[slot])) {}
+    S operand() const { return value; }
 };
-template <class C>
-auto operand_from(const held<C>& h) {
-    return as_operand<traits_t<C>::is_complex>(h.value);
-}
-template <class S>
-S operand_from(const held_number<S>& h) {
-    return h.value;
-}
 
-/// Evaluates the children (values first: they own the memory the operands
-/// view), then calls the table; the result becomes a value of its own memory.
-template <class Tag, class T, bool Strict, class... C>
-tensor_value<T> through_table(const node_attrs& a, const std::tuple<C...>& children, eval_context& ctx) {
-    auto values = std::apply(
-        [&](const auto&... c) {
-            return std::make_tuple([&]<class X>(const X& x) {
-                if constexpr (is_scalar_node_v<X>) return held_number<decltype(x.value)>{x.value};
-                else return held<X>{eval<Strict>(x, ctx)};
-            }(c)...);
-        },
-        children);
-    return std::apply([&](const auto&... h) { return from_result<T>(call_table<Tag, T>(a, operand_from(h)...)); }, values);
+/// The evaluator of a node the table lowers: the children's values first
+/// (they own the memory the operands view), then dispatch::call, whose
+/// result becomes a value of its own memory. One function per op, component
+/// type and operand kinds (cat / stack: per operand count).
+template <class Tag, class T, class... Kinds>
+std::any evaluate_table(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+        const std::tuple<held<Kinds>...> values{held<Kinds>(ctx, self.children[I])...};
+        return std::any(from_result<T>(call_table<Tag, T>(self.attrs, std::get<I>(values).operand()...)));
+    }(std::index_sequence_for<Kinds...>{});
 }
 
 }  // namespace realify::graph::detail

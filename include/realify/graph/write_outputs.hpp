@@ -27,7 +27,9 @@
 #pragma once
 
 #include <algorithm>
+#include <any>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -36,11 +38,11 @@
 
 #include "realify/errors.hpp"
 #include "realify/graph/buffer_layout.hpp"
-#include "realify/graph/evaluate.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/rules.hpp"
+#include "realify/graph/value.hpp"
 
 namespace realify::graph {
 
@@ -259,32 +261,72 @@ inline write_plan plan_writes(const eval_context& ctx, const std::vector<std::op
     return plan;
 }
 
-/// Writes output node n as its plan says: down its views to the writer, then
-/// the loop into the buffer (directly, row by row or through a temporary),
-/// or the writer's value copied in.
-template <bool Strict, class N>
-void write_output(const N& n, eval_context& ctx, const output_plan& plan) {
-    if constexpr (re_described_v<N>) {
-        if (ctx.ir->slot(n.id) != plan.writer) return write_output<Strict>(std::get<0>(n.children), ctx, plan);
+/// Copies the packed components of a value into b through its strides (one
+/// loop per component size, so the copy needs no component type).
+inline void copy_value_into(const buffer_layout& b, const value_memory& value) {
+    switch (b.component_bytes) {
+    case 1: copy_into(b, static_cast<const std::uint8_t*>(value.data)); break;
+    case 2: copy_into(b, static_cast<const std::uint16_t*>(value.data)); break;
+    case 4: copy_into(b, static_cast<const std::uint32_t*>(value.data)); break;
+    case 8: copy_into(b, static_cast<const std::uint64_t*>(value.data)); break;
+    default: {  // wider components: byte by byte
+        buffer_layout bytes = b;
+        bytes.shape.push_back(b.component_bytes);
+        for (std::ptrdiff_t& stride : bytes.strides) stride *= static_cast<std::ptrdiff_t>(b.component_bytes);
+        bytes.strides.push_back(1);
+        bytes.component_bytes = 1;
+        copy_into(bytes, static_cast<const std::uint8_t*>(value.data));
     }
-    if constexpr (rule_of<N>() == node_rule::fused) {
-        if (plan.route != write_route::copied) {
-            run_fused_region<Strict>(n, ctx, &plan.target);
-            return;
-        }
     }
-    const auto v = eval<Strict>(n, ctx);
-    copy_into(plan.target, v.data);
 }
 
-/// A value evaluated aside owns its memory: a view of an input is copied,
-/// since the input may be written before the value is copied in.
-template <class T>
-tensor_value<T> owned(tensor_value<T> v) {
-    if (v.keep != nullptr) return v;
-    auto copy = allocate<T>(v.shape, v.complex);
-    std::copy(v.data, v.data + v.components(), copy.data);
-    return copy;
+/// Writes one output as its plan says: the loop at the writer fills the
+/// buffer (directly, row by row, or through a temporary), or the writer's
+/// value is copied in.
+inline void write_output(eval_context& ctx, const output_plan& plan) {
+    const ir_node& writer = ctx.ir->nodes[plan.writer];
+    const bool loop = writer.fusion == fusion_mode::own_loop || writer.fusion == fusion_mode::region;
+    if (plan.route != write_route::copied && loop) {  // a private loop root (plan_route)
+        writer.active_evaluator()(writer, ctx, &plan.target);
+        return;
+    }
+    const ir_node& record = ctx.ir->resolve(plan.writer);
+    copy_value_into(plan.target, record.values->memory(value_at(ctx, plan.writer)));
+}
+
+/// program(out(buffers…), inputs…): outputs whose shape is known only once
+/// evaluated are evaluated first; then every buffer is checked and every
+/// route and the order decided (plan_writes) — all before anything is
+/// written; then, when `write`, the steps run.
+inline write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
+                                const std::vector<buffer_layout>& buffers, bool write) {
+    const graph_ir& g = *ctx.ir;
+    const std::size_t count = g.outputs.size();
+    std::vector<std::any> values(count);  // outputs evaluated before they are written
+    std::vector<shape_vector> shapes(count);
+    std::vector<bool> evaluated(count, false);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t slot = g.outputs[i];
+        if (node_shapes[slot]) {
+            shapes[i] = *node_shapes[slot];
+            continue;
+        }
+        const ir_node& record = g.resolve(slot);
+        values[i] = record.values->own(value_at(ctx, slot));
+        shapes[i] = record.values->shape(values[i]);
+        evaluated[i] = true;
+    }
+    write_plan plan = plan_writes(ctx, node_shapes, buffers, shapes, evaluated);
+    if (!write) return plan;
+    for (const write_step& step : plan.steps) {
+        const std::size_t slot = g.outputs[step.output];
+        const ir_node& record = g.resolve(slot);
+        if (step.kind == write_step::evaluate_aside) values[step.output] = record.values->own(value_at(ctx, slot));
+        else if (values[step.output].has_value())
+            copy_value_into(plan.outputs[step.output].target, record.values->memory(values[step.output]));
+        else write_output(ctx, plan.outputs[step.output]);
+    }
+    return plan;
 }
 
 }  // namespace detail
