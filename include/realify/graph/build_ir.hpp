@@ -169,7 +169,11 @@ std::string label_of(const N& n) {
 /// Adds n (and, first, its children) to the run-time mirror; a node shared
 /// by several consumers is added once. The record points at n (constants'
 /// values, user ops' references, a region's expression): n must outlive it.
-template <bool Strict, class N>
+/// An elementwise node reached first as the operand of another (InLoop) gets
+/// no region of its own: it is meant to be inlined in its consumer's loop,
+/// and should that region not form, it runs its own loop — so a chain of k
+/// elementwise ops compiles one region, not k.
+template <bool Strict, class N, bool InLoop = false>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (auto it = g.slot_of.find(n.id); it != g.slot_of.end()) return it->second;
     static constexpr node_facts facts = facts_of<N>();
@@ -177,7 +181,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     if constexpr (requires { n.children; }) {
         std::apply(
             [&](const auto&... c) {
-                ((r.children.push_back(add_to_ir<Strict>(g, c)),
+                ((r.children.push_back(add_to_ir<Strict, std::remove_cvref_t<decltype(c)>, facts.rule == node_rule::fused>(g, c)),
                   is_boundary_v<N, std::remove_cvref_t<decltype(c)>> ? void(g.nodes[r.children.back()].boundary_input = true)
                                                                      : void()),
                  ...);
@@ -192,7 +196,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     }
     r.object = &n;
     r.evaluator = evaluator_of<Strict, N>();
-    r.region_evaluator = region_evaluator_of<N>();
+    if constexpr (!InLoop) r.region_evaluator = region_evaluator_of<N>();
     r.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
     return append_record(g, std::move(r), n.id);
 }

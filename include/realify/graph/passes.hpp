@@ -180,9 +180,10 @@ inline std::string pair_kernel_text(const ir_node& n) {
 
 /// Decides every loop once: a live elementwise node no other loop inlines is
 /// a loop root; it inlines all its elementwise descendants when they are
-/// private to it (region), else it runs alone over its operands' values
-/// (own_loop) and its elementwise children become roots of their own. A
-/// lone complex × complex multiply of two tensors may take the SIMD row
+/// private to it and the node has a region (an elementwise node built as
+/// another's operand has none), else it runs alone over its operands'
+/// values (own_loop) and its elementwise children become roots of their own.
+/// A lone complex × complex multiply of two tensors may take the SIMD row
 /// kernel. Evaluation reads these records; explain() prints them.
 inline void fuse_elementwise(graph_ir& g) {
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
@@ -195,19 +196,22 @@ inline void fuse_elementwise(graph_ir& g) {
         ir_node& n = g.nodes[s];
         if (n.fusion != fusion_mode::own_loop) continue;
         std::vector<std::size_t> members;
-        const bool region = detail::collect_region(g, s, members) && !members.empty();
+        const bool region = n.region_evaluator != nullptr && detail::collect_region(g, s, members) && !members.empty();
         detail::collect_operands(g, s, region, n.loop_operands);
         if (region) {
             n.fusion = fusion_mode::region;
-            std::string ops;
+            std::ostringstream ops;
+            ops << "fused loop over " << members.size() + 1 << " ops (";
             for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
                 ir_node& m = g.nodes[members[k]];
                 m.fusion = fusion_mode::inlined;
-                m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop (" + detail::pair_kernel_text(m) + ")";
-                ops += "%" + std::to_string(members[k]) + " " + m.op + ", ";
+                std::ostringstream text;
+                text << "inlined in %" << s << "'s fused loop (" << detail::pair_kernel_text(m) << ')';
+                m.lowering = text.str();
+                ops << '%' << members[k] << ' ' << m.op << ", ";
             }
-            n.lowering = "fused loop over " + std::to_string(members.size() + 1) + " ops (" + ops + "%" +
-                         std::to_string(s) + " " + n.op + "), one pass, no temporaries";
+            ops << '%' << s << ' ' << n.op << "), one pass, no temporaries";
+            n.lowering = ops.str();
         } else if (n.simd_mul) {
             n.simd_rows = true;
             n.lowering = "realify::simd::mul_block_rows when one operand is the result's contiguous layout and the "
