@@ -116,7 +116,7 @@ inline std::vector<std::pair<std::ptrdiff_t, std::size_t>> sorted_axes(const buf
 /// not nest (each stride must step past everything the smaller ones reach —
 /// true of every slice, transposition and flip of a dense tensor).
 inline bool overlaps_itself(const buffer_layout& b) {
-    if (b.count() == 0) return false;
+    if (is_packed(b)) return false;
     std::ptrdiff_t reach = 0;
     for (const auto& [stride, extent] : sorted_axes(b)) {
         if (stride <= reach) return true;

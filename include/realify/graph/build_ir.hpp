@@ -92,6 +92,7 @@ inline ir_node make_record(const node_facts& f, std::string label) {
     ir_node r;
     r.op = std::string(f.op);
     r.label = std::move(label);
+    r.entry_point = "graph::" + r.op;
     r.rule = f.rule;
     r.shape = f.shape;
     r.component_bytes = f.component_bytes;

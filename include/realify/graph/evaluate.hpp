@@ -21,6 +21,7 @@
 
 #include <any>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -69,14 +70,25 @@ std::any evaluate_cast(const ir_node& self, eval_context& ctx, const buffer_layo
     return r;
 }
 
+/// The shape of `self` known before evaluation, if any (infer_shapes).
+inline const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_context& ctx) {
+    if (ctx.shapes == nullptr) return nullptr;
+    const std::optional<shape_vector>& s = (*ctx.shapes)[static_cast<std::size_t>(&self - ctx.ir->nodes.data())];
+    return s ? &s : nullptr;
+}
+
 /// view_as_complex: the (…,2) memory seen as complex, no code.
 template <class T>
 std::any evaluate_view_as_complex(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
-    if (v.shape.empty() || v.shape.back() != 2)
+    if (const auto* known = known_shape(self, ctx)) {
+        v.shape = **known;
+    } else if (v.shape.empty() || v.shape.back() != 2) {
         throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
                            realify::detail::format_sequence(v.shape));
-    v.shape.pop_back();
+    } else {
+        v.shape.pop_back();
+    }
     v.complex = true;
     return v;
 }
@@ -94,7 +106,8 @@ std::any evaluate_view_as_real(const ir_node& self, eval_context& ctx, const buf
 template <class T>
 std::any evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
-    v.shape = view_shape(self.shape, self.op, self.attrs, v.shape);
+    if (const auto* known = known_shape(self, ctx)) v.shape = **known;
+    else v.shape = view_shape(self.shape, self.entry_point, self.attrs, v.shape);
     return v;
 }
 

@@ -68,7 +68,7 @@ inline std::vector<std::optional<shape_vector>> infer_shapes(const eval_context&
         }
         case shape_rule::unknown: break;
         default:  // the zero-copy views
-            if (*first) shapes[s] = view_shape(n.shape, n.op, n.attrs, **first);
+            if (*first) shapes[s] = view_shape(n.shape, n.entry_point, n.attrs, **first);
             break;
         }
     }

@@ -14,6 +14,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <unordered_map>
@@ -93,6 +94,7 @@ struct ir_node {
     std::uint64_t id = 0;
     std::string op;                    // op name (input, constant, scalar, cast<float>, mul, …)
     std::string label;                 // input name, attributes
+    std::string entry_point;           // "graph::" + op: how errors name the node's op
     std::vector<std::size_t> children; // indices into graph_ir::nodes
     node_rule rule = node_rule::table;
     shape_rule shape = shape_rule::unknown;
@@ -148,6 +150,7 @@ struct graph_ir {
     std::vector<ir_node> nodes;
     std::vector<std::size_t> outputs;
     std::vector<std::size_t> inputs;
+    std::vector<std::vector<std::size_t>> reads;  // per output: the input positions its evaluation reads (program)
     std::unordered_map<std::uint64_t, std::size_t> slot_of;
     std::vector<std::string> pass_log;  // which passes ran, in order
     std::string before;                 // the graph as built, printed before any pass
@@ -178,6 +181,7 @@ struct eval_context {
     const graph_ir* ir = nullptr;
     std::vector<std::any>* memo = nullptr;               // by canonical slot
     const std::vector<bound_input>* inputs = nullptr;     // by position in graph_ir::inputs
+    const std::vector<std::optional<shape_vector>>* shapes = nullptr;  // known before evaluation, by slot (infer_shapes)
 };
 
 }  // namespace realify::graph

@@ -75,7 +75,9 @@ struct call_state {
     std::vector<std::optional<shape_vector>> shapes;
 
     call_state(const graph_ir& g, std::vector<bound_input> bound)
-        : inputs(std::move(bound)), memo(g.nodes.size()), ctx{&g, &memo, &inputs}, shapes(infer_shapes(ctx)) {}
+        : inputs(std::move(bound)), memo(g.nodes.size()), ctx{&g, &memo, &inputs, nullptr}, shapes(infer_shapes(ctx)) {
+        ctx.shapes = &shapes;
+    }
     call_state(const call_state&) = delete;
     call_state& operator=(const call_state&) = delete;
 };
@@ -156,6 +158,7 @@ public:
         for (std::size_t k = 0; k < g->inputs.size(); ++k) g->nodes[g->inputs[k]].input_position = k;
         g->before = describe(*g, false);
         passes.run(*g);
+        for (std::size_t o : g->outputs) g->reads.push_back(detail::inputs_read(*g, o));
         m_ir = std::move(g);
     }
 

@@ -92,6 +92,13 @@ struct write_plan {
 
 namespace detail {
 
+/// A node whose value is its child's memory re-described (no code).
+inline bool is_view(const ir_node& n) {
+    return n.rule == node_rule::erased || n.rule == node_rule::zero_copy || (n.rule == node_rule::cast && n.erased);
+}
+/// The root of a loop (graph/fusion.hpp).
+inline bool is_loop(const ir_node& n) { return n.fusion == fusion_mode::own_loop || n.fusion == fusion_mode::region; }
+
 /// The memory a node's value is, when it is an input's memory re-described
 /// (through views and same-type casts): that input's position; else nothing
 /// (the value is memory of its own).
@@ -100,23 +107,22 @@ inline std::optional<std::size_t> borrowed_source(const graph_ir& g, std::size_t
         const ir_node& n = g.resolve(slot);
         if (n.folded) return std::nullopt;
         if (n.is_input) return n.input_position;
-        if (!(n.rule == node_rule::erased || n.rule == node_rule::zero_copy || (n.rule == node_rule::cast && n.erased)))
-            return std::nullopt;
+        if (!is_view(n)) return std::nullopt;
         slot = n.children[0];
     }
 }
 
 /// The inputs (positions) a node's evaluation reads, through everything it depends on.
-inline std::vector<bool> inputs_read(const graph_ir& g, std::size_t slot) {
-    std::vector<bool> read(g.inputs.size(), false), seen(g.nodes.size(), false);
-    std::vector<std::size_t> stack{g.nodes[slot].canonical};
+inline std::vector<std::size_t> inputs_read(const graph_ir& g, std::size_t slot) {
+    std::vector<bool> seen(g.nodes.size(), false);
+    std::vector<std::size_t> read, stack{g.nodes[slot].canonical};
     while (!stack.empty()) {
         const std::size_t s = stack.back();
         stack.pop_back();
         if (seen[s]) continue;
         seen[s] = true;
         const ir_node& n = g.nodes[s];
-        if (n.is_input) read[n.input_position] = true;
+        if (n.is_input) read.push_back(n.input_position);
         if (n.folded) continue;
         for (std::size_t c : n.children) stack.push_back(g.nodes[c].canonical);
     }
@@ -124,84 +130,72 @@ inline std::vector<bool> inputs_read(const graph_ir& g, std::size_t slot) {
 }
 
 /// The route of one output into `target` (its buffer's layout), decided
-/// on the records: views are walked down while they are private and the
-/// buffer's strides allow the view; a loop root then writes directly, row
-/// by row or through a temporary; anything else is evaluated and copied.
+/// on the records: the output's private views are walked down while the
+/// buffer's strides allow them (each re-strides the buffer); a loop root
+/// then writes directly, row by row or through a temporary; anything else
+/// is evaluated and copied.
 inline output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& shapes,
                               std::size_t slot, buffer_layout target) {
     const graph_ir& g = *ctx.ir;
-    output_plan plan;
-    for (;;) {
-        const ir_node& n = g.nodes[slot];
-        plan.writer = slot;
-        plan.target = target;
-        if (!g.is_private(slot)) return plan;  // copied
-        const bool view = n.rule == node_rule::erased || n.rule == node_rule::zero_copy ||
-                          (n.rule == node_rule::cast && n.erased);
-        if (view) {
-            const std::size_t child = n.children[0];
-            if (!shapes[child]) return plan;
-            const shape_vector child_shape = component_shape(*shapes[child], g.resolve(child).is_complex);
-            auto strides = restride(target.shape, target.strides, child_shape);
-            if (!strides) {  // the buffer's strides do not allow the view: the value below is copied in
-                const std::size_t base = [&] {
-                    std::size_t s = child;
-                    while (g.is_private(s) && (g.nodes[s].rule == node_rule::erased || g.nodes[s].rule == node_rule::zero_copy ||
-                                               (g.nodes[s].rule == node_rule::cast && g.nodes[s].erased)))
-                        s = g.nodes[s].children[0];
-                    return s;
-                }();
-                const fusion_mode f = g.nodes[base].fusion;
-                if (g.is_private(base) && (f == fusion_mode::own_loop || f == fusion_mode::region))
-                    plan.route = write_route::temporary;
-                return plan;
-            }
-            target.shape = child_shape;
-            target.strides = std::move(*strides);
-            slot = child;
-            continue;
-        }
-        if (n.fusion != fusion_mode::own_loop && n.fusion != fusion_mode::region) return plan;  // copied
-        // a loop: may it write the buffer itself?
-        const byte_range written = bytes_of(target);
-        const bool packed = is_packed(target);
-        bool in_place = false, overlapped = false;
-        for (std::size_t operand : n.loop_operands) {
-            const std::optional<std::size_t> source = borrowed_source(g, operand);
-            if (!source) continue;
-            const bound_input& input = (*ctx.inputs)[*source];
-            if (!input.borrowed || !written.overlaps(bytes_of(input.data, input.bytes))) continue;
-            const bool same = packed && input.data == target.data && shapes[operand] && shapes[slot] &&
-                              *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
-            (same ? in_place : overlapped) = true;
-        }
-        if (overlapped || !loop_writes(target, n.loop_operands.size(), n.is_complex)) {
-            plan.route = write_route::temporary;
+    bool packed = is_packed(target);
+    while (g.is_private(slot) && is_view(g.nodes[slot])) {
+        const std::size_t child = g.nodes[slot].children[0];
+        if (!shapes[child]) break;
+        shape_vector child_shape = component_shape(*shapes[child], g.resolve(child).is_complex);
+        if (packed) {
+            target.strides = packed_strides(child_shape);
         } else {
-            plan.route = packed ? write_route::direct : write_route::rows;
-            plan.in_place = in_place;
+            auto strides = restride(target.shape, target.strides, child_shape);
+            if (!strides) break;
+            target.strides = std::move(*strides);
         }
+        target.shape = std::move(child_shape);
+        packed = packed || is_packed(target);
+        slot = child;
+    }
+    output_plan plan{write_route::copied, slot, std::move(target)};
+    if (!g.is_private(slot)) return plan;
+    if (is_view(g.nodes[slot])) {  // a view the buffer's strides do not allow: the value below is copied in
+        std::size_t base = slot;
+        while (g.is_private(base) && is_view(g.nodes[base])) base = g.nodes[base].children[0];
+        if (g.is_private(base) && is_loop(g.nodes[base])) plan.route = write_route::temporary;
         return plan;
     }
+    const ir_node& n = g.nodes[slot];
+    if (!is_loop(n)) return plan;
+    // a loop: may it write the buffer itself?
+    const byte_range written = bytes_of(plan.target);
+    bool in_place = false, overlapped = false;
+    for (std::size_t operand : n.loop_operands) {
+        const std::optional<std::size_t> source = borrowed_source(g, operand);
+        if (!source) continue;
+        const bound_input& input = (*ctx.inputs)[*source];
+        if (!input.borrowed || !written.overlaps(bytes_of(input.data, input.bytes))) continue;
+        const bool same = packed && input.data == plan.target.data && shapes[operand] && shapes[slot] &&
+                          *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
+        (same ? in_place : overlapped) = true;
+    }
+    if (overlapped || !loop_writes(plan.target, n.loop_operands.size(), n.is_complex)) {
+        plan.route = write_route::temporary;
+    } else {
+        plan.route = packed ? write_route::direct : write_route::rows;
+        plan.in_place = in_place;
+    }
+    return plan;
 }
 
-/// Checks every buffer against its output and the others, then decides the
-/// route of each output and the order of the steps. `shapes`: the outputs'
-/// logical shapes; `complex`: whether each is complex; `evaluated`: the
-/// outputs already evaluated (their shape was known only then).
-inline write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                              const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
-                              const std::vector<bool>& evaluated) {
-    const graph_ir& g = *ctx.ir;
+/// shape_error / layout_error unless every buffer has its output's shape,
+/// overlaps no element of itself and shares no memory with another buffer.
+inline void check_buffers(const graph_ir& g, const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes) {
     const std::size_t count = buffers.size();
     for (std::size_t i = 0; i < count; ++i) {
-        const bool complex = g.resolve(g.outputs[i]).is_complex;
         const shape_vector& bs = buffers[i].shape;
-        const shape_vector logical(bs.begin(), bs.end() - (complex ? 1 : 0));
-        if (logical != shapes[i]) {
+        const auto logical_end = bs.end() - (g.resolve(g.outputs[i]).is_complex ? 1 : 0);
+        if (!std::equal(bs.begin(), logical_end, shapes[i].begin(), shapes[i].end())) {
             std::ostringstream m;
-            m << "realify::graph::program: out buffer " << i << " has shape " << realify::detail::format_sequence(logical)
-              << ", the output has shape " << realify::detail::format_sequence(shapes[i]);
+            m << "realify::graph::program: out buffer " << i << " has shape "
+              << realify::detail::format_sequence(shape_vector(bs.begin(), logical_end)) << ", the output has shape "
+              << realify::detail::format_sequence(shapes[i]);
             throw shape_error(m.str());
         }
     }
@@ -219,45 +213,71 @@ inline write_plan plan_writes(const eval_context& ctx, const std::vector<std::op
             if (share_memory(buffers[i], buffers[j]))
                 throw layout_error("realify::graph::program: out buffers " + std::to_string(i) + " and " +
                                    std::to_string(j) + " share memory (each output needs memory of its own)");
+}
 
-    write_plan plan;
-    for (std::size_t i = 0; i < count; ++i) {
-        plan.outputs.push_back(evaluated[i] ? output_plan{write_route::copied, g.outputs[i], buffers[i], false, true}
-                                            : plan_route(ctx, node_shapes, g.outputs[i], buffers[i]));
-    }
-    // waits[i][j]: output i's buffer is memory output j reads (an input it reads)
-    std::vector<std::vector<bool>> waits(count, std::vector<bool>(count, false));
+/// The order of the steps: an output is written once every other output
+/// that reads its buffer's memory (an input) has read it; when all the
+/// outputs left wait on one another, the first one waited for is evaluated
+/// aside (it has then read everything), to be copied in at its turn.
+/// `read`: the outputs whose value is already evaluated.
+inline std::vector<write_step> order_steps(const eval_context& ctx, const std::vector<buffer_layout>& buffers,
+                                           std::vector<bool> read) {
+    const graph_ir& g = *ctx.ir;
+    const std::size_t count = buffers.size();
+    // waits[i * count + j]: output i's buffer is memory output j reads
+    std::vector<bool> waits(count * count, false);
     for (std::size_t j = 0; j < count; ++j) {
-        const std::vector<bool> read = inputs_read(g, g.outputs[j]);
-        for (std::size_t k = 0; k < read.size(); ++k) {
+        for (std::size_t k : g.reads[j]) {
             const bound_input& input = (*ctx.inputs)[k];
-            if (!read[k] || !input.borrowed) continue;
+            if (!input.borrowed) continue;
+            const byte_range memory = bytes_of(input.data, input.bytes);
             for (std::size_t i = 0; i < count; ++i)
-                if (i != j && bytes_of(buffers[i]).overlaps(bytes_of(input.data, input.bytes))) waits[i][j] = true;
+                if (i != j && bytes_of(buffers[i]).overlaps(memory)) waits[i * count + j] = true;
         }
     }
-    std::vector<bool> read_done = evaluated, written(count, false);
+    auto blocked = [&](std::size_t i) {
+        for (std::size_t j = 0; j < count; ++j)
+            if (waits[i * count + j] && !read[j]) return true;
+        return false;
+    };
+    std::vector<write_step> steps;
+    std::vector<bool> written(count, false);
     for (std::size_t done = 0; done < count;) {
         bool progress = false;
         for (std::size_t i = 0; i < count; ++i) {
-            if (written[i]) continue;
-            bool blocked = false;
-            for (std::size_t j = 0; j < count; ++j) blocked = blocked || (waits[i][j] && !read_done[j]);
-            if (blocked) continue;
-            plan.steps.push_back({write_step::write, i});
-            written[i] = read_done[i] = progress = true;
+            if (written[i] || blocked(i)) continue;
+            steps.push_back({write_step::write, i});
+            written[i] = read[i] = progress = true;
             ++done;
         }
         if (progress) continue;
-        // every output left waits for another: the first reader someone waits for is evaluated aside
         std::size_t reader = count;
         for (std::size_t i = 0; i < count && reader == count; ++i)
             for (std::size_t j = 0; j < count && reader == count; ++j)
-                if (!written[i] && waits[i][j] && !read_done[j]) reader = j;
-        plan.steps.push_back({write_step::evaluate_aside, reader});
-        plan.outputs[reader].aside = true;
-        read_done[reader] = true;
+                if (!written[i] && waits[i * count + j] && !read[j]) reader = j;
+        steps.push_back({write_step::evaluate_aside, reader});
+        read[reader] = true;
     }
+    return steps;
+}
+
+/// Checks every buffer, then decides the route of each output and the order
+/// of the steps. `shapes`: the outputs' logical shapes; `evaluated`: the
+/// outputs already evaluated (their shape was known only then).
+inline write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
+                              const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
+                              const std::vector<bool>& evaluated) {
+    const graph_ir& g = *ctx.ir;
+    check_buffers(g, buffers, shapes);
+    write_plan plan;
+    plan.outputs.reserve(buffers.size());
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+        plan.outputs.push_back(evaluated[i] ? output_plan{write_route::copied, g.outputs[i], buffers[i], false, true}
+                                            : plan_route(ctx, node_shapes, g.outputs[i], buffers[i]));
+    }
+    plan.steps = order_steps(ctx, buffers, evaluated);
+    for (const write_step& step : plan.steps)
+        if (step.kind == write_step::evaluate_aside) plan.outputs[step.output].aside = true;
     return plan;
 }
 
@@ -285,8 +305,7 @@ inline void copy_value_into(const buffer_layout& b, const value_memory& value) {
 /// value is copied in.
 inline void write_output(eval_context& ctx, const output_plan& plan) {
     const ir_node& writer = ctx.ir->nodes[plan.writer];
-    const bool loop = writer.fusion == fusion_mode::own_loop || writer.fusion == fusion_mode::region;
-    if (plan.route != write_route::copied && loop) {  // a private loop root (plan_route)
+    if (plan.route != write_route::copied && is_loop(writer)) {  // a private loop root (plan_route)
         writer.active_evaluator()(writer, ctx, &plan.target);
         return;
     }
