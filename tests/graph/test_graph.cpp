@@ -795,6 +795,25 @@ TEST(GraphOut, OutputOverAnInputAnotherOutputReadsIsWrittenAfterIt) {
     const graph::write_plan cycle = swap.plan(graph::out(ybuf, xbuf), xbuf, ybuf);
     ASSERT_EQ(cycle.steps.size(), 3u);
     EXPECT_EQ(cycle.steps[0].kind, graph::write_step::evaluate_aside);
+    // a view of an input, evaluated aside, owns its memory: y's values survive y being written
+    auto views = graph::lower(graph::reshape(y, {graph::same(0), graph::same(1)}), x * 2.0);
+    xbuf = a;
+    ybuf = b;
+    views(graph::out(xbuf, ybuf), xbuf, ybuf);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(xbuf.data()[i], b.data()[i]);
+        EXPECT_EQ(ybuf.data()[i], 2.0 * a.data()[i]);
+    }
+    // an output over its own input shifted by a row reads nothing it has written: through a temporary
+    xt::xtensor<double, 2> big = xt::zeros<double>({5, 5});
+    xt::view(big, xt::range(0, 4), xt::all()) = a;
+    auto source = xt::view(big, xt::range(0, 4), xt::all());
+    auto shifted = xt::view(big, xt::range(1, 5), xt::all());
+    auto twice = graph::lower(x * 2.0);
+    EXPECT_EQ(twice.plan(graph::out(shifted), source).outputs[0].route, graph::write_route::temporary);
+    twice(graph::out(shifted), source);
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 5; ++j) EXPECT_EQ(big(i + 1, j), 2.0 * a(i, j)) << i << ", " << j;
     // a complex output over a real input (RoPE-like, the other output reading it through views)
     auto q = graph::input<double>("q");
     auto qc = graph::view_as_complex(graph::reshape(q, {graph::same(0), -1, 2}));

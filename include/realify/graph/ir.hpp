@@ -2,8 +2,9 @@
 // (identities merged, so shared subexpressions appear once), in topological
 // order. Passes read and annotate it; evaluation walks the records: each
 // canonical record's evaluator — a plain function chosen from the node's
-// type, compiled per op and operand kinds rather than per node — reads its
-// children's values by slot (graph/evaluate.hpp). The fusion decisions
+// type (graph/evaluate.hpp), compiled per op and operand kinds rather than
+// per node — reads its children's values by slot (value_at,
+// graph/value.hpp). The fusion decisions
 // (fusion_mode) are taken once, by fuse_elementwise; evaluation follows them
 // and explain() prints the same records, so it shows what evaluation does.
 // Shapes that follow from the inputs are inferred on the records alone
@@ -141,7 +142,7 @@ struct ir_node {
     evaluator_fn active_evaluator() const noexcept {
         return fusion == fusion_mode::region && region_evaluator != nullptr ? region_evaluator : evaluator;
     }
-    /// The node's value, its children's values taken from ctx (graph/evaluate.hpp).
+    /// The node's value, its children's values taken from ctx (value_at, graph/value.hpp).
     std::any evaluate(eval_context& ctx) const { return active_evaluator()(*this, ctx, nullptr); }
 };
 
