@@ -203,14 +203,15 @@ def build_markdown(medians, labels, context, plot_name: str | None, time_field: 
     return "\n".join(lines) + "\n"
 
 
-def write_section(markdown_path: Path, section: str) -> None:
+def write_section(markdown_path: Path, section: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replaces the section between the `begin` and `end` markers (appends it if absent)."""
     if markdown_path.exists():
         text = markdown_path.read_text()
     else:
         text = "# Benchmarks\n\nGenerated sections; regenerate them with the scripts they name.\n\n"
-    if BEGIN in text and END in text:
-        before = text[: text.index(BEGIN)]
-        after = text[text.index(END) + len(END):].lstrip("\n")
+    if begin in text and end in text:
+        before = text[: text.index(begin)]
+        after = text[text.index(end) + len(end):].lstrip("\n")
         text = before + section + ("\n" + after if after else "")
     else:
         text = text.rstrip("\n") + "\n\n" + section

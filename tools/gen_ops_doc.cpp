@@ -55,6 +55,27 @@ xt::xtensor<std::complex<float>, 2> back = realify::to_complex_tensor(c);
 - Results own their memory (xtensor for a static rank, xarray when the rank depends on
   run-time arguments); `alias(a)` and the erased ops are views.
 
+## Matrix products
+
+```cpp
+auto c = realify::mm(a, b);                              // complex: the induced methods (1m by default)
+auto d = realify::mm(realify::mH(a), b);                 // the adjoint, read in place (no copy)
+auto e = realify::matmul(q, realify::transpose_view(k), realify::gemm_method::m3);
+auto y = realify::mv(a, x);                              // also bmm, dot, vdot
+realify::scoped_gemm_method four_m(realify::gemm_method::m4);  // every product on this thread
+```
+
+- `mm`, `bmm`, `matmul` (broadcast batch dims, 1-D operands promoted), `mv`, `dot` and `vdot` run
+  in the compiled library (`realify/simd/gemm.hpp`) on real GEMM kernels: for complex layouts the
+  method is `realify::gemm_method` — `automatic` (direct loop for tiny products, else 1m), `m1`,
+  `m4`, `m3` (fewer flops, weaker bound on the imaginary part: only on request) or `direct`; two
+  real float/double tensors run the real GEMM and return real tensors. Error bounds, special
+  values and how the default was measured: [numerics.md](numerics.md#matrix-products-the-induced-methods).
+- `realify::conj_view(a)`, `realify::transpose_view(a)` (PyTorch's `a.mT`: the last two dims
+  swapped) and `realify::mH(a)` (`a.mH`, the adjoint) are views only the matrix products take:
+  they become a conjugate flag and swapped strides, so nothing is copied. `vdot` conjugates the
+  same way. Strided operands are copied once into contiguous scratch.
+
 ## Extending the table
 
 Specialise `realify::dispatch::user_lowerings<realify::op::X>` (before the op is first used,

@@ -1,9 +1,13 @@
-// The simd layer: interleaved complex multiply kernels with runtime dispatch.
-// None of these headers includes xsimd (the kernels live in realify_simd).
-// The functions throw realify::shape_error and realify::layout_error.
+// The simd layer: the compiled kernels with run-time dispatch — the
+// interleaved complex multiply family, every elementwise op and the matrix
+// products. None of these headers includes xsimd or Eigen (the kernels live
+// in realify_simd). The functions throw realify::shape_error and
+// realify::layout_error.
 #pragma once
 
 #include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/complex_mul.hpp"
+#include "realify/simd/elementwise.hpp"
+#include "realify/simd/gemm.hpp"
 #include "realify/simd/streaming.hpp"

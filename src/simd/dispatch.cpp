@@ -1,17 +1,21 @@
-// The public span API of realify/simd: argument checks, the choice of
-// architecture (runtime CPU detection, REALIFY_SIMD_ARCH, force_arch) and of
-// streaming stores, then one indirect call into the per-arch kernels.
-// Compiled for the baseline ISA only.
+// The choice of instruction set (run-time CPU detection, REALIFY_SIMD_ARCH,
+// force_arch, scoped_arch) and the span API of the multiply family: argument
+// checks, the choice of streaming stores, then one indirect call into the
+// active kernel table. Compiled for the baseline ISA only.
 #include <atomic>
 #include <complex>
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
+#include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "kernel_table.hpp"
+#include "span_checks.hpp"
 #include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/complex_mul.hpp"
@@ -79,8 +83,40 @@ arch environment_or_best() {
     return chosen;
 }
 
+// Which level is forced, as ONE atomic word (-1: none). Every kernel call
+// reads it once and derives the table from that value (table_for is a switch
+// over three static tables), so what a call runs and what active_arch()
+// reports can never disagree. (A second atomic caching the table pointer,
+// filled by a compare-exchange after reading the level, could be published
+// after a concurrent reset_arch and pin the old level while active_arch()
+// reported the new one.)
 std::atomic<int> forced_arch{-1};
 std::atomic<std::size_t> stream_threshold{default_streaming_threshold};
+
+// The writers (force_arch, reset_arch, scoped_arch) serialise on a mutex and
+// keep the live scopes in a list: the forced level is the newest live
+// scope's, else the one force_arch/reset_arch set outside any scope. A scope
+// ending removes exactly its own entry, so scopes that overlap without
+// nesting (two threads) restore what was forced before the first of them —
+// never the level of a scope that has already ended.
+struct forcing {
+    std::mutex mutex;
+    int outside = -1;  // force_arch/reset_arch with no live scope
+    std::vector<std::pair<unsigned long long, int>> scopes;  // (token, level), oldest first
+    unsigned long long next_token = 1;
+
+    void publish() noexcept { forced_arch.store(scopes.empty() ? outside : scopes.back().second, std::memory_order_release); }
+    /// force_arch/reset_arch: the innermost live scope's level, or the outside one.
+    void set(int level) noexcept {
+        const std::lock_guard lock(mutex);
+        (scopes.empty() ? outside : scopes.back().second) = level;
+        publish();
+    }
+};
+forcing& writers() {
+    static forcing state;
+    return state;
+}
 
 const detail::kernel_table& table_for(arch a) noexcept {
     switch (a) {
@@ -94,77 +130,16 @@ const detail::kernel_table& table_for(arch a) noexcept {
     }
 }
 
-// The table in use, cached so a kernel call costs one load: null until first
-// resolved (from force_arch, REALIFY_SIMD_ARCH or the CPU), set directly by
-// force_arch, cleared by reset_arch.
-std::atomic<const detail::kernel_table*> current_table{nullptr};
-
-const detail::kernel_table& resolve_table() {
-    const detail::kernel_table* table = &table_for(active_arch_id());
-    const detail::kernel_table* expected = nullptr;
-    // A concurrent force_arch wins: only fill the cache if it is still empty.
-    if (!current_table.compare_exchange_strong(expected, table, std::memory_order_acq_rel)) return *expected;
-    return *table;
-}
-
 template <class T>
 const detail::kernel_set<T>& active_kernels() {
-    const detail::kernel_table* table = current_table.load(std::memory_order_acquire);
-    const detail::kernel_table& t = table != nullptr ? *table : resolve_table();
-    if constexpr (sizeof(T) == sizeof(float))
-        return t.f32;
-    else
-        return t.f64;
+    return detail::active_table().of<T>();
 }
 
-template <class T>
-const T* reals(std::span<const std::complex<T>> s) noexcept {
-    return reinterpret_cast<const T*>(s.data());
-}
-template <class T>
-T* reals(std::span<std::complex<T>> s) noexcept {
-    return reinterpret_cast<T*>(s.data());
-}
-
-template <class X, class Y>
-bool overlaps(std::span<X> x, std::span<Y> y) noexcept {
-    if (x.empty() || y.empty()) return false;
-    const std::less<const void*> before;
-    const void* x_end = x.data() + x.size();
-    const void* y_end = y.data() + y.size();
-    return before(static_cast<const void*>(x.data()), y_end) && before(static_cast<const void*>(y.data()), x_end);
-}
-
-// out must be exactly `in` (same start, same size) or disjoint from it.
-template <class T, class U>
-void check_alias(const char* function, const char* name, std::span<const T> in, std::span<U> out) {
-    if (!overlaps(in, out)) return;
-    if (static_cast<const void*>(in.data()) == static_cast<const void*>(out.data()) &&
-        in.size_bytes() == out.size_bytes())
-        return;
-    throw layout_error(std::string("realify::simd::") + function + ": out partially overlaps " + name +
-                       " (out may be the same range as an input, or disjoint from it)");
-}
-
-std::string sizes_message(const char* function, std::initializer_list<std::pair<const char*, std::size_t>> sizes) {
-    std::string message = std::string("realify::simd::") + function + ": sizes differ:";
-    bool first = true;
-    for (const auto& [name, size] : sizes) {
-        message += first ? " " : ", ";
-        message += name;
-        message += " has " + std::to_string(size);
-        first = false;
-    }
-    return message + " elements";
-}
-
-// Streaming only pays when what the call touches does not fit in cache, and
-// never when out is an input (its lines are already cached: nothing to save).
-template <class T, class... In>
-bool use_streaming(std::span<std::complex<T>> out, bool aliases_input, const In&... inputs) noexcept {
-    const std::size_t touched = (out.size_bytes() + ... + inputs.size_bytes());
-    return !aliases_input && touched >= stream_threshold.load(std::memory_order_relaxed);
-}
+using detail::check_alias;
+using detail::overlaps;
+using detail::reals;
+using detail::sizes_message;
+using detail::use_streaming;
 
 bool strict(nan_policy policy) noexcept { return policy == nan_policy::strict; }
 
@@ -257,27 +232,37 @@ arch active_arch_id() {
     return forced >= 0 ? static_cast<arch>(forced) : environment_or_best();
 }
 
+namespace detail {
+const kernel_table& active_table() { return table_for(active_arch_id()); }
+}  // namespace detail
+
 std::string_view active_arch() { return arch_name(active_arch_id()); }
 
 void force_arch(arch a) {
     if (!is_supported(a))
         throw error(std::string("realify::simd::force_arch: ") + std::string(arch_name(a)) +
                     " is not supported on this machine (supported: " + supported_list() + ")");
-    forced_arch.store(static_cast<int>(a), std::memory_order_release);
-    current_table.store(&table_for(a), std::memory_order_release);
+    writers().set(static_cast<int>(a));
 }
 
-void reset_arch() noexcept {
-    forced_arch.store(-1, std::memory_order_release);
-    current_table.store(nullptr, std::memory_order_release);
-}
+void reset_arch() noexcept { writers().set(-1); }
 
-scoped_arch::scoped_arch(arch a) : previous_(forced_arch.load(std::memory_order_acquire)) { force_arch(a); }
+scoped_arch::scoped_arch(arch a) {
+    if (!is_supported(a))
+        throw error(std::string("realify::simd::scoped_arch: ") + std::string(arch_name(a)) +
+                    " is not supported on this machine (supported: " + supported_list() + ")");
+    forcing& state = writers();
+    const std::lock_guard lock(state.mutex);
+    token_ = state.next_token++;
+    state.scopes.emplace_back(token_, static_cast<int>(a));
+    state.publish();
+}
 
 scoped_arch::~scoped_arch() {
-    forced_arch.store(previous_, std::memory_order_release);
-    current_table.store(previous_ >= 0 ? &table_for(static_cast<arch>(previous_)) : nullptr,
-                        std::memory_order_release);
+    forcing& state = writers();
+    const std::lock_guard lock(state.mutex);
+    std::erase_if(state.scopes, [this](const auto& scope) { return scope.first == token_; });
+    state.publish();
 }
 
 // ---- streaming threshold ----

@@ -1,14 +1,35 @@
-// The dispatch table between the public span API (dispatch.cpp) and the
-// per-architecture translation units. Deliberately free of xsimd: dispatch.cpp
-// is compiled for the baseline ISA and must not see any arch's kernels.
+// The one kernel table: every compiled kernel of realify_simd — the multiply
+// family (realify/simd/complex_mul.hpp), RoPE (realify/rope) and the
+// elementwise kernels (realify/simd/elementwise.hpp) — for one instruction
+// set, as function pointers. Each per-instruction-set translation unit
+// (isa_sse2.cpp, isa_avx2.cpp, isa_avx512.cpp) fills one table; the public
+// entry points (dispatch.cpp, elementwise.cpp, rope.cpp) read the active one.
+// Deliberately free of xsimd: those entry points are compiled for the
+// baseline and must not see any instruction set's kernels.
 #pragma once
 
+#include <array>
 #include <complex>
 #include <cstddef>
 
+#include "realify/rope/kernels/rope_call.hpp"
+#include "realify/simd/elementwise.hpp"
+
 namespace realify::simd::detail {
 
-// Pointers to interleaved reals; n counts reals.
+/// The elementwise kernels of one element type; nullptr where a form does
+/// not exist (result_kind is nullopt).
+template <class T>
+struct elementwise_set {
+    std::array<std::array<unary_kernel<T>, 2>, elementwise_op_count> unary{};    // [op][x kind]
+    std::array<std::array<binary_kernel<T>, 4>, elementwise_op_count> binary{};  // [op][2·x kind + y kind]
+};
+
+constexpr std::size_t binary_index(operand_kind x, operand_kind y) noexcept {
+    return 2 * static_cast<std::size_t>(x) + static_cast<std::size_t>(y);
+}
+
+// Multiply family: pointers to interleaved reals; n counts reals.
 template <class T>
 struct kernel_set {
     void (*mul)(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept;
@@ -19,17 +40,34 @@ struct kernel_set {
     void (*mul_real)(const T* a, const T* r, T* out, std::size_t n, bool stream) noexcept;
     void (*mul_scalar)(const T* a, std::complex<T> s, T* out, std::size_t n, bool stream, bool strict) noexcept;
     void (*mul_add)(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream, bool strict) noexcept;
+    // RoPE (realify/rope/kernels/xsimd_rope.hpp); may allocate its patterns
+    void (*rope)(const rope::detail::rope_call<T>& call);
+    elementwise_set<T> elementwise;
 };
 
 struct kernel_table {
     kernel_set<float> f32;
     kernel_set<double> f64;
+
+    template <class T>
+    const kernel_set<T>& of() const noexcept {
+        if constexpr (sizeof(T) == sizeof(float)) return f32;
+        else return f64;
+    }
 };
 
-// One per architecture TU; only those compiled in are defined
+// One per instruction-set TU; only those compiled in are defined
 // (REALIFY_SIMD_HAVE_AVX2 / REALIFY_SIMD_HAVE_AVX512 tell dispatch.cpp).
 const kernel_table& sse2_kernels() noexcept;
 const kernel_table& avx2_kernels() noexcept;
 const kernel_table& avx512_kernels() noexcept;
+
+/// The scalar kernels of every form (scalar.cpp, compiled for the baseline).
+template <class T>
+const elementwise_set<T>& scalar_kernels() noexcept;
+
+/// The table of the active instruction set (dispatch.cpp). Throws
+/// realify::error when REALIFY_SIMD_ARCH names a level this machine lacks.
+const kernel_table& active_table();
 
 }  // namespace realify::simd::detail

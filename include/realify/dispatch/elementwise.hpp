@@ -20,6 +20,7 @@
 #include <array>
 #include <complex>
 #include <cstddef>
+#include <optional>
 #include <sstream>
 #include <string_view>
 #include <tuple>
@@ -31,7 +32,7 @@
 #include <xtensor/xstorage.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "realify/dispatch/pair_math.hpp"
+#include "realify/kernels/element.hpp"
 #include "realify/errors.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
@@ -56,7 +57,7 @@ template <class T, bool Complex>
 struct prepared_operand {
     static constexpr bool is_complex = Complex;
     using value_type = T;
-    xt::xarray<T> storage;
+    std::optional<xt::xarray<T>> storage;  // optional: a default xarray allocates one element
     T number[2] = {T(0), T(0)};
     operand_ref<T, Complex> ref;
     prepared_operand() = default;
@@ -82,10 +83,10 @@ void prepare_expression(prepared_operand<T, Complex>& out, const R& expression) 
             return;
         }
     }
-    out.storage = xt::xarray<T>(xt::cast<T>(expression));
-    const auto& shape = out.storage.shape();
-    const auto& strides = out.storage.strides();
-    out.ref.data = out.storage.data();
+    const xt::xarray<T>& copy = out.storage.emplace(xt::cast<T>(expression));
+    const auto& shape = copy.shape();
+    const auto& strides = copy.strides();
+    out.ref.data = copy.data();
     out.ref.shape.assign(shape.begin(), shape.end() - drop);
     out.ref.strides.assign(strides.begin(), strides.end() - drop);
 }

@@ -1,6 +1,6 @@
 // Fused elementwise loops: a chain of elementwise nodes evaluated as ONE
-// loop over the broadcast shape, each element computed by the table's pair
-// kernels (dispatch/pair_math.hpp) — no temporaries between the ops.
+// loop over the broadcast shape, each element computed by the ops' element
+// kernels (realify/kernels) — no temporaries between the ops.
 //
 // Which nodes share a loop is decided once, by the fuse_elementwise pass
 // (graph/passes.hpp), and recorded in the loop root's ir_node::fusion:
@@ -22,7 +22,6 @@
 
 #include <any>
 #include <array>
-#include <cmath>
 #include <cstddef>
 #include <string_view>
 #include <tuple>
@@ -30,7 +29,6 @@
 #include <utility>
 
 #include "realify/dispatch/elementwise.hpp"
-#include "realify/dispatch/pair_math.hpp"
 #include "realify/errors.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
@@ -40,6 +38,7 @@
 #include "realify/graph/simd_rows.hpp"
 #include "realify/graph/traits.hpp"
 #include "realify/graph/value.hpp"
+#include "realify/kernels.hpp"
 
 namespace realify::graph::detail {
 
@@ -80,85 +79,18 @@ constexpr auto operand_offsets() {
 /// path, which writes packed memory only.
 inline constexpr std::size_t max_row_loop_operands = 4;
 
-// ---- per-element kernels of the fusable ops (the table's pair kernels) ----------------
+// ---- per-element kernels of the fusable ops: their element kernels ------------------
 
-template <class Tag, class X>
-auto apply_unary(const node_attrs& attrs, X x) {
-    if constexpr (is_pair_v<X>) {
-        using T = decltype(x.re);
-        if constexpr (std::is_same_v<Tag, op::conj>) return kernel::conj(x);
-        else if constexpr (std::is_same_v<Tag, op::neg>) return kernel::neg(x);
-        else if constexpr (std::is_same_v<Tag, op::exp>) return kernel::exp(x);
-        else if constexpr (std::is_same_v<Tag, op::log>) return kernel::log(x);
-        else if constexpr (std::is_same_v<Tag, op::sqrt>) return kernel::sqrt(x);
-        else if constexpr (std::is_same_v<Tag, op::sin>) return kernel::sin(x);
-        else if constexpr (std::is_same_v<Tag, op::cos>) return kernel::cos(x);
-        else if constexpr (std::is_same_v<Tag, op::tan>) return kernel::tan(x);
-        else if constexpr (std::is_same_v<Tag, op::sinh>) return kernel::sinh(x);
-        else if constexpr (std::is_same_v<Tag, op::cosh>) return kernel::cosh(x);
-        else if constexpr (std::is_same_v<Tag, op::tanh>) return kernel::tanh(x);
-        else if constexpr (std::is_same_v<Tag, op::square>) return kernel::square(x);
-        else if constexpr (std::is_same_v<Tag, op::abs>) return kernel::abs(x);
-        else if constexpr (std::is_same_v<Tag, op::angle>) return kernel::angle(x);
-        else if constexpr (std::is_same_v<Tag, op::real>) return x.re;
-        else if constexpr (std::is_same_v<Tag, op::imag>) return x.im;
-        else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return kernel::scale(x, static_cast<T>(attrs.scalar.real()));
-        else return kernel::div_real(x, static_cast<T>(attrs.scalar.real()));  // the table's: NaN for a zero divisor
-    } else {
-        using T = X;
-        if constexpr (std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::real>) return x;
-        else if constexpr (std::is_same_v<Tag, op::neg>) return -x;
-        else if constexpr (std::is_same_v<Tag, op::exp>) return std::exp(x);
-        else if constexpr (std::is_same_v<Tag, op::log>) return std::log(x);
-        else if constexpr (std::is_same_v<Tag, op::sqrt>) return std::sqrt(x);
-        else if constexpr (std::is_same_v<Tag, op::sin>) return std::sin(x);
-        else if constexpr (std::is_same_v<Tag, op::cos>) return std::cos(x);
-        else if constexpr (std::is_same_v<Tag, op::tan>) return std::tan(x);
-        else if constexpr (std::is_same_v<Tag, op::sinh>) return std::sinh(x);
-        else if constexpr (std::is_same_v<Tag, op::cosh>) return std::cosh(x);
-        else if constexpr (std::is_same_v<Tag, op::tanh>) return std::tanh(x);
-        else if constexpr (std::is_same_v<Tag, op::reciprocal>) return T(1) / x;
-        else if constexpr (std::is_same_v<Tag, op::square>) return x * x;
-        else if constexpr (std::is_same_v<Tag, op::abs>) return std::abs(x);
-        else if constexpr (std::is_same_v<Tag, op::angle>) return std::atan2(T(0), x);
-        else if constexpr (std::is_same_v<Tag, op::imag>) return T(0);
-        else if constexpr (std::is_same_v<Tag, op::mul_scalar>) return x * static_cast<T>(attrs.scalar.real());
-        else return x / static_cast<T>(attrs.scalar.real());
-    }
-}
-
-template <class Tag, class X, class Y>
-auto apply_binary(X x, Y y) {
-    constexpr bool px = is_pair_v<X>, py = is_pair_v<Y>;
-    if constexpr (std::is_same_v<Tag, op::polar>) {
-        return cpair<X>{x * std::cos(y), x * std::sin(y)};
-    } else if constexpr (!px && !py) {
-        if constexpr (std::is_same_v<Tag, op::mul>) return x * y;
-        else if constexpr (std::is_same_v<Tag, op::div>) return x / y;
-        else if constexpr (std::is_same_v<Tag, op::add>) return x + y;
-        else return x - y;
-    } else if constexpr (std::is_same_v<Tag, op::mul>) {
-        if constexpr (px && py) return kernel::mul(x, y);
-        else if constexpr (px) return kernel::scale(x, y);
-        else return kernel::scale(y, x);
-    } else if constexpr (std::is_same_v<Tag, op::div>) {
-        return kernel::div_real(x, y);  // complex ÷ real (a complex divisor is not fused): the table's kernel
-    } else if constexpr (std::is_same_v<Tag, op::add>) {
-        // a real operand moves only the real part
-        if constexpr (px && py) return kernel::add(x, y);
-        else if constexpr (px) return decltype(x){x.re + y, x.im};
-        else return decltype(y){x + y.re, y.im};
-    } else {
-        if constexpr (px && py) return kernel::sub(x, y);
-        else if constexpr (px) return decltype(x){x.re - y, x.im};
-        else return decltype(y){x - y.re, -y.im};
-    }
-}
-
+/// One element of a fused op: the op's element kernel (realify/kernels) on
+/// pairs or reals; mul_scalar / div_scalar take their number from the node.
 template <class Tag, class... X>
 auto apply_elem(const node_attrs& attrs, X... x) {
-    if constexpr (sizeof...(X) == 1) return apply_unary<Tag>(attrs, x...);
-    else return apply_binary<Tag>(x...);
+    if constexpr (std::is_same_v<Tag, op::mul_scalar> || std::is_same_v<Tag, op::div_scalar>) {
+        using T = decltype(kernel::to_pair(x...).re);
+        return kernel::element<Tag>{}(x..., static_cast<T>(attrs.scalar.real()));
+    } else {
+        return kernel::element<Tag>{}(x...);
+    }
 }
 
 /// The kernel of an own_loop: one op over its operands (shared by every node

@@ -167,16 +167,27 @@ template <class T> ctensor<T> flip(const ctensor<T>& a, const dims& ds) {
     for (auto d : ds) r = xt::flip(r, wrap_dim(d, a.dimension()));
     return r;
 }
+/// Rolling by s equals rolling by s mod extent; reduced first, because
+/// xt::roll adds the extent to a negative shift until it is not (PTRDIFF_MIN
+/// would take forever).
+inline std::ptrdiff_t reduced_shift(std::ptrdiff_t shift, std::size_t extent) {
+    if (extent == 0) return 0;
+    const auto n = static_cast<std::ptrdiff_t>(extent);
+    return (shift % n + n) % n;
+}
 template <class T> ctensor<T> roll(const ctensor<T>& a, const dims& shifts, const dims& ds = {}) {
     if (ds.empty()) {
         ctensor<T> flat = a;
         flat.reshape({a.size()});
-        ctensor<T> r = a.size() ? ctensor<T>(xt::roll(flat, shifts.at(0))) : flat;
+        ctensor<T> r = a.size() ? ctensor<T>(xt::roll(flat, reduced_shift(shifts.at(0), a.size()))) : flat;
         r.reshape(a.shape());
         return r;
     }
     ctensor<T> r = a;
-    for (std::size_t i = 0; i < ds.size(); ++i) r = xt::roll(r, shifts[i], static_cast<std::ptrdiff_t>(wrap_dim(ds[i], a.dimension())));
+    for (std::size_t i = 0; i < ds.size(); ++i) {
+        const std::size_t axis = wrap_dim(ds[i], a.dimension());
+        r = xt::roll(r, reduced_shift(shifts[i], a.shape()[axis]), static_cast<std::ptrdiff_t>(axis));
+    }
     return r;
 }
 /// where with cond broadcast to the (equal) shape of a and b.

@@ -50,15 +50,21 @@ arch active_arch_id();
 /// arch_name(active_arch_id()): the name of the level in use, e.g. "avx2".
 std::string_view active_arch();
 
-/// Forces every later kernel call (all threads) onto `a`. Throws realify::error
-/// if `a` is not supported here — forcing a level the CPU lacks is refused
-/// rather than left to crash with an illegal instruction.
+/// Forces every later kernel call (all threads) onto `a`; inside a live
+/// scoped_arch it changes that scope's level (undone when the scope ends).
+/// Throws realify::error if `a` is not supported here — forcing a level the
+/// CPU lacks is refused rather than left to crash with an illegal instruction.
 void force_arch(arch a);
 
-/// Undoes force_arch(): back to REALIFY_SIMD_ARCH or the best level.
+/// Undoes force_arch(): back to REALIFY_SIMD_ARCH or the best level (inside a
+/// live scoped_arch: for the rest of that scope).
 void reset_arch() noexcept;
 
-/// RAII form of force_arch() for tests: restores the previous forcing on exit.
+/// RAII forcing for tests: every kernel call (all threads) runs on `a` while
+/// the scope lives. Scopes may nest and may overlap across threads: the
+/// newest live scope's level is in force, and once all have ended the
+/// forcing is what it was before the first (a scope that ends removes only
+/// itself, so overlapping scopes never leak a level). Thread-safe.
 class scoped_arch {
 public:
     explicit scoped_arch(arch a);
@@ -67,7 +73,7 @@ public:
     scoped_arch& operator=(const scoped_arch&) = delete;
 
 private:
-    int previous_;  // the previous forced level, or -1 for "none"
+    unsigned long long token_;  // identifies this scope among the live ones
 };
 
 }  // namespace realify::simd

@@ -1,5 +1,6 @@
 // Lowerings of the arithmetic ops: mul, div, add, sub (tensor and scalar
-// forms), neg, conj, reciprocal, square, pow. Each candidate states which
+// forms), neg, conj, reciprocal, square, pow, each running its op's element
+// kernel (realify/kernels). Each candidate states which
 // operand types it handles (compile-time validator); a complex operand is a
 // complex_layout or a std::complex number, a real one a real tensor or a
 // C++ number.
@@ -32,12 +33,7 @@ struct mul_by_real {
     static constexpr bool accepts = one_complex_one_real<A, B> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>(
-            []<class X, class Y>(X x, Y y) {
-                if constexpr (std::is_arithmetic_v<X>) return kernel::scale(y, x);
-                else return kernel::scale(x, y);
-            },
-            a, b);
+        return elementwise<op>(element<op>{}, a, b);
     }
 };
 struct mul_pairs {
@@ -48,7 +44,7 @@ struct mul_pairs {
     static constexpr bool accepts = complex_and_complex<A, B> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>([](auto x, auto y) { return kernel::mul(x, y); }, a, b);
+        return elementwise<op>(element<op>{}, a, b);
     }
 };
 
@@ -61,24 +57,20 @@ struct div_by_real {
     static constexpr bool accepts = complex_operand<A> && real_operand<B> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        // A zero divisor makes the plain quotient inf or NaN, so the rerun
-        // with div_real (NaN + NaN·i there) covers every zero divisor.
-        return elementwise_with_fixup<op>([](auto x, auto s) { return decltype(x){x.re / s, x.im / s}; },
-                                          [](auto x, auto s) { return kernel::div_real(x, s); }, a, b);
+        return elementwise<op>(element<op>{}, a, b);
     }
 };
 struct div_pairs {
     using op = op::div;
     static constexpr std::string_view name = "div_scaled";
     static constexpr std::string_view formula =
-        "m = max(|c|,|d|), c' = c/m, d' = d/m: ((a·c' + b·d') + i(b·c' − a·d')) / (c·c' + d·d') — no overflow in c²+d², "
-        "branch-free; zero divisor: NaN (as PyTorch)";
+        "((a·c + b·d) + i(b·c − a·d)) / (c² + d²), in a wider type when the parts are tiny or huge (no overflow or "
+        "underflow); zero divisor: NaN (as PyTorch); non-finite operands: C99 Annex G";
     template <class A, class B>
     static constexpr bool accepts = complex_operand<B> && elementwise_operand<A> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise_with_fixup<op>([](auto x, auto y) { return kernel::div(to_pair(x), y); },
-                                          [](auto x, auto y) { return kernel::div_careful(to_pair(x), y); }, a, b);
+        return elementwise<op>(element<op>{}, a, b);
     }
 };
 
@@ -97,21 +89,15 @@ struct add_sub_pairs {
                                     sizeof...(Alpha) <= 1;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>(
-            []<class X, class Y>(X x, Y y) {
-                if constexpr (std::is_arithmetic_v<Y>) return decltype(x){x.re + Sign * y, x.im};
-                else if constexpr (std::is_arithmetic_v<X>) return decltype(y){x + Sign * y.re, Sign * y.im};
-                else return decltype(x){x.re + Sign * y.re, x.im + Sign * y.im};
-            },
-            a, b);
+        return elementwise<op>(element<op>{}, a, b);
     }
     template <class A, class B, class Alpha>
     static auto apply(const A& a, const B& b, const Alpha& alpha) {
         using T = promoted_real_t<A, B>;
         const std::complex<T> w(alpha);
-        const cpair<T> s{Sign * w.real(), Sign * w.imag()};
-        return elementwise<op>([s](auto x, auto y) { return kernel::add(to_pair(x), kernel::mul(s, to_pair(y))); }, a,
-                               b);
+        const T parts[2] = {w.real(), w.imag()};
+        const typename element<op>::template parameters<T> p(parts);
+        return elementwise<op>([p](auto x, auto y) { return element<op>{}(x, y, p); }, a, b);
     }
 };
 using add_pairs = add_sub_pairs<op::add, 1>;
@@ -136,7 +122,7 @@ struct scalar_shift {
         else shift = std::complex<T>(static_cast<T>(s), T(0));
         ((shift *= std::complex<T>(alpha)), ...);
         const cpair<T> d{Sign * shift.real(), Sign * shift.imag()};
-        return elementwise<op>([d](auto x) { return kernel::add(x, d); }, a);
+        return elementwise<op>([d](auto x) { return element<op>{}(x, d); }, a);
     }
 };
 using add_scalar_real_part = scalar_shift<op::add_scalar, 1>;
@@ -154,21 +140,15 @@ struct scale_layout {
     static auto apply(const A& a, const S& s) {
         using T = promoted_real_t<A, S>;
         const T v = static_cast<T>(s);
-        if constexpr (Divide) {
-            // One divisor: its zero check stays out of the loop.
-            if (v == T(0)) [[unlikely]]
-                return elementwise<op>([v](auto x) { return kernel::div_real(x, v); }, a);
-            return elementwise<op>([v](auto x) { return decltype(x){x.re / v, x.im / v}; }, a);
-        } else {
-            return elementwise<op>([v](auto x) { return kernel::scale(x, v); }, a);
-        }
+        return elementwise<op>([v](auto x) { return element<op>{}(x, v); }, a);
     }
 };
 using mul_scalar_passthrough = scale_layout<op::mul_scalar, false>;
 using div_scalar_passthrough = scale_layout<op::div_scalar, true>;
 
 // ---- unary arithmetic ---------------------------------------------------------------
-#define REALIFY_UNARY_PAIR_LOWERING(OP, NAME, FORMULA, EXPR)                                       \
+/// A lowering NAME of the unary op OP on complex tensors: its element kernel.
+#define REALIFY_UNARY_PAIR_LOWERING(OP, NAME, FORMULA)                                           \
     struct NAME {                                                                                \
         using op = ::realify::op::OP;                                                            \
         static constexpr std::string_view name = #NAME;                                          \
@@ -177,25 +157,14 @@ using div_scalar_passthrough = scale_layout<op::div_scalar, true>;
         static constexpr bool accepts = complex_tensor_operand<A>;                               \
         template <class A>                                                                       \
         static auto apply(const A& a) {                                                          \
-            return elementwise<op>([](auto z) { return EXPR; }, a);                              \
+            return elementwise<op>(element<op>{}, a);                                            \
         }                                                                                        \
     };
 
-REALIFY_UNARY_PAIR_LOWERING(neg, neg_passthrough, "−layout (both components)", kernel::neg(z))
-REALIFY_UNARY_PAIR_LOWERING(conj, conj_pairs, "a − i·b", kernel::conj(z))
-struct reciprocal_scaled {
-    using op = ::realify::op::reciprocal;
-    static constexpr std::string_view name = "reciprocal_scaled";
-    static constexpr std::string_view formula = "1/z by the scaled division (zero: NaN as PyTorch)";
-    template <class A>
-    static constexpr bool accepts = complex_tensor_operand<A>;
-    template <class A>
-    static auto apply(const A& a) {
-        return elementwise_with_fixup<op>([](auto z) { return kernel::reciprocal(z); },
-                                          [](auto z) { return kernel::div_careful(decltype(z){1, 0}, z); }, a);
-    }
-};
-REALIFY_UNARY_PAIR_LOWERING(square, square_pairs, "(a² − b²) + i·2ab (as z·z)", kernel::square(z))
+REALIFY_UNARY_PAIR_LOWERING(neg, neg_passthrough, "−layout (both components)")
+REALIFY_UNARY_PAIR_LOWERING(conj, conj_pairs, "a − i·b")
+REALIFY_UNARY_PAIR_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)")
+REALIFY_UNARY_PAIR_LOWERING(square, square_pairs, "(a − b)(a + b) + i·2ab (the special values of z·z)")
 
 // ---- pow ------------------------------------------------------------------------------
 struct pow_scalar_pairs {
@@ -209,20 +178,15 @@ struct pow_scalar_pairs {
     template <class A, class S>
     static auto apply(const A& a, const S& s) {
         using T = promoted_real_t<A, S>;
-        std::complex<T> w{};
-        if constexpr (complex_number_operand<S>) w = std::complex<T>(T(s.real()), T(s.imag()));
-        else w = std::complex<T>(static_cast<T>(s), T(0));
-        if (w.imag() == T(0)) {
-            const T e = w.real();
-            if (e == std::trunc(e) && std::abs(e) <= T(64)) {
-                const long n = static_cast<long>(e);
-                return elementwise<op>([n](auto z) { return kernel::pow_integer(z, n); }, a);
-            }
-            if (e == T(0.5)) return elementwise<op>([](auto z) { return kernel::sqrt(z); }, a);
-            if (e == T(-0.5)) return elementwise<op>([](auto z) { return kernel::rsqrt(z); }, a);
+        T w[2] = {T(0), T(0)};
+        if constexpr (complex_number_operand<S>) {
+            w[0] = T(s.real());
+            w[1] = T(s.imag());
+        } else {
+            w[0] = static_cast<T>(s);
         }
-        const cpair<T> wp{w.real(), w.imag()};
-        return elementwise<op>([wp](auto z) { return kernel::pow(z, wp); }, a);
+        const typename element<op>::template parameters<T> p(w);
+        return elementwise<op>([p](auto z) { return element<op>{}(z, p); }, a);
     }
 };
 struct pow_tensor_pairs {
@@ -235,7 +199,7 @@ struct pow_tensor_pairs {
                                     elementwise_operand<B> && some_tensor<A, B>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return elementwise<op>([](auto z, auto w) { return kernel::pow(to_pair(z), to_pair(w)); }, a, b);
+        return elementwise<op>(element<op>{}, a, b);
     }
 };
 

@@ -92,12 +92,7 @@ struct polar_pairs {
     static constexpr bool accepts = real_operand<R> && real_operand<Theta> && (real_tensor_operand<R> || real_tensor_operand<Theta>);
     template <class R, class Theta>
     static auto apply(const R& abs, const Theta& angle) {
-        return elementwise<op>(
-            [](auto r, auto theta) {
-                using T = decltype(r);
-                return cpair<T>{r * std::cos(theta), r * std::sin(theta)};
-            },
-            abs, angle);
+        return elementwise<op>(element<op>{}, abs, angle);
     }
 };
 

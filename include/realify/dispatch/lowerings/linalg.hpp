@@ -1,185 +1,310 @@
-// Lowerings of mm, bmm, matmul, dot and vdot: the seed's four real products
-// AC − BD + i(AD + BC), evaluated as one pass over interleaved pairs (each
-// pair product contributes to both components), in the promoted component
-// type. matmul follows NumPy/PyTorch: 1-D operands are promoted and the
-// added dim removed, batch dims broadcast.
+// Lowerings of mm, bmm, matmul, dot and vdot onto the compiled matrix
+// products of realify/simd/gemm.hpp: complex operands through the induced
+// methods (the direct loop for small products, else 1m; 4m and 3m on
+// request: realify::gemm_method), two real float/double tensors through the
+// real GEMM. Shapes follow PyTorch: mm takes 2-D operands, bmm 3-D ones with
+// equal batch, matmul the NumPy rules (1-D operands promoted and the added dim
+// removed, batch dims broadcast), dot and vdot 1-D operands of one length.
+//
+// Operands are read where they lie: the GEMM gets each operand's pointer and
+// strides, and matrix views (realify::conj_view, transpose_view, mH) become
+// swapped strides and a conjugate flag. Only what is not in memory as the
+// component type (a lazy expression, a complex64 operand of a complex128
+// product, a [re, im] axis that is not contiguous) is evaluated first.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <string>
 #include <string_view>
-#include <vector>
+#include <type_traits>
+#include <utility>
 
-#include <xtensor/xarray.hpp>
-#include <xtensor/xbuilder.hpp>
+#include <xtensor/xstorage.hpp>
+#include <xtensor/xtensor.hpp>
 
-#include "realify/dispatch/lowerings/shape.hpp"
+#include "realify/dispatch/lowerings/common.hpp"
+#include "realify/ops/matrix_view.hpp"
+#include "realify/simd/gemm.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
 
 namespace linalg_detail {
-template <class T, class A>
-xt::xarray<T> contiguous(const A& a) {
-    return xt::xarray<T>(xt::cast<T>(a.real_layout()));
-}
 
-/// C (n×m) += A (n×k) · B (k×m), all interleaved row-major.
-template <class T>
-void matmul_pairs(const T* a, const T* b, T* c, std::size_t n, std::size_t k, std::size_t m, bool conj_a = false) {
-    for (std::size_t i = 0; i < n; ++i) {
-        T* row = c + 2 * i * m;
-        for (std::size_t p = 0; p < k; ++p) {
-            const T ar = a[2 * (i * k + p)];
-            const T ai = conj_a ? -a[2 * (i * k + p) + 1] : a[2 * (i * k + p) + 1];
-            const T* brow = b + 2 * p * m;
-            for (std::size_t j = 0; j < m; ++j) {
-                row[2 * j] += ar * brow[2 * j] - ai * brow[2 * j + 1];
-                row[2 * j + 1] += ar * brow[2 * j + 1] + ai * brow[2 * j];
-            }
+using realify::detail::dim_vector;
+using realify::detail::stride_vector;
+
+/// What a matrix-product argument reads: the tensor, and the view's flags.
+template <class X>
+struct argument {
+    using tensor = X;
+    static constexpr bool conjugate = false, transpose = false;
+    static const X& tensor_of(const X& x) { return x; }
+};
+template <class Operand, bool C, bool T>
+struct argument<matrix_view<Operand, C, T>> {
+    using tensor = typename matrix_view<Operand, C, T>::operand_type;
+    static constexpr bool conjugate = C, transpose = T;
+    static const tensor& tensor_of(const matrix_view<Operand, C, T>& view) { return view.operand(); }
+};
+template <class X>
+using tensor_t = typename argument<std::remove_cvref_t<X>>::tensor;
+
+template <class A, class B>
+inline constexpr bool two_complex = complex_tensor_operand<tensor_t<A>> && complex_tensor_operand<tensor_t<B>>;
+template <class A, class B>
+inline constexpr bool two_real = !complex_tensor_operand<tensor_t<A>> && !complex_tensor_operand<tensor_t<B>> &&
+                                 matrix_tensor_operand<tensor_t<A>> && matrix_tensor_operand<tensor_t<B>>;
+
+/// Component type of the product (PyTorch's promotion of the two tensors).
+template <class A, class B>
+using component_t = promoted_real_t<tensor_t<A>, tensor_t<B>>;
+
+/// One argument, ready for the GEMM: pointer, (complex) shape and strides in
+/// components, after the view's transpose; evaluated into `prepared.storage`
+/// only when it cannot be read in place.
+template <class T, bool Complex>
+struct matrix_input {
+    realify::detail::prepared_operand<T, Complex> prepared;
+    bool conjugate = false;
+
+    template <class X>
+    explicit matrix_input(const X& x) {
+        using arg = argument<std::remove_cvref_t<X>>;
+        realify::detail::prepare<T>(prepared, arg::tensor_of(x));
+        if constexpr (arg::transpose) {
+            auto& ref = prepared.ref;
+            std::swap(ref.shape[ref.shape.size() - 1], ref.shape[ref.shape.size() - 2]);
+            std::swap(ref.strides[ref.strides.size() - 1], ref.strides[ref.strides.size() - 2]);
         }
+        conjugate = Complex && arg::conjugate;
     }
+    matrix_input(const matrix_input&) = delete;
+    matrix_input& operator=(const matrix_input&) = delete;
+
+    const dim_vector& shape() const { return prepared.ref.shape; }
+};
+
+/// The shape the product sees for an argument (a view's transpose applied).
+template <class X>
+dim_vector argument_shape(const X& x) {
+    using arg = argument<std::remove_cvref_t<X>>;
+    const auto& shape = arg::tensor_of(x).shape();
+    dim_vector result(shape.begin(), shape.end());
+    if constexpr (arg::transpose) std::swap(result[result.size() - 1], result[result.size() - 2]);
+    return result;
 }
 
-using shape_vector = std::vector<std::size_t>;
-
-template <class A>
-shape_vector shape_vector_of(const A& a) {
-    const auto s = a.shape();
-    return shape_vector(s.begin(), s.end());
-}
-
-[[noreturn]] inline void mismatch(std::string_view op, const shape_vector& a, const shape_vector& b) {
+[[noreturn]] inline void mismatch(std::string_view op, const dim_vector& a, const dim_vector& b) {
     throw shape_error("realify::" + std::string(op) + ": shapes " + realify::detail::format_sequence(a) + " and " +
                       realify::detail::format_sequence(b) + " cannot be multiplied");
 }
 
-/// Batched product over broadcast batch dims: a (…, n, k), b (…, k, m).
-template <class T>
-xt::xarray<T> batched(std::string_view op, const xt::xarray<T>& a, const xt::xarray<T>& b, const shape_vector& sa,
-                      const shape_vector& sb) {
-    const std::size_t ra = sa.size(), rb = sb.size();
-    const std::size_t n = sa[ra - 2], k = sa[ra - 1], m = sb[rb - 1];
-    if (sb[rb - 2] != k) mismatch(op, sa, sb);
+/// A stack of matrices (…, rows, cols) as the GEMM reads it: an operand's
+/// shape and strides, a 1-D one made a row (1 × k) on the left or a column
+/// (k × 1) on the right.
+struct matrices {
+    dim_vector shape;
+    stride_vector strides;
+
+    template <class Input>
+    matrices(const Input& in, bool promote_row, bool promote_column) {
+        const auto& ref = in.prepared.ref;
+        if (promote_row) append(1, 0);
+        for (std::size_t i = 0; i < ref.shape.size(); ++i) append(ref.shape[i], ref.strides[i]);
+        if (promote_column) append(1, 0);
+    }
+    std::size_t rank() const { return shape.size(); }
+
+private:
+    void append(std::size_t extent, std::ptrdiff_t stride) {
+        shape.push_back(extent);
+        strides.push_back(stride);
+    }
+};
+
+using offset_vector = xt::svector<std::ptrdiff_t, 4>;
+
+/// The batched product (…, m, k) · (…, k, n): broadcast batch dims and the
+/// offset of each batch's matrices in each operand.
+struct product_plan {
+    dim_vector batch;
+    std::size_t m = 0, n = 0, k = 0;
+    offset_vector a_offsets, b_offsets;
+
+    std::size_t batch_count() const { return a_offsets.size(); }
+};
+
+/// `shown_a`/`shown_b` are the shapes the error messages name (the user's).
+inline product_plan plan_product(std::string_view op, const matrices& a, const matrices& b, const dim_vector& shown_a,
+                                 const dim_vector& shown_b) {
+    const std::size_t ra = a.rank(), rb = b.rank();
+    product_plan plan;
+    plan.m = a.shape[ra - 2];
+    plan.k = a.shape[ra - 1];
+    plan.n = b.shape[rb - 1];
+    if (b.shape[rb - 2] != plan.k) mismatch(op, shown_a, shown_b);
     const std::size_t batch_rank = std::max(ra, rb) - 2;
-    shape_vector batch(batch_rank, 1);
-    auto merge = [&](const shape_vector& s, std::size_t r) {
-        for (std::size_t i = 0; i + 2 < r; ++i) {
-            std::size_t& out = batch[batch_rank - (r - 2) + i];
-            if (s[i] == out || s[i] == 1) continue;
-            if (out == 1) out = s[i];
-            else mismatch(op, sa, sb);
-        }
-    };
-    merge(sa, ra);
-    merge(sb, rb);
-    std::vector<std::size_t> out_shape(batch.begin(), batch.end());
-    out_shape.insert(out_shape.end(), {n, m, 2});
-    xt::xarray<T> out = xt::zeros<T>(out_shape);
+    plan.batch.assign(batch_rank, 1);
     std::size_t count = 1;
-    for (std::size_t s : batch) count *= s;
-    shape_vector index(batch_rank, 0);
-    for (std::size_t bi = 0; bi < count; ++bi) {
-        // offsets of this batch in a and b (broadcast dims repeat)
-        std::size_t oa = 0, ob = 0;
-        for (std::size_t i = 0; i + 2 < ra; ++i) {
-            const std::size_t ix = index[batch_rank - (ra - 2) + i];
-            oa = oa * sa[i] + (sa[i] == 1 ? 0 : ix);
+    for (std::size_t d = 0; d < batch_rank; ++d) {
+        for (const matrices* operand : {&a, &b}) {
+            const std::size_t r = operand->rank() - 2;
+            if (d + r < batch_rank) continue;  // the operand has no such dim: broadcast
+            const std::size_t extent = operand->shape[d + r - batch_rank];
+            std::size_t& out = plan.batch[d];
+            if (extent == out || extent == 1) continue;
+            if (out == 1) out = extent;
+            else mismatch(op, shown_a, shown_b);
         }
-        for (std::size_t i = 0; i + 2 < rb; ++i) {
-            const std::size_t ix = index[batch_rank - (rb - 2) + i];
-            ob = ob * sb[i] + (sb[i] == 1 ? 0 : ix);
-        }
-        matmul_pairs(a.data() + 2 * oa * n * k, b.data() + 2 * ob * k * m, out.data() + 2 * bi * n * m, n, k, m);
+        count *= plan.batch[d];
+    }
+    plan.a_offsets.resize(count);
+    plan.b_offsets.resize(count);
+    dim_vector index(batch_rank, 0);
+    auto offset_of = [&](const matrices& operand) {
+        const std::size_t r = operand.rank() - 2;
+        std::ptrdiff_t offset = 0;
+        for (std::size_t i = 0; i < r; ++i)
+            if (operand.shape[i] != 1)
+                offset += static_cast<std::ptrdiff_t>(index[batch_rank - r + i]) * operand.strides[i];
+        return offset;
+    };
+    for (std::size_t done = 0; done < count; ++done) {
+        plan.a_offsets[done] = offset_of(a);
+        plan.b_offsets[done] = offset_of(b);
         for (std::size_t i = batch_rank; i-- > 0;) {
-            if (++index[i] < batch[i]) break;
+            if (++index[i] < plan.batch[i]) break;
             index[i] = 0;
         }
     }
-    return out;
+    return plan;
 }
+
+template <class T, bool Complex>
+simd::gemm_operand<T> gemm_operand_of(const matrix_input<T, Complex>& in, const matrices& as,
+                                      const offset_vector& offsets) {
+    const std::size_t r = as.rank();
+    return {in.prepared.ref.data, as.strides[r - 2], as.strides[r - 1], {offsets.data(), offsets.size()},
+            in.conjugate};
+}
+
+/// Runs the planned product into `out` (contiguous: batch × m × n, interleaved when complex).
+template <class T, bool Complex>
+void multiply(const product_plan& plan, const matrix_input<T, Complex>& a, const matrices& ma,
+              const matrix_input<T, Complex>& b, const matrices& mb, T* out) {
+    const simd::gemm_dims dims{plan.batch_count(), plan.m, plan.n, plan.k};
+    const auto ga = gemm_operand_of(a, ma, plan.a_offsets), gb = gemm_operand_of(b, mb, plan.b_offsets);
+    if constexpr (Complex) simd::complex_gemm(dims, ga, gb, out);
+    else simd::real_gemm(dims, ga, gb, out);
+}
+
+/// The result container: complex → complex_layout of an owning (…, 2)
+/// tensor of complex rank Rank, real → an owning tensor of rank Rank.
+template <class T, bool Complex, std::size_t Rank>
+auto make_result(const dim_vector& shape) {
+    if constexpr (Complex) {
+        using container = realify::detail::owning_tensor_t<T, rank_plus_one(Rank)>;
+        return complex_layout<container>(realify::detail::make_container<container>(shape, 2));
+    } else if constexpr (Rank == 0) {
+        return xt::xtensor<T, 0>();  // one element (copying an empty shape trips GCC's null-pointer check)
+    } else {
+        return realify::detail::make_container<realify::detail::owning_tensor_t<T, Rank>>(shape, 0);
+    }
+}
+
+template <class Result>
+auto* data_of(Result& result) {
+    if constexpr (is_complex_layout_v<Result>) return result.real_layout().data();
+    else return result.data();
+}
+
+/// The product of a and b; operands of rank 1 are promoted as matmul does
+/// (`vector_a`, `vector_b`) and the added dims removed from the result.
+template <std::size_t ResultRank, class A, class B>
+auto product(std::string_view op, const A& a, const B& b) {
+    using T = component_t<A, B>;
+    constexpr bool complex = two_complex<A, B>;
+    const matrix_input<T, complex> ia(a), ib(b);
+    if (ia.shape().empty() || ib.shape().empty()) mismatch(op, ia.shape(), ib.shape());
+    const bool vector_a = ia.shape().size() == 1, vector_b = ib.shape().size() == 1;
+    const matrices ma(ia, vector_a, false), mb(ib, false, vector_b);
+    const product_plan plan = plan_product(op, ma, mb, ia.shape(), ib.shape());
+    dim_vector shape = plan.batch;
+    if (!vector_a) shape.push_back(plan.m);
+    if (!vector_b) shape.push_back(plan.n);
+    auto result = make_result<T, complex, ResultRank>(shape);
+    multiply(plan, ia, ma, ib, mb, data_of(result));
+    return result;
+}
+
+/// mm (both 2-D), bmm (both 3-D, equal batch), dot and vdot (both 1-D).
+template <std::size_t Rank, std::size_t ResultRank, class A, class B>
+auto fixed_rank_product(std::string_view op, const A& a, const B& b) {
+    const dim_vector sa = argument_shape(a), sb = argument_shape(b);
+    if (sa.size() != Rank || sb.size() != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
+    return product<ResultRank>(op, a, b);
+}
+
+/// apply() of op Tag's lowerings: the operand ranks PyTorch's op takes; vdot
+/// conjugates its first operand (the identity for a real one).
+template <class Tag>
+struct apply_of {
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        if constexpr (std::is_same_v<Tag, op::mm>) return fixed_rank_product<2, 2>(Tag::name, a, b);
+        else if constexpr (std::is_same_v<Tag, op::bmm>) return fixed_rank_product<3, 3>(Tag::name, a, b);
+        else if constexpr (std::is_same_v<Tag, op::matmul>) return product<dynamic_rank>(Tag::name, a, b);
+        else if constexpr (std::is_same_v<Tag, op::dot>) return fixed_rank_product<1, 0>(Tag::name, a, b);
+        else return fixed_rank_product<1, 0>(Tag::name, conj_view(a), b);
+    }
+};
 }  // namespace linalg_detail
 
-template <class A, class B>
-inline constexpr bool two_complex_tensors = complex_tensor_operand<A> && complex_tensor_operand<B>;
+#define REALIFY_PRODUCT_LOWERING(OP, NAME, OPERANDS, FORMULA)           \
+    struct NAME : linalg_detail::apply_of<::realify::op::OP> {           \
+        using op = ::realify::op::OP;                                    \
+        static constexpr std::string_view name = #NAME;                  \
+        static constexpr std::string_view formula = FORMULA;             \
+        template <class A, class B>                                      \
+        static constexpr bool accepts = linalg_detail::OPERANDS<A, B>;   \
+    };
 
-struct mm_pairs {
-    using op = ::realify::op::mm;
-    static constexpr std::string_view name = "mm_four_products";
-    static constexpr std::string_view formula = "(AC − BD) + i(AD + BC), one pass over pairs";
-    template <class A, class B>
-    static constexpr bool accepts = two_complex_tensors<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        using T = promoted_real_t<A, B>;
-        const auto sa = linalg_detail::shape_vector_of(a), sb = linalg_detail::shape_vector_of(b);
-        if (sa.size() != 2 || sb.size() != 2) linalg_detail::mismatch("mm", sa, sb);
-        return shape_detail::make_layout<2>(
-            linalg_detail::batched<T>("mm", linalg_detail::contiguous<T>(a), linalg_detail::contiguous<T>(b), sa, sb));
-    }
-};
-struct bmm_pairs {
-    using op = ::realify::op::bmm;
-    static constexpr std::string_view name = "bmm_four_products";
-    static constexpr std::string_view formula = "per batch: (AC − BD) + i(AD + BC)";
-    template <class A, class B>
-    static constexpr bool accepts = two_complex_tensors<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        using T = promoted_real_t<A, B>;
-        const auto sa = linalg_detail::shape_vector_of(a), sb = linalg_detail::shape_vector_of(b);
-        if (sa.size() != 3 || sb.size() != 3 || sa[0] != sb[0]) linalg_detail::mismatch("bmm", sa, sb);
-        return shape_detail::make_layout<3>(
-            linalg_detail::batched<T>("bmm", linalg_detail::contiguous<T>(a), linalg_detail::contiguous<T>(b), sa, sb));
-    }
-};
-struct matmul_pairs {
-    using op = ::realify::op::matmul;
-    static constexpr std::string_view name = "matmul_four_products";
-    static constexpr std::string_view formula = "NumPy matmul rules; (AC − BD) + i(AD + BC) per matrix";
-    template <class A, class B>
-    static constexpr bool accepts = two_complex_tensors<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        using T = promoted_real_t<A, B>;
-        auto sa = linalg_detail::shape_vector_of(a), sb = linalg_detail::shape_vector_of(b);
-        if (sa.empty() || sb.empty()) linalg_detail::mismatch("matmul", sa, sb);
-        const bool vec_a = sa.size() == 1, vec_b = sb.size() == 1;
-        const auto orig_a = sa, orig_b = sb;
-        if (vec_a) sa.insert(sa.begin(), 1);
-        if (vec_b) sb.push_back(1);
-        if (sa[sa.size() - 1] != sb[sb.size() - 2]) linalg_detail::mismatch("matmul", orig_a, orig_b);
-        xt::xarray<T> out = linalg_detail::batched<T>("matmul", linalg_detail::contiguous<T>(a), linalg_detail::contiguous<T>(b), sa, sb);
-        std::vector<std::size_t> shape(out.shape().begin(), out.shape().end() - 1);
-        if (vec_b) shape.erase(shape.end() - 1);
-        if (vec_a) shape.erase(shape.end() - (vec_b ? 1 : 2));
-        return shape_detail::reshaped(std::move(out), shape);
-    }
-};
-template <class Tag, bool Conj>
-struct dot_pairs {
-    using op = Tag;
-    static constexpr std::string_view name = Conj ? "vdot_conj_pairs" : "dot_pairs";
-    static constexpr std::string_view formula = Conj ? "Σ conj(a_i)·b_i over pairs" : "Σ a_i·b_i over pairs";
-    template <class A, class B>
-    static constexpr bool accepts = two_complex_tensors<A, B>;
-    template <class A, class B>
-    static auto apply(const A& a, const B& b) {
-        using T = promoted_real_t<A, B>;
-        const auto sa = linalg_detail::shape_vector_of(a), sb = linalg_detail::shape_vector_of(b);
-        if (sa.size() != 1 || sb.size() != 1 || sa[0] != sb[0]) linalg_detail::mismatch(Tag::name, sa, sb);
-        const xt::xarray<T> ca = linalg_detail::contiguous<T>(a), cb = linalg_detail::contiguous<T>(b);
-        xt::xtensor<T, 1> out = xt::zeros<T>({std::size_t(2)});
-        linalg_detail::matmul_pairs(ca.data(), cb.data(), out.data(), 1, sa[0], 1, Conj);
-        return complex_layout<xt::xtensor<T, 1>>(std::move(out));
-    }
-};
+// ---- complex operands: the induced methods ------------------------------------------
+
+#define REALIFY_INDUCED(WHAT)                                                                               \
+    WHAT "1m: one real GEMM, A's interleaved rows (m × 2k) · B expanded to 2k × 2n ([[bᵣ, bᵢ], [−bᵢ, bᵣ]] " \
+         "blocks); tiny products Σ (aᵣbᵣ − aᵢbᵢ) + i(aᵣbᵢ + aᵢbᵣ) directly; 4m, 3m on request"
+#define REALIFY_INDUCED_DOT(WHAT) WHAT "1m as (1 × 2k)·(2k × 2): two real dot products in one pass"
+
+REALIFY_PRODUCT_LOWERING(mm, mm_induced, two_complex, REALIFY_INDUCED(""))
+REALIFY_PRODUCT_LOWERING(bmm, bmm_induced, two_complex, REALIFY_INDUCED("per batch; "))
+REALIFY_PRODUCT_LOWERING(matmul, matmul_induced, two_complex, REALIFY_INDUCED("NumPy matmul rules; "))
+REALIFY_PRODUCT_LOWERING(dot, dot_induced, two_complex, REALIFY_INDUCED_DOT("Σ a_i·b_i: "))
+REALIFY_PRODUCT_LOWERING(vdot, vdot_induced, two_complex,
+                         REALIFY_INDUCED_DOT("Σ conj(a_i)·b_i, the conjugate a sign of B's expansion: "))
+#undef REALIFY_INDUCED
+#undef REALIFY_INDUCED_DOT
+
+// ---- two real tensors: the real GEMM ------------------------------------------------
+
+#define REALIFY_REAL_GEMM(WHAT) "two real tensors: real GEMM" WHAT ", row- or column-major operands in place"
+
+REALIFY_PRODUCT_LOWERING(mm, mm_real_gemm, two_real, REALIFY_REAL_GEMM(""))
+REALIFY_PRODUCT_LOWERING(bmm, bmm_real_gemm, two_real, REALIFY_REAL_GEMM(" per batch"))
+REALIFY_PRODUCT_LOWERING(matmul, matmul_real_gemm, two_real, REALIFY_REAL_GEMM(", NumPy matmul rules"))
+REALIFY_PRODUCT_LOWERING(dot, dot_real_gemm, two_real, REALIFY_REAL_GEMM(" of (1 × k)·(k × 1)"))
+REALIFY_PRODUCT_LOWERING(vdot, vdot_real_gemm, two_real, REALIFY_REAL_GEMM(" of (1 × k)·(k × 1), conj the identity"))
+#undef REALIFY_REAL_GEMM
+#undef REALIFY_PRODUCT_LOWERING
 
 }  // namespace lowering
 
-REALIFY_BUILTIN_CANDIDATES(mm, lowering::mm_pairs)
-REALIFY_BUILTIN_CANDIDATES(bmm, lowering::bmm_pairs)
-REALIFY_BUILTIN_CANDIDATES(matmul, lowering::matmul_pairs)
-REALIFY_BUILTIN_CANDIDATES(dot, lowering::dot_pairs<op::dot, false>)
-REALIFY_BUILTIN_CANDIDATES(vdot, lowering::dot_pairs<op::vdot, true>)
+REALIFY_BUILTIN_CANDIDATES(mm, lowering::mm_induced, lowering::mm_real_gemm)
+REALIFY_BUILTIN_CANDIDATES(bmm, lowering::bmm_induced, lowering::bmm_real_gemm)
+REALIFY_BUILTIN_CANDIDATES(matmul, lowering::matmul_induced, lowering::matmul_real_gemm)
+REALIFY_BUILTIN_CANDIDATES(dot, lowering::dot_induced, lowering::dot_real_gemm)
+REALIFY_BUILTIN_CANDIDATES(vdot, lowering::vdot_induced, lowering::vdot_real_gemm)
 
 }  // namespace realify::dispatch

@@ -9,25 +9,37 @@
 namespace realify::dispatch {
 namespace lowering {
 
-REALIFY_UNARY_PAIR_LOWERING(abs, abs_hypot, "hypot(a, b) (scaled: no overflow above ~1.8e19 in float)", kernel::abs(z))
-REALIFY_UNARY_PAIR_LOWERING(angle, angle_atan2, "atan2(b, a) (NaN propagates)", kernel::angle(z))
-REALIFY_UNARY_PAIR_LOWERING(real, real_component, "a (layout[..., 0])", z.re)
-REALIFY_UNARY_PAIR_LOWERING(imag, imag_component, "b (layout[..., 1])", z.im)
-REALIFY_UNARY_PAIR_LOWERING(isnan, isnan_components, "isnan(a) ∨ isnan(b)", (std::isnan(z.re) || std::isnan(z.im)))
-REALIFY_UNARY_PAIR_LOWERING(isinf, isinf_components, "isinf(a) ∨ isinf(b)", (std::isinf(z.re) || std::isinf(z.im)))
+REALIFY_UNARY_PAIR_LOWERING(abs, abs_hypot, "hypot(a, b) (scaled: no overflow above ~1.8e19 in float)")
+REALIFY_UNARY_PAIR_LOWERING(angle, angle_atan2, "atan2(b, a) (NaN propagates)")
+REALIFY_UNARY_PAIR_LOWERING(real, real_component, "a (layout[..., 0])")
+REALIFY_UNARY_PAIR_LOWERING(imag, imag_component, "b (layout[..., 1])")
+REALIFY_UNARY_PAIR_LOWERING(isnan, isnan_components, "isnan(a) ∨ isnan(b)")
+REALIFY_UNARY_PAIR_LOWERING(isinf, isinf_components, "isinf(a) ∨ isinf(b)")
 
 // Elementwise-safe: the real function on each component. PyTorch rejects
 // these for complex tensors; realify keeps the seed system's componentwise
 // meaning.
-REALIFY_UNARY_PAIR_LOWERING(ceil, ceil_passthrough, "ceil on both components", (decltype(z){std::ceil(z.re), std::ceil(z.im)}))
-REALIFY_UNARY_PAIR_LOWERING(floor, floor_passthrough, "floor on both components",
-                            (decltype(z){std::floor(z.re), std::floor(z.im)}))
-REALIFY_UNARY_PAIR_LOWERING(round, round_passthrough, "round half to even on both components",
-                            (decltype(z){std::nearbyint(z.re), std::nearbyint(z.im)}))
-REALIFY_UNARY_PAIR_LOWERING(trunc, trunc_passthrough, "trunc on both components",
-                            (decltype(z){std::trunc(z.re), std::trunc(z.im)}))
-REALIFY_UNARY_PAIR_LOWERING(clone, clone_passthrough, "copy of the layout", z)
-REALIFY_UNARY_PAIR_LOWERING(detach, detach_passthrough, "copy of the layout (no autograd here)", z)
+REALIFY_UNARY_PAIR_LOWERING(ceil, ceil_passthrough, "ceil on both components")
+REALIFY_UNARY_PAIR_LOWERING(floor, floor_passthrough, "floor on both components")
+REALIFY_UNARY_PAIR_LOWERING(round, round_passthrough, "round half to even on both components")
+REALIFY_UNARY_PAIR_LOWERING(trunc, trunc_passthrough, "trunc on both components")
+
+/// A copy of the layout (clone, detach).
+#define REALIFY_COPY_LOWERING(OP, NAME, FORMULA)                                   \
+    struct NAME {                                                                \
+        using op = ::realify::op::OP;                                            \
+        static constexpr std::string_view name = #NAME;                          \
+        static constexpr std::string_view formula = FORMULA;                     \
+        template <class A>                                                       \
+        static constexpr bool accepts = complex_tensor_operand<A>;               \
+        template <class A>                                                       \
+        static auto apply(const A& a) {                                          \
+            return elementwise<op>([](auto z) { return z; }, a);                 \
+        }                                                                        \
+    };
+REALIFY_COPY_LOWERING(clone, clone_passthrough, "copy of the layout")
+REALIFY_COPY_LOWERING(detach, detach_passthrough, "copy of the layout (no autograd here)")
+#undef REALIFY_COPY_LOWERING
 
 }  // namespace lowering
 

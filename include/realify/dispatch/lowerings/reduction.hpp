@@ -125,7 +125,7 @@ struct prod_dim_pairs {
                 kernel::cpair<T> acc{T(1), T(0)};
                 for (std::size_t k = 0; k < extent; ++k) {
                     const T* p = src + 2 * ((o * extent + k) * inner + i);
-                    acc = kernel::mul(acc, kernel::cpair<T>{p[0], p[1]});
+                    acc = kernel::element<::realify::op::mul>{}(acc, kernel::cpair<T>{p[0], p[1]});
                 }
                 dst[2 * (o * inner + i)] = acc.re;
                 dst[2 * (o * inner + i) + 1] = acc.im;

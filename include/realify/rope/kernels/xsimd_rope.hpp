@@ -1,6 +1,7 @@
-// RoPE kernels written once over xsimd, instantiated per architecture in
-// src/rope/rope_<arch>.cpp (each compiled with that arch's flags). Include this
-// only from those translation units: it pulls in xsimd.
+// RoPE kernels written once over xsimd, instantiated per instruction set in
+// src/simd/isa_<level>.cpp (each compiled with that level's flags) into the
+// one kernel table. Include this only from those translation units: it pulls
+// in xsimd.
 //
 // Interleaved layout: the data stays interleaved. Per position the frequency
 // row is expanded once into two patterns of head_dim (+ one vector of
@@ -20,19 +21,19 @@
 // Half-split layout: per head, vectors of the low half and of the high half
 // are combined with contiguous cos/sin rows: lo = a·c − b·s, hi = a·s + b·c.
 //
-// Streaming stores (large out-of-place calls) go through stream_or_store, which
-// falls back per vector to the widest aligned non-temporal store, or to an
-// ordinary store, so misaligned buffers are still correct.
+// The pair shuffles and the streaming stores are the shared primitives
+// (realify/simd/kernels/primitives.hpp); a streaming store falls back to an
+// ordinary one where the address does not allow it, so misaligned buffers
+// are still correct.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include <immintrin.h>
 #include <xsimd/xsimd.hpp>
 
 #include "realify/rope/kernels/rope_call.hpp"
-#include "realify/simd/kernels/arch_namespace.hpp"
+#include "realify/simd/kernels/primitives.hpp"
 
 // Everything below sits in an inline namespace named after the instruction
 // set of the including TU (realify/simd/kernels/arch_namespace.hpp).
@@ -46,53 +47,7 @@ struct rope_simd {
     static constexpr std::size_t width = batch::size;
     static constexpr std::size_t blocking_limit_bytes = std::size_t{256} << 10;
 
-    /// [x0, x1, x2, x3, …] -> [x1, x0, x3, x2, …]. An in-lane immediate
-    /// permute on every level: cheaper than xsimd's generic swizzle (a
-    /// lane-crossing permutevar on AVX2).
-    static batch swap_pairs(const batch& x) noexcept {
-        if constexpr (sizeof(batch) == 64) {
-            // Masked forms with x as the pass-through source: the unmasked
-            // ones start from _mm512_undefined_*, which GCC 12 flags as
-            // maybe-uninitialized.
-            if constexpr (sizeof(T) == 4) return _mm512_mask_permute_ps(x, 0xFFFF, x, 0xB1);
-            else return _mm512_mask_permute_pd(x, 0xFF, x, 0x55);
-        } else if constexpr (sizeof(batch) == 32) {
-            if constexpr (sizeof(T) == 4) return _mm256_permute_ps(x, 0xB1);
-            else return _mm256_permute_pd(x, 0x5);
-        } else {
-            static_assert(sizeof(batch) == 16, "rope_simd: unsupported register width");
-            if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(x, x, 0xB1);
-            else return _mm_shuffle_pd(x, x, 0x1);
-        }
-    }
-
-    /// [f0, f1, f2, f3, …] -> [f0, f0, f2, f2, …] (cos of each pair, twice)
-    static batch dup_even(const batch& f) noexcept {
-        if constexpr (sizeof(batch) == 64) {
-            if constexpr (sizeof(T) == 4) return _mm512_mask_permute_ps(f, 0xFFFF, f, 0xA0);
-            else return _mm512_mask_permute_pd(f, 0xFF, f, 0x00);
-        } else if constexpr (sizeof(batch) == 32) {
-            if constexpr (sizeof(T) == 4) return _mm256_permute_ps(f, 0xA0);
-            else return _mm256_permute_pd(f, 0x0);
-        } else {
-            if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(f, f, 0xA0);
-            else return _mm_shuffle_pd(f, f, 0x0);
-        }
-    }
-
-    /// [f0, f1, f2, f3, …] -> [f1, f1, f3, f3, …] (sin of each pair, twice)
-    static batch dup_odd(const batch& f) noexcept {
-        if constexpr (sizeof(batch) == 64) {
-            if constexpr (sizeof(T) == 4) return _mm512_mask_permute_ps(f, 0xFFFF, f, 0xF5);
-            else return _mm512_mask_permute_pd(f, 0xFF, f, 0xFF);
-        } else if constexpr (sizeof(batch) == 32) {
-            if constexpr (sizeof(T) == 4) return _mm256_permute_ps(f, 0xF5);
-            else return _mm256_permute_pd(f, 0xF);
-        } else {
-            if constexpr (sizeof(T) == 4) return _mm_shuffle_ps(f, f, 0xF5);
-            else return _mm_shuffle_pd(f, f, 0x3);
-        }
-    }
+    static batch swap_pairs(const batch& x) noexcept { return simd::kernels::swap_pairs(x, A{}); }
 
     /// [−1, 1, −1, 1, …]
     static batch alternating_sign() noexcept {
@@ -101,54 +56,9 @@ struct rope_simd {
         return batch::load_aligned(values);
     }
 
-    static bool aligned(const void* p, std::size_t bytes) noexcept {
-        return (reinterpret_cast<std::uintptr_t>(p) & (bytes - 1)) == 0;
-    }
-
     /// Stores v at p, non-temporally when asked and the address allows it.
     static void stream_or_store(T* p, const batch& v, bool stream) noexcept {
-        if (stream) {
-            if constexpr (sizeof(batch) == 64) {
-                if (aligned(p, 64)) {
-                    if constexpr (sizeof(T) == 4) _mm512_stream_ps(p, v);
-                    else _mm512_stream_pd(p, v);
-                    return;
-                }
-            } else if constexpr (sizeof(batch) == 32) {
-                if constexpr (sizeof(T) == 4) {
-                    const __m256 r = v;
-                    if (aligned(p, 32)) {
-                        _mm256_stream_ps(p, r);
-                        return;
-                    }
-                    // glibc hands out large blocks 16-byte aligned: two
-                    // 16-byte streams keep the write-combining benefit.
-                    if (aligned(p, 16)) {
-                        _mm_stream_ps(p, _mm256_castps256_ps128(r));
-                        _mm_stream_ps(p + 4, _mm256_extractf128_ps(r, 1));
-                        return;
-                    }
-                } else {
-                    const __m256d r = v;
-                    if (aligned(p, 32)) {
-                        _mm256_stream_pd(p, r);
-                        return;
-                    }
-                    if (aligned(p, 16)) {
-                        _mm_stream_pd(p, _mm256_castpd256_pd128(r));
-                        _mm_stream_pd(p + 2, _mm256_extractf128_pd(r, 1));
-                        return;
-                    }
-                }
-            } else if constexpr (sizeof(batch) == 16) {
-                if (aligned(p, 16)) {
-                    if constexpr (sizeof(T) == 4) _mm_stream_ps(p, v);
-                    else _mm_stream_pd(p, v);
-                    return;
-                }
-            }
-        }
-        v.store_unaligned(p);
+        simd::kernels::stream_or_store<A>(p, v, stream);
     }
 
     /// `B` consecutive vectors of columns, for every head of a flat row of `n`
@@ -255,8 +165,6 @@ struct rope_simd {
         }
     }
 
-    static void fence() noexcept { _mm_sfence(); }
-
     /// Owns a heap array. Deliberately not std::vector: a std template
     /// instantiated here would be a symbol shared with the other arch TUs
     /// (the linker might keep the AVX-512 copy for everyone); this type is
@@ -301,8 +209,8 @@ struct rope_simd {
                 std::size_t j = 0;
                 for (; 2 * j + width <= head_dim; j += width / 2) {
                     const batch f = batch::load_unaligned(freq + 2 * j);
-                    dup_even(f).store_unaligned(first + 2 * j);
-                    (dup_odd(f) * sign).store_unaligned(second + 2 * j);
+                    simd::kernels::dup_real(f, A{}).store_unaligned(first + 2 * j);
+                    (simd::kernels::dup_imag(f, A{}) * sign).store_unaligned(second + 2 * j);
                 }
                 for (; j < half; ++j) {
                     first[2 * j] = first[2 * j + 1] = freq[2 * j];
@@ -337,7 +245,7 @@ struct rope_simd {
                 }
             }
         }
-        if (call.stream) fence();
+        if (call.stream) simd::kernels::stream_fence();
     }
 };
 

@@ -1,11 +1,10 @@
 // AVX-512F kernels. CMake compiles this file alone for AVX-512F + AVX2 + FMA
 // (realify_isa_sources); the dispatcher calls into it only after checking the
 // CPU has them.
-
-#include "arch_table.hpp"
+#include "isa_table.hpp"
 
 #if !XSIMD_WITH_AVX512F
-#error "arch_avx512.cpp must be compiled with -mavx512f"
+#error "isa_avx512.cpp must be compiled with -mavx512f"
 #endif
 
 namespace realify::simd::detail {

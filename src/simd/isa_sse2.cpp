@@ -1,9 +1,10 @@
 // SSE2 kernels: the x86-64 baseline, always present (every x86-64 CPU has
-// SSE2). Compiled for plain x86-64 whatever the project's flags say.
-#include "arch_table.hpp"
+// SSE2). CMake compiles this file for plain x86-64 (realify_isa_sources),
+// whatever the project's flags say.
+#include "isa_table.hpp"
 
 #if !XSIMD_WITH_SSE2
-#error "arch_sse2.cpp must be compiled for x86-64 (SSE2)"
+#error "isa_sse2.cpp must be compiled for x86-64 (SSE2)"
 #endif
 
 namespace realify::simd::detail {

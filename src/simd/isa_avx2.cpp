@@ -1,10 +1,10 @@
 // AVX2 + FMA3 kernels. CMake compiles this file alone for AVX2 + FMA
 // (realify_isa_sources); the dispatcher calls into it only after checking the
 // CPU has both.
-#include "arch_table.hpp"
+#include "isa_table.hpp"
 
 #if !XSIMD_WITH_FMA3_AVX2
-#error "arch_avx2.cpp must be compiled with -mavx2 -mfma"
+#error "isa_avx2.cpp must be compiled with -mavx2 -mfma"
 #endif
 
 namespace realify::simd::detail {

@@ -1,0 +1,167 @@
+// Matrix products: realify::mm / bmm / mv / dot with each method, against
+// Eigen's complex product, Eigen's real product of the same flop count (the
+// ceiling an induced method can reach) and a std::complex triple loop — all
+// in this one executable (the competitors in bench_gemm_competitors.cpp,
+// compiled for the host; realify is the realify_simd library built without
+// -march, dispatching at run time). tools/gemm_bench_report.py turns its JSON
+// into the "Matrix products" section of docs/benchmarks.md.
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <xtensor/xtensor.hpp>
+
+#include "bench_gemm_common.hpp"
+#include "realify/eager.hpp"
+#include "realify/layout.hpp"
+#include "realify/simd/arch.hpp"
+
+namespace {
+
+using realify::gemm_method;
+
+template <class T, std::size_t N>
+xt::xtensor<std::complex<T>, N> random_tensor(const std::array<std::size_t, N>& shape, std::uint32_t seed) {
+    xt::xtensor<std::complex<T>, N> result = xt::xtensor<std::complex<T>, N>::from_shape(shape);
+    const auto values = realify_bench::random_complex<T>(result.size(), seed);
+    std::copy(values.begin(), values.end(), result.begin());
+    return result;
+}
+
+/// Forces realify's kernels onto `arch` for the life of a benchmark, when given.
+struct arch_scope {
+    std::optional<realify::simd::scoped_arch> scope;
+    explicit arch_scope(std::optional<realify::simd::arch> arch) {
+        if (arch) scope.emplace(*arch);
+    }
+};
+
+template <class T>
+void square(benchmark::State& state, std::int64_t n, gemm_method method,
+            std::optional<realify::simd::arch> arch = std::nullopt) {
+    const arch_scope forced(arch);
+    const auto size = static_cast<std::size_t>(n);
+    const auto a = random_tensor<T, 2>({size, size}, 1), b = random_tensor<T, 2>({size, size}, 2);
+    for (auto _ : state) {
+        auto c = realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(b), method);
+        benchmark::DoNotOptimize(c.real_layout().data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_flops(state, 1, double(n), double(n), double(n));
+}
+
+/// realify's real GEMM (realify::mm of two real tensors) on (n × 2n)·(2n × 2n):
+/// the product 1m makes of an n × n complex one, without the expansion of B.
+template <class T>
+void real_same_flops(benchmark::State& state, std::int64_t n, std::int64_t count) {
+    const auto size = static_cast<std::size_t>(n), batches = static_cast<std::size_t>(count);
+    xt::xtensor<T, 3> a = xt::xtensor<T, 3>::from_shape({batches, size, 2 * size});
+    xt::xtensor<T, 3> b = xt::xtensor<T, 3>::from_shape({batches, 2 * size, 2 * size});
+    std::uint32_t seed = 3;
+    for (auto& x : a) x = static_cast<T>(realify_bench::pseudo_random(seed));
+    for (auto& x : b) x = static_cast<T>(realify_bench::pseudo_random(seed));
+    for (auto _ : state) {
+        auto c = realify::bmm(a, b);
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
+}
+
+template <class T>
+void batched(benchmark::State& state, std::int64_t n, gemm_method method,
+             std::optional<realify::simd::arch> arch = std::nullopt) {
+    const arch_scope forced(arch);
+    const auto size = static_cast<std::size_t>(n), count = static_cast<std::size_t>(realify_bench::batch_count);
+    const auto a = random_tensor<T, 3>({count, size, size}, 1), b = random_tensor<T, 3>({count, size, size}, 2);
+    for (auto _ : state) {
+        auto c = realify::bmm(realify::complex_layout_of(a), realify::complex_layout_of(b), method);
+        benchmark::DoNotOptimize(c.real_layout().data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
+}
+
+template <class T>
+void matrix_vector(benchmark::State& state, std::int64_t n, gemm_method method) {
+    const auto size = static_cast<std::size_t>(n);
+    const auto a = random_tensor<T, 2>({size, size}, 1);
+    const auto x = random_tensor<T, 1>({size}, 2);
+    for (auto _ : state) {
+        auto c = realify::mv(realify::complex_layout_of(a), realify::complex_layout_of(x), method);
+        benchmark::DoNotOptimize(c.real_layout().data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_flops(state, 1, double(n), 1, double(n));
+}
+
+template <class T>
+void vector_dot(benchmark::State& state, std::int64_t n, gemm_method method) {
+    const auto size = static_cast<std::size_t>(n);
+    const auto x = random_tensor<T, 1>({size}, 1), y = random_tensor<T, 1>({size}, 2);
+    for (auto _ : state) {
+        auto c = realify::dot(realify::complex_layout_of(x), realify::complex_layout_of(y), method);
+        benchmark::DoNotOptimize(c.real_layout().data());
+        benchmark::ClobberMemory();
+    }
+    realify_bench::set_flops(state, 1, 1, 1, double(n));
+}
+
+template <class T>
+void register_realify() {
+    const char* dtype = realify_bench::dtype_name<T>();
+    struct named {
+        const char* name;
+        gemm_method method;
+    };
+    for (const named m : {named{"realify", gemm_method::automatic}, named{"realify_1m", gemm_method::m1},
+                          named{"realify_4m", gemm_method::m4}, named{"realify_3m", gemm_method::m3}}) {
+        const gemm_method method = m.method;
+        realify_bench::register_sizes("square", m.name, dtype, realify_bench::square_sizes(),
+                                      [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method); });
+        realify_bench::register_sizes("batch32", m.name, dtype, {realify_bench::batch_size},
+                                      [method](benchmark::State& s, std::int64_t n) { batched<T>(s, n, method); });
+    }
+    realify_bench::register_sizes("square", "realify_real_same_flops", dtype, realify_bench::square_sizes(),
+                                  [](benchmark::State& s, std::int64_t n) { real_same_flops<T>(s, n, 1); });
+    realify_bench::register_sizes(
+        "batch32", "realify_real_same_flops", dtype, {realify_bench::batch_size},
+        [](benchmark::State& s, std::int64_t n) { real_same_flops<T>(s, n, realify_bench::batch_count); });
+    for (const named m : {named{"realify", gemm_method::automatic}, named{"realify_direct", gemm_method::direct},
+                          named{"realify_1m", gemm_method::m1}, named{"realify_4m", gemm_method::m4}}) {
+        const gemm_method method = m.method;
+        realify_bench::register_sizes("small", m.name, dtype, realify_bench::small_sizes(),
+                                      [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method); });
+        realify_bench::register_sizes(
+            "mv", m.name, dtype, realify_bench::vector_sizes(),
+            [method](benchmark::State& s, std::int64_t n) { matrix_vector<T>(s, n, method); });
+        realify_bench::register_sizes("dot", m.name, dtype, realify_bench::vector_sizes(),
+                                      [method](benchmark::State& s, std::int64_t n) { vector_dot<T>(s, n, method); });
+    }
+#if defined(REALIFY_BENCH_AVX2)
+    // realify on its AVX2 kernels, against Eigen built for AVX2 (bench_gemm_competitors_avx2.cpp)
+    using realify::simd::arch;
+    if (!realify::simd::is_supported(arch::avx2)) return;
+    for (const named m : {named{"realify_avx2", gemm_method::automatic}, named{"realify_3m_avx2", gemm_method::m3}}) {
+        const gemm_method method = m.method;
+        realify_bench::register_sizes(
+            "square", m.name, dtype, realify_bench::square_sizes(),
+            [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method, arch::avx2); });
+        realify_bench::register_sizes(
+            "batch32", m.name, dtype, {realify_bench::batch_size},
+            [method](benchmark::State& s, std::int64_t n) { batched<T>(s, n, method, arch::avx2); });
+    }
+#endif
+}
+
+const bool registered = [] {
+    register_realify<float>();
+    register_realify<double>();
+    return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,293 @@
+// The compiled elementwise kernels: every elementwise op of the table on
+// contiguous float and double data, with SIMD batch forms per instruction set
+// and run-time dispatch (realify/simd/arch.hpp). The contract the eager
+// engine and the graph's evaluation build on. Cheap: no xsimd.
+//
+// ---- Ops and forms ----------------------------------------------------------
+// elementwise_op names the ops (the names of their realify::op tags). Each has
+// compiled kernels for some operand kinds (`forms`):
+//
+//   unary   complex → complex   x interleaved pairs, out interleaved pairs
+//           complex → real      abs, angle, real, imag
+//           real → real         the real function (the arithmetic, the unary
+//                               math, abs/angle/real/imag/sgn of a real
+//                               number, the rounding ops)
+//   binary  complex × complex → complex, complex × real → complex,
+//           real × complex → complex, real × real → real
+//                               (add, sub, mul, div, pow_tensor)
+//           real × real → complex   polar(abs, angle)
+//
+// result_kind(op, x[, y]) says which exist and what they return. The scalar
+// ops of the op table map onto these: mul_scalar(a, s) is mul with a
+// broadcast real y, div_scalar is div likewise, add_scalar/sub_scalar(a, s, α)
+// is add with the broadcast complex y = ±α·s (folded by the caller), pow_scalar
+// takes its exponent as the constant. ceil/floor/round/trunc of complex data
+// are their real kernels over the 2n components.
+//
+// ---- Raw kernels --------------------------------------------------------------
+// unary_kernel_for<T>(op, x) / binary_kernel_for<T>(op, x, y) return the
+// kernel of the active instruction set (looked up on each call: do it once
+// per operation, not per element), or nullptr when the form does not exist.
+//
+//   unary:  void (const T* x, T* out, std::size_t n, const T* params, bool stream)
+//   binary: void (const T* x, bool x_broadcast, const T* y, bool y_broadcast,
+//                 T* out, std::size_t n, const T* params, bool stream)
+//
+//   n          counts ELEMENTS: pairs for complex operands and results, reals
+//              for real ones. A complex operand or result is 2n reals
+//              [re0, im0, re1, im1, …], a real one n reals. n = 0 is allowed
+//              (nothing is read or written).
+//   broadcast  a broadcast operand is ONE element (one pair, or one real)
+//              repeated for all n (tensor-scalar forms: complex × number,
+//              number ÷ complex, …).
+//   params     the op's constant as two reals {re, im}, or nullptr:
+//                add, sub    α of x ± α·y (PyTorch's alpha), or nullptr for
+//                            α = 1 (then the parts are added componentwise;
+//                            with α the product α·y is a complex multiply,
+//                            PyTorch's formula). A real × real kernel uses Re α.
+//                pow_scalar  the exponent w (required); a real kernel uses Re w.
+//              Every other op ignores it.
+//   out        must not partially overlap an input. It may be exactly an
+//              input (same start) when that operand is not broadcast and has
+//              the result's kind (complex → complex in place, real → real, and
+//              complex → real, whose n reals out may start at x's 2n);
+//              otherwise it must be disjoint from the inputs.
+//   stream     use non-temporal stores for out (large outputs that do not
+//              alias an input, see realify/simd/streaming.hpp); the kernel
+//              fences before returning. Alignment is handled inside: any
+//              address works, an out not aligned to its element just stores
+//              normally.
+//   alignment  none required.
+//
+// Results are the op's element kernel (realify/kernels, the scalar forms)
+// to within the tolerances of docs/numerics.md, and equal to it on special
+// values: the batch form computes the ordinary lanes, the scalar form redoes
+// lanes with non-finite inputs or results and inputs outside the batch
+// form's accurate range. A result never depends on the element's position,
+// on n, on the alignment or on the store path.
+//
+// ---- Checked span API ------------------------------------------------------------
+// elementwise(op, x, [y,] out[, constant]) for users: the form is chosen by
+// the span types, sizes and overlaps are checked (realify::shape_error /
+// realify::layout_error naming the op and the sizes), an operand of size 1 is
+// broadcast to out's size, streaming stores are chosen as for
+// realify::simd::mul. `constant` is α for add/sub and the exponent for
+// pow_scalar (required there; realify::error otherwise), and ignored elsewhere.
+#pragma once
+
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+
+#include "realify/ops/tags.hpp"
+
+namespace realify::simd {
+
+/// Kind of an operand or result of a compiled elementwise kernel.
+enum class operand_kind : std::uint8_t { complex = 0, real = 1 };
+
+/// The operand-kind combinations an op has kernels for, as bits.
+namespace form {
+inline constexpr unsigned complex_to_complex = 1u << 0;    // unary
+inline constexpr unsigned complex_to_real = 1u << 1;       // unary
+inline constexpr unsigned real_to_real = 1u << 2;          // unary
+inline constexpr unsigned complex_complex = 1u << 3;       // binary → complex
+inline constexpr unsigned complex_real = 1u << 4;          // binary → complex
+inline constexpr unsigned real_complex = 1u << 5;          // binary → complex
+inline constexpr unsigned real_real = 1u << 6;             // binary → real
+inline constexpr unsigned real_real_to_complex = 1u << 7;  // binary → complex (polar)
+
+inline constexpr unsigned unary_math = complex_to_complex | real_to_real;
+inline constexpr unsigned real_output = complex_to_real | real_to_real;
+inline constexpr unsigned binary_math = complex_complex | complex_real | real_complex | real_real;
+inline constexpr unsigned unary_forms = complex_to_complex | complex_to_real | real_to_real;
+}  // namespace form
+
+// X(name, forms): every op with compiled kernels, once.
+#define REALIFY_SIMD_ELEMENTWISE_OPS(X)      \
+    X(add, form::binary_math)                \
+    X(sub, form::binary_math)                \
+    X(mul, form::binary_math)                \
+    X(div, form::binary_math)                \
+    X(pow_tensor, form::binary_math)         \
+    X(polar, form::real_real_to_complex)     \
+    X(neg, form::unary_math)                 \
+    X(conj, form::unary_math)                \
+    X(reciprocal, form::unary_math)          \
+    X(square, form::unary_math)              \
+    X(exp, form::unary_math)                 \
+    X(expm1, form::unary_math)               \
+    X(log, form::unary_math)                 \
+    X(log2, form::unary_math)                \
+    X(log10, form::unary_math)               \
+    X(log1p, form::unary_math)               \
+    X(sqrt, form::unary_math)                \
+    X(rsqrt, form::unary_math)               \
+    X(pow_scalar, form::unary_math)          \
+    X(sgn, form::unary_math)                 \
+    X(sin, form::unary_math)                 \
+    X(cos, form::unary_math)                 \
+    X(tan, form::unary_math)                 \
+    X(sinh, form::unary_math)                \
+    X(cosh, form::unary_math)                \
+    X(tanh, form::unary_math)                \
+    X(asin, form::unary_math)                \
+    X(acos, form::unary_math)                \
+    X(atan, form::unary_math)                \
+    X(asinh, form::unary_math)               \
+    X(acosh, form::unary_math)               \
+    X(atanh, form::unary_math)               \
+    X(abs, form::real_output)                \
+    X(angle, form::real_output)              \
+    X(real, form::real_output)               \
+    X(imag, form::real_output)               \
+    X(ceil, form::unary_math)                \
+    X(floor, form::unary_math)               \
+    X(round, form::unary_math)               \
+    X(trunc, form::unary_math)
+
+/// The ops with compiled elementwise kernels, named after their op tags.
+enum class elementwise_op : std::uint8_t {
+#define REALIFY_SIMD_ENUMERATOR(name, forms) name,
+    REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ENUMERATOR)
+#undef REALIFY_SIMD_ENUMERATOR
+};
+
+/// What elementwise_ops says about one op.
+struct elementwise_op_info {
+    elementwise_op op;
+    std::string_view name;
+    unsigned forms;  // form:: bits
+};
+
+/// Every op, in enum order.
+inline constexpr std::array elementwise_ops = {
+#define REALIFY_SIMD_INFO(name, forms) elementwise_op_info{elementwise_op::name, #name, forms},
+    REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_INFO)
+#undef REALIFY_SIMD_INFO
+};
+inline constexpr std::size_t elementwise_op_count = elementwise_ops.size();
+
+constexpr const elementwise_op_info& info(elementwise_op op) noexcept {
+    return elementwise_ops[static_cast<std::size_t>(op)];
+}
+constexpr std::string_view name(elementwise_op op) noexcept { return info(op).name; }
+/// 1 or 2.
+constexpr int arity(elementwise_op op) noexcept { return (info(op).forms & form::unary_forms) != 0 ? 1 : 2; }
+
+/// The form bit of a unary / binary operand-kind combination.
+constexpr unsigned unary_form(elementwise_op op, operand_kind x) noexcept {
+    if (arity(op) != 1) return 0;
+    if (x == operand_kind::real) return form::real_to_real;
+    return info(op).forms & (form::complex_to_complex | form::complex_to_real);
+}
+constexpr unsigned binary_form(elementwise_op op, operand_kind x, operand_kind y) noexcept {
+    if (arity(op) != 2) return 0;
+    if (x == operand_kind::complex) return y == operand_kind::complex ? form::complex_complex : form::complex_real;
+    if (y == operand_kind::complex) return form::real_complex;
+    return info(op).forms & (form::real_real | form::real_real_to_complex);
+}
+
+/// The result kind of op on an operand of kind x, nullopt when there is no
+/// such kernel (e.g. a binary op, or add of a single operand).
+constexpr std::optional<operand_kind> result_kind(elementwise_op op, operand_kind x) noexcept {
+    const unsigned f = unary_form(op, x) & info(op).forms;
+    if (f == 0) return std::nullopt;
+    return f == form::complex_to_complex ? operand_kind::complex : operand_kind::real;
+}
+constexpr std::optional<operand_kind> result_kind(elementwise_op op, operand_kind x, operand_kind y) noexcept {
+    const unsigned f = binary_form(op, x, y) & info(op).forms;
+    if (f == 0) return std::nullopt;
+    return f == form::real_real ? operand_kind::real : operand_kind::complex;
+}
+
+/// The compiled op of an op tag: elementwise_op_of<op::exp> == elementwise_op::exp;
+/// nullopt for tags without compiled kernels (see the header comment for
+/// the scalar tags).
+template <class Tag>
+inline constexpr std::optional<elementwise_op> elementwise_op_of = std::nullopt;
+#define REALIFY_SIMD_TAG_MAP(name, forms) \
+    template <>                           \
+    inline constexpr std::optional<elementwise_op> elementwise_op_of<::realify::op::name> = elementwise_op::name;
+REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_TAG_MAP)
+#undef REALIFY_SIMD_TAG_MAP
+
+/// The op tag of a compiled op: elementwise_tag_t<elementwise_op::exp> is op::exp.
+template <elementwise_op Op>
+struct elementwise_tag;
+#define REALIFY_SIMD_OP_TAG(name, forms)                  \
+    template <>                                           \
+    struct elementwise_tag<elementwise_op::name> {        \
+        using type = ::realify::op::name;                 \
+    };
+REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_OP_TAG)
+#undef REALIFY_SIMD_OP_TAG
+template <elementwise_op Op>
+using elementwise_tag_t = typename elementwise_tag<Op>::type;
+
+// ---- raw kernels -------------------------------------------------------------------
+
+template <class T>
+using unary_kernel = void (*)(const T* x, T* out, std::size_t n, const T* params, bool stream) noexcept;
+template <class T>
+using binary_kernel = void (*)(const T* x, bool x_broadcast, const T* y, bool y_broadcast, T* out, std::size_t n,
+                               const T* params, bool stream) noexcept;
+
+/// The kernel of the active instruction set, nullptr when result_kind(op, x)
+/// is nullopt. Throws realify::error when REALIFY_SIMD_ARCH names a level
+/// this machine lacks (as every kernel call does).
+template <class T>
+unary_kernel<T> unary_kernel_for(elementwise_op op, operand_kind x);
+template <class T>
+binary_kernel<T> binary_kernel_for(elementwise_op op, operand_kind x, operand_kind y);
+
+extern template unary_kernel<float> unary_kernel_for<float>(elementwise_op, operand_kind);
+extern template unary_kernel<double> unary_kernel_for<double>(elementwise_op, operand_kind);
+extern template binary_kernel<float> binary_kernel_for<float>(elementwise_op, operand_kind, operand_kind);
+extern template binary_kernel<double> binary_kernel_for<double>(elementwise_op, operand_kind, operand_kind);
+
+// ---- checked span API ------------------------------------------------------------------
+// See the header comment. Size-1 operands broadcast; out may be exactly an
+// operand of the result's kind; `constant` is α (add, sub) or the exponent
+// (pow_scalar).
+
+// unary: complex → complex, complex → real, real → real
+void elementwise(elementwise_op op, std::span<const std::complex<float>> x, std::span<std::complex<float>> out,
+                 std::optional<std::complex<float>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const std::complex<double>> x, std::span<std::complex<double>> out,
+                 std::optional<std::complex<double>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const std::complex<float>> x, std::span<float> out);
+void elementwise(elementwise_op op, std::span<const std::complex<double>> x, std::span<double> out);
+void elementwise(elementwise_op op, std::span<const float> x, std::span<float> out,
+                 std::optional<std::complex<float>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const double> x, std::span<double> out,
+                 std::optional<std::complex<double>> constant = std::nullopt);
+
+// binary: complex × complex, complex × real, real × complex → complex
+void elementwise(elementwise_op op, std::span<const std::complex<float>> x, std::span<const std::complex<float>> y,
+                 std::span<std::complex<float>> out, std::optional<std::complex<float>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const std::complex<double>> x, std::span<const std::complex<double>> y,
+                 std::span<std::complex<double>> out, std::optional<std::complex<double>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const std::complex<float>> x, std::span<const float> y,
+                 std::span<std::complex<float>> out, std::optional<std::complex<float>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const std::complex<double>> x, std::span<const double> y,
+                 std::span<std::complex<double>> out, std::optional<std::complex<double>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const float> x, std::span<const std::complex<float>> y,
+                 std::span<std::complex<float>> out, std::optional<std::complex<float>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const double> x, std::span<const std::complex<double>> y,
+                 std::span<std::complex<double>> out, std::optional<std::complex<double>> constant = std::nullopt);
+// binary: real × real → real, and → complex (polar)
+void elementwise(elementwise_op op, std::span<const float> x, std::span<const float> y, std::span<float> out,
+                 std::optional<std::complex<float>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const double> x, std::span<const double> y, std::span<double> out,
+                 std::optional<std::complex<double>> constant = std::nullopt);
+void elementwise(elementwise_op op, std::span<const float> x, std::span<const float> y,
+                 std::span<std::complex<float>> out);
+void elementwise(elementwise_op op, std::span<const double> x, std::span<const double> y,
+                 std::span<std::complex<double>> out);
+
+}  // namespace realify::simd

@@ -1,0 +1,125 @@
+// Matrix products on the (…, 2) layout, computed by real matrix-multiply
+// kernels only: the "induced methods" of Van Zee & Smith (ACM TOMS 2017) and
+// Van Zee (SIAM SISC 2020). The products run in the compiled realify_simd
+// library (Eigen's real GEMM, one copy per instruction set, chosen at run time
+// like the other kernels: realify/simd/arch.hpp); this header is cheap — it
+// includes neither Eigen nor xsimd — so the dispatch lowerings call it.
+//
+// Methods (docs/numerics.md gives their error bounds and inf/NaN behaviour):
+//
+//   m1      one real product on the interleaved data itself: A's rows read as
+//           a real m × 2k matrix, B expanded to the real 2k × 2n matrix whose
+//           2 × 2 blocks are [[bᵣ, bᵢ], [−bᵢ, bᵣ]], C comes out interleaved.
+//           No repacking of A or C.
+//   m4      four real products, Cᵣ = AᵣBᵣ − AᵢBᵢ, Cᵢ = AᵣBᵢ + AᵢBᵣ, on
+//           deinterleaved copies.
+//   m3      three real products (Karatsuba): T₁ = AᵣBᵣ, T₂ = AᵢBᵢ,
+//           T₃ = (Aᵣ + Aᵢ)(Bᵣ + Bᵢ), Cᵣ = T₁ − T₂, Cᵢ = T₃ − T₁ − T₂. A quarter
+//           fewer flops, a weaker bound on the imaginary part (Higham, SIAM
+//           J. Matrix Anal. Appl. 1992): used only when asked for.
+//   direct  a loop over entries, (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) accumulated in k
+//           order; the fastest for small products.
+//   automatic  direct up to gemm_direct_threshold multiply-adds, else m1
+//           (measured: docs/numerics.md, "Which method runs").
+//
+// Operands are described by strides, so transposed (column-major) and
+// conjugated operands need no copy: a transposed matrix is its strides
+// swapped, a conjugate is a flag the methods fold into the data they prepare
+// anyway (m1's expanded B, m4's and m3's deinterleaved parts). What the real
+// GEMM cannot read as it is — negative or zero strides, rows not contiguous —
+// is copied once into contiguous scratch.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+#include "realify/version.hpp"
+
+namespace realify {
+
+/// How a complex matrix product is computed from real arithmetic.
+enum class gemm_method { automatic, m1, m4, m3, direct };
+
+/// "automatic", "1m", "4m", "3m", "direct".
+constexpr std::string_view to_string(gemm_method method) noexcept {
+    switch (method) {
+        case gemm_method::automatic: return "automatic";
+        case gemm_method::m1: return "1m";
+        case gemm_method::m4: return "4m";
+        case gemm_method::m3: return "3m";
+        case gemm_method::direct: return "direct";
+    }
+    return "unknown";
+}
+
+/// The method complex products on this thread use when the call names none:
+/// that of the innermost live scoped_gemm_method, else automatic.
+gemm_method current_gemm_method() noexcept;
+
+/// Sets the method of every complex product on this thread (eager calls and
+/// graph evaluation alike) for its lifetime; restores the previous one after.
+class scoped_gemm_method {
+public:
+    explicit scoped_gemm_method(gemm_method method) noexcept;
+    ~scoped_gemm_method();
+    scoped_gemm_method(const scoped_gemm_method&) = delete;
+    scoped_gemm_method& operator=(const scoped_gemm_method&) = delete;
+
+private:
+    gemm_method previous_;
+};
+
+namespace simd {
+
+/// `batch` products of (m × k) · (k × n).
+struct gemm_dims {
+    std::size_t batch = 1;
+    std::size_t m = 0;
+    std::size_t n = 0;
+    std::size_t k = 0;
+};
+
+/// One operand of a (batched) product, in units of the component type T:
+/// element (i, j) of batch b starts at data + batch_offsets[b] + i·row_stride
+/// + j·col_stride; for a complex operand that is its real part and the
+/// imaginary part follows it. batch_offsets holds one offset per batch (it may
+/// be empty when there is one batch); broadcasting repeats an offset. Strides
+/// may be anything (negative, zero where the extent is 1): the product copies
+/// what the real GEMM cannot read directly. `conjugate` reads conj(element)
+/// (complex products only).
+template <class T>
+struct gemm_operand {
+    const T* data = nullptr;
+    std::ptrdiff_t row_stride = 0;
+    std::ptrdiff_t col_stride = 0;
+    std::span<const std::ptrdiff_t> batch_offsets{};
+    bool conjugate = false;
+};
+
+/// Complex products: out is contiguous, batch × m × n complex elements,
+/// interleaved (batch·m·n·2 components), and is overwritten (k = 0 gives
+/// zeros). `automatic` is resolved by resolve_gemm_method. Throws
+/// realify::shape_error when batch_offsets does not have one entry per batch.
+void complex_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out,
+                  gemm_method method = current_gemm_method());
+void complex_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out,
+                  gemm_method method = current_gemm_method());
+
+/// Real products: out is contiguous, batch × m × n, overwritten.
+void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out);
+void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
+
+/// Products of at most this many multiply-adds (m·n·k, with m counting every
+/// batch when all batches share B, since they then run as one product) use
+/// the direct loop under `automatic`; matrix-vector products (n = 1) never
+/// do. Measured with bench_gemm (the "small" family): the direct loop ties 1m
+/// up to 4 × 4 × 4 and is 10–40 % slower from 8 × 8 × 8 on.
+inline constexpr std::size_t gemm_direct_threshold = 64;
+
+/// The method a complex product of these dimensions runs with: `method`
+/// itself unless it is automatic. `shared_b` says every batch reads the same B.
+gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept;
+
+}  // namespace simd
+}  // namespace realify

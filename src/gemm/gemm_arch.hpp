@@ -1,0 +1,59 @@
+// Private: what gemm_dispatch.cpp hands to the per-instruction-set products
+// (src/gemm/gemm_<isa>.cpp). Plain pointers and numbers only — no standard
+// library templates — so nothing here is compiled differently per ISA.
+#pragma once
+
+#include <cstddef>
+
+#include "realify/simd/gemm.hpp"
+
+namespace realify::simd::detail {
+
+/// Scratch memory of the calling thread, kept between calls (gemm_dispatch.cpp).
+class gemm_workspace {
+public:
+    gemm_workspace() = default;
+    gemm_workspace(const gemm_workspace&) = delete;
+    gemm_workspace& operator=(const gemm_workspace&) = delete;
+    ~gemm_workspace();
+
+    /// At least `bytes` bytes, 64-byte aligned; valid until the next reserve.
+    void* reserve(std::size_t bytes);
+    /// Frees the memory if it is larger than what is worth keeping.
+    void trim() noexcept;
+
+private:
+    void* data_ = nullptr;
+    std::size_t size_ = 0;
+};
+
+/// One operand as the products read it (see simd::gemm_operand); batch_offsets
+/// is never null: it has one entry per batch.
+template <class T>
+struct gemm_matrix {
+    const T* data;
+    std::ptrdiff_t row_stride;
+    std::ptrdiff_t col_stride;
+    const std::ptrdiff_t* batch_offsets;
+    bool conjugate;
+};
+
+template <class T>
+struct gemm_call {
+    std::size_t batch, m, n, k;  // all non-zero
+    gemm_matrix<T> a, b;
+    T* out;                      // contiguous batch × m × n (× 2 when complex)
+    bool complex;
+    bool shared_b;               // every batch reads the same B
+    gemm_method method;          // complex products: m1, m4, m3 or direct, never automatic
+    gemm_workspace* workspace;
+};
+
+void gemm_sse2(const gemm_call<float>& call);
+void gemm_sse2(const gemm_call<double>& call);
+void gemm_avx2(const gemm_call<float>& call);
+void gemm_avx2(const gemm_call<double>& call);
+void gemm_avx512(const gemm_call<float>& call);
+void gemm_avx512(const gemm_call<double>& call);
+
+}  // namespace realify::simd::detail

@@ -1,0 +1,905 @@
+// realify::simd's compiled elementwise kernels (realify/simd/elementwise.hpp):
+// every op and operand-kind form, on every instruction set this CPU has
+// (scoped_arch), against the op's scalar element formula (realify/kernels,
+// evaluated here): lengths that hit the empty case, the partial blocks and the
+// unrolled loop, unaligned, in place, with broadcast operands and with
+// streaming stores; results independent of position and store path; special
+// values (signed zeros, subnormals, the smallest normal, values near overflow
+// and at the exp thresholds, infinities, NaN) equal to the scalar form on
+// every instruction set; the checked span API's errors; and the
+// instruction-set controls under threads.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+#include <span>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "realify/errors.hpp"
+#include "realify/kernels.hpp"
+#include "realify/simd.hpp"
+
+namespace rs = realify::simd;
+namespace rk = realify::kernel;
+using rs::elementwise_op;
+using rs::operand_kind;
+
+namespace {
+
+constexpr operand_kind C = operand_kind::complex;
+constexpr operand_kind R = operand_kind::real;
+
+const char* kind_name(operand_kind k) { return k == C ? "complex" : "real"; }
+
+// ---- the reference: the scalar form, evaluated in this translation unit ----------
+
+template <class T, operand_kind K>
+auto element_at(const T* p, std::size_t i) {
+    if constexpr (K == C) return rk::cpair<T>{p[2 * i], p[2 * i + 1]};
+    else return p[i];
+}
+
+template <class F, class T>
+inline constexpr bool has_parameters = requires { typename F::template parameters<T>; };
+
+/// The scalar form of Op on the operands (with its parameters when given).
+template <elementwise_op Op, class T, class... X>
+auto scalar_form(const T* params, X... x) {
+    using F = rk::element<rs::elementwise_tag_t<Op>>;
+    // (has_parameters, not a requires-expression on the local F: GCC 12
+    // evaluates that one as false.)
+    if constexpr (!std::is_invocable_v<const F&, X...>) {
+        return F{}(x..., typename F::template parameters<T>(params));  // a constant is required
+    } else if constexpr (has_parameters<F, T>) {
+        if (params != nullptr) return F{}(x..., typename F::template parameters<T>(params));
+        return F{}(x...);
+    } else {
+        return F{}(x...);
+    }
+}
+
+// ---- comparison -----------------------------------------------------------------------
+
+template <class T>
+struct tolerance {
+    long double rtol = sizeof(T) == 4 ? 1e-5L : 1e-12L;
+    long double atol = sizeof(T) == 4 ? 1e-6L : 1e-14L;
+};
+
+/// The condition of an op at an element, by which its rounding errors grow:
+/// 1, except for pow = exp(w·log z), whose relative error is |w·log z|
+/// times that of the logarithm.
+template <elementwise_op Op, class T, class... X>
+long double condition(const T* params, X... x) {
+    if constexpr (Op == elementwise_op::pow_scalar || Op == elementwise_op::pow_tensor) {
+        using W = std::complex<long double>;
+        auto wide = [](auto v) {
+            if constexpr (std::is_floating_point_v<decltype(v)>) return W(v, 0);
+            else return W(v.re, v.im);
+        };
+        const W operands[] = {wide(x)...};
+        const W w = Op == elementwise_op::pow_scalar ? W(params[0], params[1]) : operands[1];
+        if (operands[0] == W(0)) return 1;
+        const long double k = 1 + std::abs(w * std::log(operands[0]));
+        return std::isfinite(k) ? k : 1;
+    } else {
+        return 1;
+    }
+}
+
+template <class T>
+bool same_special(T got, T want) {
+    if (std::isnan(want)) return std::isnan(got);
+    if (std::isinf(want)) return got == want;
+    return std::isfinite(got);
+}
+
+/// got against the scalar form's want: non-finite parts exactly (NaN for
+/// NaN, the same infinity), finite values within the normwise tolerance.
+template <class T>
+bool close(rk::cpair<T> got, rk::cpair<T> want, long double rtol, long double atol) {
+    if (!std::isfinite(want.re) || !std::isfinite(want.im)) {
+        if (!same_special(got.re, want.re) || !same_special(got.im, want.im)) return false;
+        // the finite part of a half-infinite result, relative to max(1, |part|)
+        auto part = [&](T g, T w) {
+            return !std::isfinite(w) ||
+                   std::abs(static_cast<long double>(g) - w) <= atol + rtol * std::max(1.0L, std::abs((long double)w));
+        };
+        return part(got.re, want.re) && part(got.im, want.im);
+    }
+    if (!std::isfinite(got.re) || !std::isfinite(got.im)) return false;
+    const long double dr = static_cast<long double>(got.re) - want.re, di = static_cast<long double>(got.im) - want.im;
+    const long double norm = std::hypot(static_cast<long double>(want.re), static_cast<long double>(want.im));
+    return std::hypot(dr, di) <= atol + rtol * norm;
+}
+template <class T>
+bool close(T got, T want, long double rtol, long double atol) {
+    if (!std::isfinite(want)) return same_special(got, want);
+    return std::isfinite(got) && std::abs(static_cast<long double>(got) - want) <= atol + rtol * std::abs((long double)want);
+}
+
+template <class T>
+std::string show(rk::cpair<T> z) {
+    std::ostringstream s;
+    s.precision(std::numeric_limits<T>::max_digits10);
+    s << "(" << z.re << ", " << z.im << ")";
+    return s.str();
+}
+template <class T>
+std::string show(T x) {
+    std::ostringstream s;
+    s.precision(std::numeric_limits<T>::max_digits10);
+    s << x;
+    return s.str();
+}
+
+// ---- inputs ------------------------------------------------------------------------------
+
+/// Mostly moderate values, some spread over many magnitudes, some exact zeros
+/// and small integers: the batch forms' range checks and both paths get hit.
+template <class T>
+std::vector<T> random_reals(std::size_t count, unsigned seed, bool positive = false) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<T> moderate(T(-3), T(3));
+    std::uniform_real_distribution<T> exponent(T(-25), T(25));
+    std::uniform_int_distribution<int> pick(0, 19);
+    std::vector<T> v(count);
+    for (auto& x : v) {
+        const int k = pick(rng);
+        if (k < 15) x = moderate(rng);
+        else if (k < 18) x = std::pow(T(10), exponent(rng)) * (pick(rng) % 2 ? T(1) : T(-1));
+        else if (k == 18) x = T(0);
+        else x = T(pick(rng) - 10);
+        if (positive) x = std::abs(x);
+    }
+    return v;
+}
+
+/// The op's constants to test with: none, and for the ops that take one
+/// (α of add/sub, pow_scalar's exponent) a few.
+template <class T>
+std::vector<std::optional<std::complex<T>>> constants(elementwise_op op) {
+    using Z = std::complex<T>;
+    if (op == elementwise_op::add || op == elementwise_op::sub) return {std::nullopt, Z(T(0.5), T(-1.5)), Z(T(2), T(0))};
+    if (op == elementwise_op::pow_scalar)
+        return {Z(T(2), T(0)), Z(T(3), T(0)), Z(T(-1), T(0)), Z(T(0.5), T(0)), Z(T(-0.5), T(0)), Z(T(2.5), T(0)),
+                Z(T(1.5), T(0.5))};
+    return {std::nullopt};
+}
+
+std::string describe(elementwise_op op, rs::arch a, const char* type, std::size_t n, std::size_t offset,
+                     const char* where) {
+    std::ostringstream s;
+    s << rs::name(op) << " on " << rs::arch_name(a) << ", " << type << ", n=" << n << ", offset=" << offset << ", "
+      << where;
+    return s.str();
+}
+
+// ---- one kernel run against the scalar form ----------------------------------------------
+
+enum class placement { out_of_place, in_place_x, in_place_y };
+
+template <elementwise_op Op, class T, operand_kind X>
+void check_unary(rs::arch a, std::size_t n, std::size_t offset, placement where, bool stream, unsigned seed) {
+    constexpr operand_kind O = *rs::result_kind(Op, X);
+    constexpr std::size_t xw = X == C ? 2 : 1, ow = O == C ? 2 : 1;
+    if (where == placement::in_place_x && X != O && !(X == C && O == R)) return;
+    if (where == placement::in_place_y) return;
+    const auto kernel = rs::unary_kernel_for<T>(Op, X);
+    ASSERT_NE(kernel, nullptr) << rs::name(Op);
+    for (const auto& constant : constants<T>(Op)) {
+        const T parts[2] = {constant ? constant->real() : T(0), constant ? constant->imag() : T(0)};
+        const T* params = constant ? parts : nullptr;
+        std::vector<T> x = random_reals<T>(xw * (n + offset + 1), seed);
+        const std::vector<T> x0 = x;
+        const T sentinel = T(7.25);
+        std::vector<T> out_buffer(ow * (n + offset + 1), sentinel);
+        T* xp = x.data() + xw * offset;
+        T* op = where == placement::in_place_x ? xp : out_buffer.data() + ow * offset;
+        kernel(xp, op, n, params, stream);
+        std::size_t failures = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto in = element_at<T, X>(x0.data() + xw * offset, i);
+            const auto want = scalar_form<Op, T>(params, in);
+            const auto got = element_at<T, O>(op, i);
+            const tolerance<T> tol;
+            const long double k = condition<Op, T>(params, in);
+            if (!close(got, want, k * tol.rtol, tol.atol) && failures++ < 5)
+                ADD_FAILURE() << describe(Op, a, sizeof(T) == 4 ? "float" : "double", n, offset,
+                                          where == placement::out_of_place ? "out of place" : "in place")
+                              << (constant ? " constant " + show(rk::cpair<T>{parts[0], parts[1]}) : "") << ": "
+                              << kind_name(X) << " element " << i << " = " << show(in) << ": got " << show(got)
+                              << ", scalar form " << show(want);
+        }
+        EXPECT_EQ(failures, 0u) << rs::name(Op) << " on " << rs::arch_name(a);
+        if (where == placement::out_of_place) {
+            EXPECT_EQ(out_buffer.back(), sentinel) << rs::name(Op) << " wrote past the end";
+            for (std::size_t k = 0; k < ow * offset; ++k) EXPECT_EQ(out_buffer[k], sentinel) << rs::name(Op);
+        }
+    }
+}
+
+template <elementwise_op Op, class T, operand_kind X, operand_kind Y>
+void check_binary(rs::arch a, std::size_t n, std::size_t offset, placement where, bool stream, unsigned seed,
+                  bool x_broadcast, bool y_broadcast) {
+    constexpr operand_kind O = *rs::result_kind(Op, X, Y);
+    constexpr std::size_t xw = X == C ? 2 : 1, yw = Y == C ? 2 : 1, ow = O == C ? 2 : 1;
+    if (where == placement::in_place_x && (X != O || x_broadcast)) return;
+    if (where == placement::in_place_y && (Y != O || y_broadcast)) return;
+    const auto kernel = rs::binary_kernel_for<T>(Op, X, Y);
+    ASSERT_NE(kernel, nullptr) << rs::name(Op);
+    for (const auto& constant : constants<T>(Op)) {
+        const T parts[2] = {constant ? constant->real() : T(0), constant ? constant->imag() : T(0)};
+        const T* params = constant ? parts : nullptr;
+        std::vector<T> x = random_reals<T>(xw * (n + offset + 1), seed);
+        std::vector<T> y = random_reals<T>(yw * (n + offset + 1), seed + 1);
+        const std::vector<T> x0 = x, y0 = y;
+        const T sentinel = T(7.25);
+        std::vector<T> out_buffer(ow * (n + offset + 1), sentinel);
+        T* xp = x.data() + xw * offset;
+        T* yp = y.data() + yw * offset;
+        T* op = where == placement::in_place_x   ? xp
+                : where == placement::in_place_y ? yp
+                                                 : out_buffer.data() + ow * offset;
+        kernel(xp, x_broadcast, yp, y_broadcast, op, n, params, stream);
+        std::size_t failures = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto xi = element_at<T, X>(x0.data() + xw * offset, x_broadcast ? 0 : i);
+            const auto yi = element_at<T, Y>(y0.data() + yw * offset, y_broadcast ? 0 : i);
+            const auto want = scalar_form<Op, T>(params, xi, yi);
+            const auto got = element_at<T, O>(op, i);
+            const tolerance<T> tol;
+            const long double k = condition<Op, T>(params, xi, yi);
+            if (!close(got, want, k * tol.rtol, tol.atol) && failures++ < 5)
+                ADD_FAILURE() << describe(Op, a, sizeof(T) == 4 ? "float" : "double", n, offset,
+                                          where == placement::out_of_place ? "out of place" : "in place")
+                              << (x_broadcast ? " x broadcast" : "") << (y_broadcast ? " y broadcast" : "")
+                              << (constant ? " constant " + show(rk::cpair<T>{parts[0], parts[1]}) : "") << ": "
+                              << kind_name(X) << " × " << kind_name(Y) << " element " << i << " = " << show(xi)
+                              << ", " << show(yi) << ": got " << show(got) << ", scalar form " << show(want);
+        }
+        EXPECT_EQ(failures, 0u) << rs::name(Op) << " on " << rs::arch_name(a);
+        if (where == placement::out_of_place) {
+            EXPECT_EQ(out_buffer.back(), sentinel) << rs::name(Op) << " wrote past the end";
+        }
+    }
+}
+
+constexpr std::size_t lengths[] = {0, 1, 3, 7, 15, 16, 17, 131071};
+
+template <elementwise_op Op, class T>
+void check_op_all_forms(rs::arch a) {
+    unsigned seed = 100 + static_cast<unsigned>(Op) * 7;
+    for (std::size_t n : lengths)
+        for (std::size_t offset : {0, 1})
+            for (placement where : {placement::out_of_place, placement::in_place_x, placement::in_place_y}) {
+                if (n == 131071 && (offset != 1 || where == placement::in_place_y)) continue;
+                const bool stream = n == 131071 && where == placement::out_of_place;
+                seed += 3;
+                if constexpr (rs::result_kind(Op, C).has_value()) check_unary<Op, T, C>(a, n, offset, where, stream, seed);
+                if constexpr (rs::result_kind(Op, R).has_value()) check_unary<Op, T, R>(a, n, offset, where, stream, seed);
+                auto binary = [&]<operand_kind X, operand_kind Y>() {
+                    if constexpr (rs::result_kind(Op, X, Y).has_value()) {
+                        check_binary<Op, T, X, Y>(a, n, offset, where, stream, seed, false, false);
+                        if (n < 1000 && where == placement::out_of_place) {
+                            check_binary<Op, T, X, Y>(a, n, offset, where, false, seed, true, false);
+                            check_binary<Op, T, X, Y>(a, n, offset, where, false, seed, false, true);
+                        }
+                    }
+                };
+                binary.template operator()<C, C>();
+                binary.template operator()<C, R>();
+                binary.template operator()<R, C>();
+                binary.template operator()<R, R>();
+            }
+}
+
+template <class T>
+void check_every_op(rs::arch a) {
+#define REALIFY_TEST_OP(name, forms) check_op_all_forms<elementwise_op::name, T>(a);
+    REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_TEST_OP)
+#undef REALIFY_TEST_OP
+}
+
+class ElementwiseKernels : public ::testing::TestWithParam<rs::arch> {
+protected:
+    void SetUp() override {
+        if (!rs::is_supported(GetParam()))
+            GTEST_SKIP() << "this CPU (or build) lacks " << rs::arch_name(GetParam())
+                         << "; its kernels are tested on machines that have it";
+        forced_.emplace(GetParam());
+    }
+    void TearDown() override {
+        forced_.reset();
+        rs::set_streaming_threshold(rs::default_streaming_threshold);
+    }
+    std::optional<rs::scoped_arch> forced_;
+};
+
+TEST_P(ElementwiseKernels, FloatMatchesTheScalarForm) { check_every_op<float>(GetParam()); }
+TEST_P(ElementwiseKernels, DoubleMatchesTheScalarForm) { check_every_op<double>(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(AllArchs, ElementwiseKernels, ::testing::Values(rs::arch::sse2, rs::arch::avx2, rs::arch::avx512),
+                         [](const ::testing::TestParamInfo<rs::arch>& info) {
+                             return std::string(rs::arch_name(info.param));
+                         });
+
+// ---- the API's description and errors ---------------------------------------------------
+
+TEST(ElementwiseApi, DescribesItsFormsAndMapsTheOpTags) {
+    EXPECT_EQ(rs::name(elementwise_op::exp), "exp");
+    EXPECT_EQ(rs::arity(elementwise_op::exp), 1);
+    EXPECT_EQ(rs::arity(elementwise_op::div), 2);
+    EXPECT_EQ(rs::result_kind(elementwise_op::exp, C), C);
+    EXPECT_EQ(rs::result_kind(elementwise_op::exp, R), R);
+    EXPECT_EQ(rs::result_kind(elementwise_op::abs, C), R);
+    EXPECT_EQ(rs::result_kind(elementwise_op::abs, C, C), std::nullopt);
+    EXPECT_EQ(rs::result_kind(elementwise_op::div, C, R), C);
+    EXPECT_EQ(rs::result_kind(elementwise_op::div, R, R), R);
+    EXPECT_EQ(rs::result_kind(elementwise_op::polar, R, R), C);
+    EXPECT_EQ(rs::result_kind(elementwise_op::polar, C, C), std::nullopt);
+    EXPECT_EQ(rs::result_kind(elementwise_op::add, C), std::nullopt);
+    static_assert(rs::elementwise_op_of<realify::op::tanh> == elementwise_op::tanh);
+    static_assert(!rs::elementwise_op_of<realify::op::mm>.has_value());
+    static_assert(std::is_same_v<rs::elementwise_tag_t<elementwise_op::sqrt>, realify::op::sqrt>);
+    for (const auto& info : rs::elementwise_ops) {
+        // Every op tag name is an op of the table, and every form has a kernel.
+        EXPECT_TRUE(std::any_of(realify::op::op_table.begin(), realify::op::op_table.end(),
+                                [&](const auto& o) { return o.name == info.name; }))
+            << info.name;
+        for (operand_kind x : {C, R}) {
+            EXPECT_EQ(rs::unary_kernel_for<float>(info.op, x) != nullptr, rs::result_kind(info.op, x).has_value());
+            for (operand_kind y : {C, R})
+                EXPECT_EQ(rs::binary_kernel_for<double>(info.op, x, y) != nullptr,
+                          rs::result_kind(info.op, x, y).has_value());
+        }
+    }
+}
+
+template <class F>
+std::string error_message(F&& f) {
+    try {
+        f();
+    } catch (const realify::error& e) {
+        return e.what();
+    }
+    return "<no exception>";
+}
+
+TEST(ElementwiseApi, SpanFormsCheckSizesOverlapsAndForms) {
+    using Z = std::complex<float>;
+    std::vector<Z> x(4, Z(1, 2)), y(4, Z(3, -1)), out(4), three(3);
+    std::vector<float> r(4, 2.0f), rout(4);
+    rs::elementwise(elementwise_op::mul, x, y, out);
+    for (const auto& z : out) EXPECT_EQ(z, Z(1, 2) * Z(3, -1));
+    // A size-1 operand broadcasts.
+    rs::elementwise(elementwise_op::div, x, std::vector<float>{2.0f}, out);
+    for (const auto& z : out) EXPECT_EQ(z, Z(0.5f, 1.0f));
+    rs::elementwise(elementwise_op::abs, x, rout);
+    for (float v : rout) EXPECT_FLOAT_EQ(v, std::abs(Z(1, 2)));
+    rs::elementwise(elementwise_op::pow_scalar, x, out, Z(2, 0));
+    for (const auto& z : out) EXPECT_EQ(z, Z(-3, 4));
+    rs::elementwise(elementwise_op::add, x, y, out, Z(2, 0));
+    for (const auto& z : out) EXPECT_EQ(z, Z(7, 0));
+    // In place.
+    rs::elementwise(elementwise_op::conj, x, x);
+    EXPECT_EQ(x[0], Z(1, -2));
+
+    EXPECT_THROW(rs::elementwise(elementwise_op::mul, x, three, out), realify::shape_error);
+    EXPECT_EQ(error_message([&] { rs::elementwise(elementwise_op::mul, x, three, out); }),
+              "realify::simd::elementwise(mul): sizes differ: x has 4, y has 3, out has 4 elements (an operand of "
+              "size 1 is broadcast)");
+    EXPECT_THROW(rs::elementwise(elementwise_op::exp, x, std::span(out).first(3)), realify::shape_error);
+    EXPECT_THROW(rs::elementwise(elementwise_op::exp, std::span<const Z>(x).first(3), std::span(x).subspan(1)),
+                 realify::layout_error);
+    EXPECT_NE(error_message([&] { rs::elementwise(elementwise_op::exp, std::span<const Z>(x).first(3), std::span(x).subspan(1)); })
+                  .find("partially overlaps x"),
+              std::string::npos);
+    // A form the op lacks.
+    EXPECT_THROW(rs::elementwise(elementwise_op::add, x, out), realify::error);
+    EXPECT_NE(error_message([&] { rs::elementwise(elementwise_op::abs, x, out); }).find("no complex → complex kernel"),
+              std::string::npos);
+    EXPECT_THROW(rs::elementwise(elementwise_op::pow_scalar, x, out), realify::error);
+    // out over an operand of the other kind.
+    std::vector<float> reals(8, 1.0f);
+    EXPECT_THROW(rs::elementwise(elementwise_op::mul, std::span<const Z>(reinterpret_cast<const Z*>(reals.data()), 4),
+                                 std::span<const float>(reals).first(4), std::span(reinterpret_cast<Z*>(reals.data()), 4)),
+                 realify::layout_error);
+    // Empty is fine.
+    std::vector<Z> none;
+    EXPECT_NO_THROW(rs::elementwise(elementwise_op::exp, none, none));
+}
+
+
+// ---- special values ------------------------------------------------------------------------
+
+namespace special {
+
+/// The grid of parts: signed zeros, the smallest subnormal, the smallest
+/// normal, ordinary values, the exp thresholds, values near overflow,
+/// infinities and NaN.
+template <class T>
+std::vector<T> parts() {
+    using L = std::numeric_limits<T>;
+    const bool f = sizeof(T) == 4;
+    return {T(0),
+            T(-0.0),
+            L::denorm_min(),
+            -L::denorm_min(),
+            L::min(),
+            -L::min(),
+            T(0.5),
+            T(1),
+            T(-1),
+            T(-2.5),
+            f ? T(88.7) : T(709),
+            f ? T(89) : T(710),
+            f ? T(-104) : T(-745),
+            f ? T(3e38) : T(1.7e308),
+            f ? T(-3e38) : T(-1.7e308),
+            L::infinity(),
+            -L::infinity(),
+            L::quiet_NaN()};
+}
+/// A smaller grid for the binary ops (their grid is its square, twice).
+template <class T>
+std::vector<T> binary_parts() {
+    using L = std::numeric_limits<T>;
+    const bool f = sizeof(T) == 4;
+    return {T(0), T(-0.0), L::denorm_min(), L::min(), T(1), T(-2.5), f ? T(3e38) : T(1.7e308),
+            L::infinity(), -L::infinity(), L::quiet_NaN()};
+}
+
+/// The ops whose special values specify the sign of a zero (docs/numerics.md).
+constexpr bool zero_sign_specified(elementwise_op op) {
+    using E = elementwise_op;
+    switch (op) {
+        case E::conj: case E::exp: case E::log: case E::log2: case E::log10: case E::sqrt: case E::sin:
+        case E::cos: case E::tan: case E::sinh: case E::cosh: case E::tanh: case E::asin: case E::acos:
+        case E::atan: case E::asinh: case E::acosh: case E::atanh: case E::real: case E::imag:
+            return true;
+        default:
+            return false;
+    }
+}
+
+template <class T>
+bool same_bits_of_special(T got, T want, bool zero_sign) {
+    if (std::isnan(want)) return std::isnan(got);
+    if (std::isinf(want)) return got == want;
+    if (want == T(0) && got == T(0) && zero_sign) return std::signbit(got) == std::signbit(want);
+    return true;
+}
+
+/// A kernel result on the grid against the scalar form: the same special
+/// values (NaN, the same infinity, the same signed zero where specified),
+/// finite values within the tolerance (absolute to a few subnormal units).
+template <class T>
+bool agrees(rk::cpair<T> got, rk::cpair<T> want, bool zero_sign, long double rtol) {
+    if (!same_bits_of_special(got.re, want.re, zero_sign) || !same_bits_of_special(got.im, want.im, zero_sign))
+        return false;
+    return close(got, want, rtol, 4.0L * std::numeric_limits<T>::denorm_min());
+}
+template <class T>
+bool agrees(T got, T want, bool zero_sign, long double rtol) {
+    return same_bits_of_special(got, want, zero_sign) &&
+           close(got, want, rtol, 4.0L * std::numeric_limits<T>::denorm_min());
+}
+
+template <elementwise_op Op, class T>
+void check_unary_grid(rs::arch a) {
+    const auto values = parts<T>();
+    const tolerance<T> tol;
+    for (const auto& constant : constants<T>(Op)) {
+        const T pc[2] = {constant ? constant->real() : T(0), constant ? constant->imag() : T(0)};
+        const T* params = constant ? pc : nullptr;
+        auto run = [&]<operand_kind X>() {
+            if constexpr (rs::result_kind(Op, X).has_value()) {
+                constexpr operand_kind O = *rs::result_kind(Op, X);
+                std::vector<T> x;
+                for (T re : values) {
+                    if (X == C)
+                        for (T im : values) {
+                            x.push_back(re);
+                            x.push_back(im);
+                        }
+                    else
+                        x.push_back(re);
+                }
+                const std::size_t n = X == C ? x.size() / 2 : x.size();
+                std::vector<T> out((O == C ? 2 : 1) * n);
+                rs::unary_kernel_for<T>(Op, X)(x.data(), out.data(), n, params, false);
+                std::size_t failures = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const auto in = element_at<T, X>(x.data(), i);
+                    const auto want = scalar_form<Op, T>(params, in);
+                    const auto got = element_at<T, O>(out.data(), i);
+                    if (!agrees(got, want, zero_sign_specified(Op), condition<Op, T>(params, in) * tol.rtol) &&
+                        failures++ < 5)
+                        ADD_FAILURE() << rs::name(Op) << " on " << rs::arch_name(a) << ", "
+                                      << (sizeof(T) == 4 ? "float" : "double")
+                                      << (constant ? " constant " + show(rk::cpair<T>{pc[0], pc[1]}) : "") << ": "
+                                      << show(in) << " gives " << show(got) << ", the scalar form " << show(want);
+                }
+            }
+        };
+        run.template operator()<C>();
+        run.template operator()<R>();
+    }
+}
+
+template <elementwise_op Op, class T>
+void check_binary_grid(rs::arch a) {
+    const auto values = binary_parts<T>();
+    const tolerance<T> tol;
+    for (const auto& constant : constants<T>(Op)) {
+        const T pc[2] = {constant ? constant->real() : T(0), constant ? constant->imag() : T(0)};
+        const T* params = constant ? pc : nullptr;
+        auto run = [&]<operand_kind X, operand_kind Y>() {
+            if constexpr (rs::result_kind(Op, X, Y).has_value()) {
+                constexpr operand_kind O = *rs::result_kind(Op, X, Y);
+                std::vector<T> singles_x, singles_y;
+                for (T re : values)
+                    for (T im : values) {
+                        if (X == C) singles_x.insert(singles_x.end(), {re, im});
+                        if (Y == C) singles_y.insert(singles_y.end(), {re, im});
+                    }
+                if (X == R) singles_x = values;
+                if (Y == R) singles_y = values;
+                const std::size_t nx = singles_x.size() / (X == C ? 2 : 1), ny = singles_y.size() / (Y == C ? 2 : 1);
+                std::vector<T> x, y;
+                for (std::size_t i = 0; i < nx; ++i)
+                    for (std::size_t j = 0; j < ny; ++j) {
+                        x.insert(x.end(), singles_x.begin() + i * (X == C ? 2 : 1), singles_x.begin() + (i + 1) * (X == C ? 2 : 1));
+                        y.insert(y.end(), singles_y.begin() + j * (Y == C ? 2 : 1), singles_y.begin() + (j + 1) * (Y == C ? 2 : 1));
+                    }
+                const std::size_t n = nx * ny;
+                std::vector<T> out((O == C ? 2 : 1) * n);
+                rs::binary_kernel_for<T>(Op, X, Y)(x.data(), false, y.data(), false, out.data(), n, params, false);
+                std::size_t failures = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const auto xi = element_at<T, X>(x.data(), i);
+                    const auto yi = element_at<T, Y>(y.data(), i);
+                    const auto want = scalar_form<Op, T>(params, xi, yi);
+                    const auto got = element_at<T, O>(out.data(), i);
+                    if (!agrees(got, want, false, condition<Op, T>(params, xi, yi) * tol.rtol) && failures++ < 5)
+                        ADD_FAILURE() << rs::name(Op) << " on " << rs::arch_name(a) << ", "
+                                      << (sizeof(T) == 4 ? "float" : "double")
+                                      << (constant ? " constant " + show(rk::cpair<T>{pc[0], pc[1]}) : "") << ": "
+                                      << show(xi) << ", " << show(yi) << " gives " << show(got) << ", the scalar form "
+                                      << show(want);
+                }
+            }
+        };
+        run.template operator()<C, C>();
+        run.template operator()<C, R>();
+        run.template operator()<R, C>();
+        run.template operator()<R, R>();
+    }
+}
+
+template <class T>
+void check_every_grid(rs::arch a) {
+#define REALIFY_TEST_GRID(name, forms)                                                      \
+    if constexpr (rs::arity(elementwise_op::name) == 1) check_unary_grid<elementwise_op::name, T>(a); \
+    else check_binary_grid<elementwise_op::name, T>(a);
+    REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_TEST_GRID)
+#undef REALIFY_TEST_GRID
+}
+
+}  // namespace special
+
+TEST_P(ElementwiseKernels, FloatSpecialValuesEqualTheScalarForm) { special::check_every_grid<float>(GetParam()); }
+TEST_P(ElementwiseKernels, DoubleSpecialValuesEqualTheScalarForm) { special::check_every_grid<double>(GetParam()); }
+
+// Tails and heads go through the same instructions as full registers: a
+// result depends neither on its position nor on the store path.
+TEST_P(ElementwiseKernels, ResultsAreBitIdenticalAcrossOffsetsAndStorePaths) {
+    const std::size_t n = 1001;
+    const auto x = random_reals<float>(2 * (n + 1), 5);
+    for (elementwise_op op : {elementwise_op::exp, elementwise_op::div, elementwise_op::abs, elementwise_op::add}) {
+        std::vector<float> aligned(2 * n), shifted(2 * (n + 1)), streamed(2 * (n + 1));
+        auto run = [&](float* out, bool stream) {
+            if (rs::arity(op) == 1)
+                rs::unary_kernel_for<float>(op, C)(x.data(), out, n, nullptr, stream);
+            else
+                rs::binary_kernel_for<float>(op, C, C)(x.data(), false, x.data() + 2, false, out, n, nullptr, stream);
+        };
+        run(aligned.data(), false);
+        run(shifted.data() + 2, false);
+        run(streamed.data() + 2, true);
+        const std::size_t reals = rs::result_kind(op, C).value_or(C) == C && op != elementwise_op::abs ? 2 * n : n;
+        for (std::size_t i = 0; i < reals; ++i) {
+            ASSERT_EQ(std::memcmp(&aligned[i], &shifted[i + 2], sizeof(float)), 0) << rs::name(op) << " real " << i;
+            ASSERT_EQ(std::memcmp(&aligned[i], &streamed[i + 2], sizeof(float)), 0) << rs::name(op) << " real " << i;
+        }
+    }
+}
+
+// ---- the scalar forms against std::complex (glibc), special values included -------------
+
+namespace reference_check {
+
+template <class T>
+using Z = std::complex<T>;
+
+/// a / b: std::complex for non-finite operands (C99 Annex G), NaN + NaN·i for
+/// a zero divisor of finite operands (PyTorch), else the quotient computed in
+/// long double and rounded — exact where std::complex<double>'s division
+/// (libgcc's __divdc3) gives NaN in a part next to an overflowing one, e.g.
+/// 1/(4.9e-324i) = (nan, −inf) instead of (0, −inf).
+template <class T>
+Z<T> reference_div(Z<T> a, Z<T> b) {
+    const bool finite = std::isfinite(a.real()) && std::isfinite(a.imag()) && std::isfinite(b.real()) &&
+                        std::isfinite(b.imag());
+    if (!finite) return a / b;
+    if (b == Z<T>(0)) return {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::quiet_NaN()};
+    using L = long double;
+    const L c = b.real(), d = b.imag(), den = c * c + d * d;
+    return {static_cast<T>((a.real() * c + a.imag() * d) / den), static_cast<T>((a.imag() * c - a.real() * d) / den)};
+}
+
+/// The scalar form of a unary op against glibc's std::complex: special
+/// values exactly (NaN, infinities, signed zeros where specified), finite
+/// values within the tolerance.
+template <class T, class Form, class Ref>
+void unary(const char* name, Form form, Ref ref, bool zero_sign) {
+    const auto values = special::parts<T>();
+    const tolerance<T> tol;
+    std::size_t failures = 0;
+    for (T re : values)
+        for (T im : values) {
+            const auto got = form(rk::cpair<T>{re, im});
+            const Z<T> w = ref(Z<T>(re, im));
+            const rk::cpair<T> want{w.real(), w.imag()};
+            if (!special::agrees(got, want, zero_sign, tol.rtol) && failures++ < 10)
+                ADD_FAILURE() << name << (sizeof(T) == 4 ? " float " : " double ") << show(rk::cpair<T>{re, im})
+                              << ": the scalar form gives " << show(got) << ", std::complex " << show(want);
+        }
+}
+
+template <class T>
+void every_unary() {
+    unary<T>("exp", rk::element<realify::op::exp>{}, [](Z<T> z) { return std::exp(z); }, true);
+    unary<T>("log", rk::element<realify::op::log>{}, [](Z<T> z) { return std::log(z); }, true);
+    unary<T>("log10", rk::element<realify::op::log10>{}, [](Z<T> z) { return std::log10(z); }, true);
+    unary<T>("sqrt", rk::element<realify::op::sqrt>{}, [](Z<T> z) { return std::sqrt(z); }, true);
+    unary<T>("sin", rk::element<realify::op::sin>{}, [](Z<T> z) { return std::sin(z); }, true);
+    unary<T>("cos", rk::element<realify::op::cos>{}, [](Z<T> z) { return std::cos(z); }, true);
+    unary<T>("tan", rk::element<realify::op::tan>{}, [](Z<T> z) { return std::tan(z); }, true);
+    unary<T>("sinh", rk::element<realify::op::sinh>{}, [](Z<T> z) { return std::sinh(z); }, true);
+    unary<T>("cosh", rk::element<realify::op::cosh>{}, [](Z<T> z) { return std::cosh(z); }, true);
+    unary<T>("tanh", rk::element<realify::op::tanh>{}, [](Z<T> z) { return std::tanh(z); }, true);
+    unary<T>("asin", rk::element<realify::op::asin>{}, [](Z<T> z) { return std::asin(z); }, true);
+    unary<T>("acos", rk::element<realify::op::acos>{}, [](Z<T> z) { return std::acos(z); }, true);
+    unary<T>("atan", rk::element<realify::op::atan>{}, [](Z<T> z) { return std::atan(z); }, true);
+    unary<T>("asinh", rk::element<realify::op::asinh>{}, [](Z<T> z) { return std::asinh(z); }, true);
+    unary<T>("acosh", rk::element<realify::op::acosh>{}, [](Z<T> z) { return std::acosh(z); }, true);
+    unary<T>("atanh", rk::element<realify::op::atanh>{}, [](Z<T> z) { return std::atanh(z); }, true);
+    // |z| and arg z as pairs (x, 0)
+    unary<T>("abs", [](rk::cpair<T> z) { return rk::cpair<T>{rk::element<realify::op::abs>{}(z), T(0)}; },
+             [](Z<T> z) { return Z<T>(std::abs(z), T(0)); }, false);
+    unary<T>("angle", [](rk::cpair<T> z) { return rk::cpair<T>{rk::element<realify::op::angle>{}(z), T(0)}; },
+             [](Z<T> z) { return Z<T>(std::arg(z), T(0)); }, true);
+    // z·z: std::complex's operator* recovers infinities (C99 Annex G), the
+    // plain formula does not (PyTorch's mul and square): compare the
+    // finite-input cases only.
+    unary<T>(
+        "square",
+        [](rk::cpair<T> z) {
+            return std::isfinite(z.re) && std::isfinite(z.im) ? rk::element<realify::op::square>{}(z) : rk::cpair<T>{T(0), T(0)};
+        },
+        [](Z<T> z) { return std::isfinite(z.real()) && std::isfinite(z.imag()) ? z * z : Z<T>(0); }, false);
+    // 1/z: a zero gives NaN + NaN·i as PyTorch (std::complex: an infinity).
+    unary<T>("reciprocal", rk::element<realify::op::reciprocal>{}, [](Z<T> z) { return reference_div(Z<T>(1), z); },
+             false);
+    unary<T>("rsqrt", rk::element<realify::op::rsqrt>{},
+             [](Z<T> z) {
+                 if (!std::isfinite(z.real()) || !std::isfinite(z.imag())) return Z<T>(1) / std::sqrt(z);
+                 return reference_div(Z<T>(1), std::sqrt(z));
+             },
+             false);
+}
+
+}  // namespace reference_check
+
+TEST(ElementKernels, FloatScalarFormsEqualStdComplexOnSpecialValues) { reference_check::every_unary<float>(); }
+TEST(ElementKernels, DoubleScalarFormsEqualStdComplexOnSpecialValues) { reference_check::every_unary<double>(); }
+
+TEST(ElementKernels, DivisionEqualsStdComplexOnSpecialValues) {
+    auto check = []<class T>(T) {
+        const auto values = special::binary_parts<T>();
+        const tolerance<T> tol;
+        std::size_t failures = 0;
+        for (T a : values)
+            for (T b : values)
+                for (T c : values)
+                    for (T d : values) {
+                        const auto got = rk::element<realify::op::div>{}(rk::cpair<T>{a, b}, rk::cpair<T>{c, d});
+                        const auto w = reference_check::reference_div(std::complex<T>(a, b), std::complex<T>(c, d));
+                        if (!special::agrees(got, rk::cpair<T>{w.real(), w.imag()}, false, tol.rtol) && failures++ < 10)
+                            ADD_FAILURE() << "div " << show(rk::cpair<T>{a, b}) << " / " << show(rk::cpair<T>{c, d})
+                                          << ": " << show(got) << ", std::complex " << show(rk::cpair<T>{w.real(), w.imag()});
+                    }
+    };
+    check(0.0f);
+    check(0.0);
+}
+
+// ---- the subnormal and near-overflow defects, one test each ------------------------------
+
+template <class T>
+::testing::AssertionResult near(rk::cpair<T> got, std::complex<T> want) {
+    const tolerance<T> tol;
+    if (special::agrees(got, rk::cpair<T>{want.real(), want.imag()}, false, tol.rtol)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << show(got) << ", std::complex " << show(rk::cpair<T>{want.real(), want.imag()});
+}
+
+/// The scalar form, and every instruction set's kernel on a register's worth
+/// of copies of z (so the batch path and its fix-up both run).
+template <elementwise_op Op, class T>
+void expect_everywhere(rk::cpair<T> z, std::complex<T> want) {
+    EXPECT_TRUE(near(rk::element<rs::elementwise_tag_t<Op>>{}(z), want)) << rs::name(Op) << " scalar form";
+    for (rs::arch a : {rs::arch::sse2, rs::arch::avx2, rs::arch::avx512}) {
+        if (!rs::is_supported(a)) continue;
+        const rs::scoped_arch forced(a);
+        std::vector<T> x(2 * 19), out(2 * 19);
+        for (std::size_t i = 0; i < 19; ++i) {
+            x[2 * i] = z.re;
+            x[2 * i + 1] = z.im;
+        }
+        rs::unary_kernel_for<T>(Op, C)(x.data(), out.data(), 19, nullptr, false);
+        for (std::size_t i = 0; i < 19; ++i)
+            EXPECT_TRUE(near(rk::cpair<T>{out[2 * i], out[2 * i + 1]}, want)) << rs::name(Op) << " on " << rs::arch_name(a);
+    }
+}
+
+TEST(SubnormalAndNearOverflow, DivisionByASubnormalDivisor) {
+    // 1/max(|c|, |d|) overflowed: 1e-39f / 1e-39f gave (inf, nan).
+    EXPECT_TRUE(near(rk::element<realify::op::div>{}(rk::cpair<float>{1e-39f, 0}, rk::cpair<float>{1e-39f, 0}),
+                     std::complex<float>(1, 0)));
+    EXPECT_TRUE(near(rk::element<realify::op::div>{}(rk::cpair<float>{3e-39f, 4e-39f}, rk::cpair<float>{1e-39f, 2e-39f}),
+                     std::complex<float>(3e-39f, 4e-39f) / std::complex<float>(1e-39f, 2e-39f)));
+    EXPECT_TRUE(near(rk::element<realify::op::div>{}(rk::cpair<double>{1e-310, 1e-310}, rk::cpair<double>{2e-310, 0}),
+                     std::complex<double>(0.5, 0.5)));
+    // near overflow: c² + d² and the numerator's products would overflow
+    EXPECT_TRUE(near(rk::element<realify::op::div>{}(rk::cpair<float>{3e38f, 3e38f}, rk::cpair<float>{2e38f, 1e38f}),
+                     std::complex<float>(3e38f, 3e38f) / std::complex<float>(2e38f, 1e38f)));
+    for (rs::arch a : {rs::arch::sse2, rs::arch::avx2, rs::arch::avx512}) {
+        if (!rs::is_supported(a)) continue;
+        const rs::scoped_arch forced(a);
+        std::vector<std::complex<float>> x(17, {1e-39f, 0}), out(17);
+        rs::elementwise(elementwise_op::div, x, x, out);
+        for (const auto& q : out) EXPECT_EQ(q, std::complex<float>(1, 0)) << rs::arch_name(a);
+    }
+}
+
+TEST(SubnormalAndNearOverflow, ReciprocalOfASubnormal) {
+    // gave (inf, nan): the imaginary part is 0·inf
+    expect_everywhere<elementwise_op::reciprocal, float>({1e-39f, 0}, std::complex<float>(1) / std::complex<float>(1e-39f, 0));
+    expect_everywhere<elementwise_op::reciprocal, double>({1e-310, 2e-310},
+                                                          std::complex<double>(1) / std::complex<double>(1e-310, 2e-310));
+}
+
+TEST(SubnormalAndNearOverflow, SqrtOfASubnormal) {
+    // halving underflowed: sqrt(1.4e-45i) gave (0, inf)
+    const float d = std::numeric_limits<float>::denorm_min();
+    expect_everywhere<elementwise_op::sqrt, float>({0, d}, std::sqrt(std::complex<float>(0, d)));
+    expect_everywhere<elementwise_op::sqrt, float>({-d, d}, std::sqrt(std::complex<float>(-d, d)));
+    expect_everywhere<elementwise_op::sqrt, double>({0, std::numeric_limits<double>::denorm_min()},
+                                                    std::sqrt(std::complex<double>(0, std::numeric_limits<double>::denorm_min())));
+    // near overflow: hypot of the parts overflowed
+    expect_everywhere<elementwise_op::sqrt, float>({3e38f, 3e38f}, std::sqrt(std::complex<float>(3e38f, 3e38f)));
+}
+
+TEST(SubnormalAndNearOverflow, SqrtDependants) {
+    const float d = std::numeric_limits<float>::denorm_min();
+    expect_everywhere<elementwise_op::rsqrt, float>({0, d}, std::complex<float>(1) / std::sqrt(std::complex<float>(0, d)));
+    expect_everywhere<elementwise_op::asin, float>({1, d}, std::asin(std::complex<float>(1, d)));
+    expect_everywhere<elementwise_op::acos, float>({1, d}, std::acos(std::complex<float>(1, d)));
+    expect_everywhere<elementwise_op::asinh, float>({d, 1}, std::asinh(std::complex<float>(d, 1)));
+    expect_everywhere<elementwise_op::acosh, float>({1, d}, std::acosh(std::complex<float>(1, d)));
+}
+
+TEST(SubnormalAndNearOverflow, ScaledHyperbolicBranchKeepsTinyParts) {
+    // sin(y)/2 underflowed: sinh(100 + 1.4e-45i) gave (inf, 0), the imaginary part is 0.0188
+    const float d = std::numeric_limits<float>::denorm_min();
+    expect_everywhere<elementwise_op::sinh, float>({100, d}, std::sinh(std::complex<float>(100, d)));
+    expect_everywhere<elementwise_op::cosh, float>({-100, d}, std::cosh(std::complex<float>(-100, d)));
+    expect_everywhere<elementwise_op::sin, float>({d, 100}, std::sin(std::complex<float>(d, 100)));
+    expect_everywhere<elementwise_op::cos, float>({d, -100}, std::cos(std::complex<float>(d, -100)));
+    // e^(x/2)·cos y·e^(x/2) overflowed before the halving: cosh(89 + 0.5i) is finite
+    expect_everywhere<elementwise_op::cosh, float>({89, 0.5f}, std::cosh(std::complex<float>(89, 0.5f)));
+    // three factors: x beyond 2·log(max) with a subnormal sine
+    expect_everywhere<elementwise_op::sinh, double>({1430, 4.9e-324}, std::sinh(std::complex<double>(1430, 4.9e-324)));
+}
+
+TEST(SubnormalAndNearOverflow, ExpNearOverflow) {
+    // e^89 overflows in float, e^89·sin 0.001 does not: gave (inf, inf), std::complex (inf, 4.49e35)
+    expect_everywhere<elementwise_op::exp, float>({89, 0.001f}, std::exp(std::complex<float>(89, 0.001f)));
+    expect_everywhere<elementwise_op::exp, float>({100, 1e-20f}, std::exp(std::complex<float>(100, 1e-20f)));
+    expect_everywhere<elementwise_op::exp, double>({710, 1e-10}, std::exp(std::complex<double>(710, 1e-10)));
+    expect_everywhere<elementwise_op::expm1, float>({89, 0.001f},
+                                                    std::exp(std::complex<float>(89, 0.001f)) - std::complex<float>(1));
+}
+
+TEST(SubnormalAndNearOverflow, LogOfSubnormals) {
+    // |z| of subnormal parts rounds to the subnormal grid: log was ~0.35 off
+    const float d = std::numeric_limits<float>::denorm_min();
+    expect_everywhere<elementwise_op::log, float>({d, d}, std::log(std::complex<float>(d, d)));
+    expect_everywhere<elementwise_op::log, float>({3 * d, -2 * d}, std::log(std::complex<float>(3 * d, -2 * d)));
+    expect_everywhere<elementwise_op::log, double>({4.9e-324, 4.9e-324}, std::log(std::complex<double>(4.9e-324, 4.9e-324)));
+    // near overflow: hypot overflowed
+    expect_everywhere<elementwise_op::log, float>({3e38f, 3e38f}, std::log(std::complex<float>(3e38f, 3e38f)));
+    expect_everywhere<elementwise_op::log2, float>({d, d}, std::log(std::complex<float>(d, d)) / std::log(2.0f));
+    // sgn = z/|z|: exact directions for subnormal parts too
+    expect_everywhere<elementwise_op::sgn, float>({d, d}, std::complex<float>(0.70710678f, 0.70710678f));
+    expect_everywhere<elementwise_op::sgn, float>({3e38f, 3e38f}, std::complex<float>(0.70710678f, 0.70710678f));
+}
+
+// ---- the instruction-set controls under threads -------------------------------------------
+
+TEST(SimdArchThreads, OverlappingScopesInTwoThreadsDoNotLeakTheirLevel) {
+    // Thread 1 forces sse2, thread 2 then forces another level, thread 1's
+    // scope ends first: once both have ended nothing is forced any more.
+    const rs::arch before = rs::active_arch_id();
+    const rs::arch other = rs::is_supported(rs::arch::avx2) ? rs::arch::avx2 : rs::arch::sse2;
+    std::optional<rs::scoped_arch> first, second;
+    std::thread([&] { first.emplace(rs::arch::sse2); }).join();
+    std::thread([&] { second.emplace(other); }).join();
+    EXPECT_EQ(rs::active_arch_id(), other);
+    std::thread([&] { first.reset(); }).join();
+    EXPECT_EQ(rs::active_arch_id(), other);  // the newest live scope
+    std::thread([&] { second.reset(); }).join();
+    EXPECT_EQ(rs::active_arch_id(), before);
+}
+
+TEST(SimdArchThreads, NestedScopesAndForcingInsideAScope) {
+    const rs::arch before = rs::active_arch_id();
+    {
+        const rs::scoped_arch outer(rs::arch::sse2);
+        EXPECT_EQ(rs::active_arch_id(), rs::arch::sse2);
+        if (rs::is_supported(rs::arch::avx2)) {
+            rs::force_arch(rs::arch::avx2);  // changes the live scope's level
+            EXPECT_EQ(rs::active_arch_id(), rs::arch::avx2);
+        }
+        {
+            const rs::scoped_arch inner(rs::arch::sse2);
+            EXPECT_EQ(rs::active_arch_id(), rs::arch::sse2);
+        }
+        EXPECT_EQ(rs::active_arch_id(), rs::is_supported(rs::arch::avx2) ? rs::arch::avx2 : rs::arch::sse2);
+    }
+    EXPECT_EQ(rs::active_arch_id(), before);
+}
+
+TEST(SimdArchThreads, KernelsRunWhileScopesComeAndGo) {
+    const rs::arch before = rs::active_arch_id();
+    const auto x = random_reals<double>(2 * 4099, 41);
+    std::vector<std::thread> threads;
+    std::vector<int> bad(3, 0);
+    for (int t = 0; t < 3; ++t)
+        threads.emplace_back([&, t] {
+            std::vector<double> out(2 * 4099);
+            for (int rep = 0; rep < 20; ++rep) {
+                const rs::scoped_arch forced(rep % 2 ? rs::arch::sse2 : rs::best_supported_arch());
+                rs::unary_kernel_for<double>(elementwise_op::exp, C)(x.data(), out.data(), 4099, nullptr, false);
+                for (std::size_t i = 0; i < 4099; i += 97) {
+                    const auto want = rk::element<realify::op::exp>{}(rk::cpair<double>{x[2 * i], x[2 * i + 1]});
+                    if (!close(rk::cpair<double>{out[2 * i], out[2 * i + 1]}, want, 1e-12L, 1e-14L)) ++bad[t];
+                }
+            }
+        });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < 3; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+    EXPECT_EQ(rs::active_arch_id(), before) << "no scope leaked its level";
+}
+
+}  // namespace
