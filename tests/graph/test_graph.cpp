@@ -165,6 +165,68 @@ TEST(GraphBuilder, NodeTypeCarriesTagAndChildrenAttributesLiveInTheNode) {
     EXPECT_NE(graph::exp(z).id, graph::exp(z).id);
 }
 
+// PyTorch's promotion with Python numbers, the eager API's rule
+// (realify/ops/promotion.hpp): a number never widens a tensor's dtype, and a
+// node with number operands stays in the fused loop.
+TEST(GraphPromotion, NumbersNeverWidenATensorAsInTheEagerApi) {
+    using realify::dtype;
+    using realify::result_dtype_v;
+    using ZF = graph::detail::operand_t<true, float>;  // what the table hands a lowering
+    using ZD = graph::detail::operand_t<true, double>;
+    using XF = graph::detail::operand_t<false, float>;
+    using XD = graph::detail::operand_t<false, double>;
+    auto zf = graph::input<cf>("zf");
+    auto xf = graph::input<float>("xf");
+    auto zd = graph::input<cd>("zd");
+    auto xd = graph::input<double>("xd");
+    static_assert(graph::dtype_v<decltype(zf * 3.0)> == dtype::complex64);
+    static_assert(graph::dtype_v<decltype(zf * 3.0)> == result_dtype_v<ZF, double>);
+    static_assert(graph::dtype_v<decltype(xf * 2.0)> == dtype::float32);
+    static_assert(graph::dtype_v<decltype(xf * 2.0)> == result_dtype_v<XF, double>);
+    static_assert(graph::dtype_v<decltype(2.0 - xf)> == dtype::float32);
+    static_assert(graph::dtype_v<decltype(zf + 1)> == dtype::complex64);
+    static_assert(graph::dtype_v<decltype(zf / cd(0, 1))> == result_dtype_v<ZF, cd>);
+    // a number of a higher category counts, with its category's default dtype
+    static_assert(graph::dtype_v<decltype(xf * cd(0, 2))> == dtype::complex64);
+    static_assert(graph::dtype_v<decltype(xf * cd(0, 2))> == result_dtype_v<XF, cd>);
+    static_assert(graph::dtype_v<decltype(xd * cf(0, 2))> == dtype::complex128);
+    static_assert(graph::dtype_v<decltype(xd * cf(0, 2))> == result_dtype_v<XD, cf>);
+    // nor does a narrower number narrow a tensor
+    static_assert(graph::dtype_v<decltype(zd * 2.0f)> == dtype::complex128);
+    static_assert(graph::dtype_v<decltype(zd * 2.0f)> == result_dtype_v<ZD, float>);
+    static_assert(graph::dtype_v<decltype(graph::polar(xf, 0.5))> == dtype::complex64);
+    // tensors promote among themselves as before
+    static_assert(graph::dtype_v<decltype(zf * xd)> == dtype::complex128);
+    static_assert(graph::dtype_v<decltype(zf * xd)> == result_dtype_v<ZF, XD>);
+    // the numbers keep the nodes in the fused loop
+    static_assert(graph::rule_v<decltype(zf * 3.0)> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(xf * 2.0)> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(xf * cd(0, 2))> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(graph::exp(zf * 0.1) + cd(0.5, -1))> == graph::node_rule::fused);
+
+    auto prog = graph::lower(zf * 0.1, xf * 2.0 - 1.5, xf * cd(0, 2), graph::exp(zf * 0.1) + cd(0.5, -1));
+    for (const auto& n : prog.ir().nodes) {
+        if (n.is_op) {
+            EXPECT_EQ(n.rule, graph::node_rule::fused) << n.op;
+        }
+    }
+    xt::xarray<cf> a = xt::cast<cf>(random_complex({3, 5}, 91, 2.0));
+    xt::xarray<float> x = xt::cast<float>(random_real({3, 5}, 92, -2.0, 2.0));
+    auto [scaled, affine, rotated, shifted] = prog(a, x);
+    static_assert(std::is_same_v<decltype(scaled), xt::xarray<cf>> && std::is_same_v<decltype(affine), xt::xarray<float>>);
+    static_assert(std::is_same_v<decltype(rotated), xt::xarray<cf>> && std::is_same_v<decltype(shifted), xt::xarray<cf>>);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        // computed in float: the number is converted first, as PyTorch does
+        const cf s = a.data()[i] * 0.1f;
+        EXPECT_EQ(scaled.data()[i], s) << i;
+        EXPECT_EQ(affine.data()[i], x.data()[i] * 2.0f - 1.5f) << i;
+        EXPECT_EQ(rotated.data()[i].real(), x.data()[i] * 0.0f) << i;
+        EXPECT_EQ(rotated.data()[i].imag(), x.data()[i] * 2.0f) << i;
+        const cf e = std::exp(s) + cf(0.5f, -1.0f);
+        EXPECT_NEAR(std::abs(shifted.data()[i] - e), 0.0f, 4e-7f * std::abs(e)) << i;
+    }
+}
+
 // ============================================================================ detection
 
 // Detection is done by the types (graph::detect: compile-time constants, per
@@ -272,7 +334,7 @@ TEST(GraphDetection, RealInputWithTrailingTwoIsNeverComplex) {
     auto r = prog(a, b);
     ASSERT_EQ(r.shape(), (xt::xarray<cd>::shape_type{3, 2}));  // complex (3, 2): p scaled each element
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(std::abs(r.data()[i] - a.data()[i] * b.data()[i]), 0.0, 1e-14);
-    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop (the table's pair kernel of mul)");
+    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop (the element kernel of mul)");
     // and a real (…,2) tensor is refused where a complex one is declared
     EXPECT_THROW(prog(b, b), realify::layout_error);
 }

@@ -120,7 +120,7 @@ inline ir_node make_record(const node_facts& f, std::string label) {
     case node_rule::zero_copy: r.lowering = "zero-copy view of the contiguous (…,2) memory"; break;
     case node_rule::fused:  // until fuse_elementwise decides the loops: each op its own loop
         r.fusion = fusion_mode::own_loop;
-        r.lowering = f.in_complex_subgraph ? "fused loop (the table's pair kernel of " + r.op + ")" : "fused loop (real arithmetic)";
+        r.lowering = f.in_complex_subgraph ? "fused loop (the element kernel of " + r.op + ")" : "fused loop (real arithmetic)";
         break;
     case node_rule::table: r.lowering = std::string(f.table_entry); break;
     case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;

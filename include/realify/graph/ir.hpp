@@ -59,7 +59,7 @@ enum class node_rule : unsigned char {
     cast,       // component conversion (.float(), type_as); erased when the type is the same
     erased,     // view_as_complex / view_as_real: re-described, no code
     zero_copy,  // shape op on the contiguous (…,2) memory
-    fused,      // elementwise: part of one loop (its table entry's pair kernel)
+    fused,      // elementwise: part of one loop (its element kernel)
     table,      // realify::dispatch::call<Tag>
     fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
 };

@@ -173,7 +173,7 @@ inline void collect_operands(const graph_ir& g, std::size_t node, bool region, s
 }
 
 inline std::string pair_kernel_text(const ir_node& n) {
-    return n.in_complex_subgraph ? "the table's pair kernel of " + n.op : "real arithmetic";
+    return n.in_complex_subgraph ? "the element kernel of " + n.op : "real arithmetic";
 }
 
 }  // namespace detail

@@ -7,8 +7,8 @@
 //                 (graph/zero_copy.hpp);
 //   fused         elementwise ops (mul, exp, conj, abs, polar, …) whose table
 //                 entry is the built-in one: a chain of them is ONE loop over
-//                 the broadcast shape, calling the table's pair kernels
-//                 (graph/fusion.hpp); which chains form one loop is decided
+//                 the broadcast shape, calling the ops' element kernels
+//                 (realify/kernels, graph/fusion.hpp); which chains form one loop is decided
 //                 once, by the fuse_elementwise pass;
 //   table         anything else: realify::dispatch::call<Tag>
 //                 (graph/table_route.hpp);

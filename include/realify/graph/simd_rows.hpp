@@ -32,7 +32,7 @@ inline constexpr std::size_t simd_min_row = 16;
 /// each call writes one contiguous piece, so the axes a call covers must be
 /// packed in the output (a slice of a KV cache is: one call per batch row).
 /// Returns false, having written nothing, when the layout does not fit (the
-/// fused pair loop runs instead). The kernel's formula is the pair kernel's
+/// fused loop runs instead). The kernel's formula is the element kernel's
 /// (the plain one, nan_policy::fast); it rounds with FMA.
 template <class T>
 bool mul_by_simd_rows(T* out, const stride_vector& out_strides, const shape_vector& shape,
