@@ -121,7 +121,7 @@ constexpr node_rule rule_of() {
         else if constexpr (builtin && zero_copy_tag<Tag>) return node_rule::zero_copy;
         else if constexpr (!is_custom_v<N> && fusable_v<N>) return node_rule::fused;
         else if constexpr (table_of<N>::ok) return node_rule::table;
-        else return node_rule::fallback;  // a table op here never compiles (compute's static_assert)
+        else return node_rule::fallback;  // a table op here never compiles (refused by its builder)
     }
 }
 
