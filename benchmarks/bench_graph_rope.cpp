@@ -1,4 +1,4 @@
-// Meta Llama's apply_rotary_emb lowered through realify::graph, against the
+// Meta's Llama apply_rotary_emb lowered through realify::graph, against the
 // direct RoPE kernel (realify::rope::apply_rotary_emb, xsimd, run-time
 // dispatched) and a plain std::complex loop. Llama-3-8B prefill shape: batch
 // 1, seq 512, 32 query heads, 8 key heads, head_dim 128, float.
@@ -42,8 +42,8 @@ data& shared() {
     return d;
 }
 
-// Meta Llama's apply_rotary_emb against the builder (see examples/graph_rope.cpp)
-auto seed_program() {
+// Meta's apply_rotary_emb against the builder (see examples/graph_rope.cpp)
+auto rope_program() {
     auto q = graph::input<xt::xtensor<float, 4>>("xq");
     auto k = graph::input<xt::xtensor<float, 4>>("xk");
     auto f = graph::input<xt::xtensor<std::complex<float>, 2>>("freqs_cis");
@@ -63,7 +63,7 @@ void set_bytes(benchmark::State& state) {
 
 void graph_lowered(benchmark::State& state) {
     auto& d = shared();
-    const auto program = seed_program();
+    const auto program = rope_program();
     for (auto _ : state) {
         program(graph::out(d.out_q, d.out_k), d.xq, d.xk, d.freqs);
         benchmark::DoNotOptimize(d.out_q.data());
@@ -75,7 +75,7 @@ BENCHMARK(graph_lowered)->Unit(benchmark::kMicrosecond);
 
 void graph_lowered_new_tensors(benchmark::State& state) {
     auto& d = shared();
-    const auto program = seed_program();
+    const auto program = rope_program();
     for (auto _ : state) {
         auto [q, k] = program(d.xq, d.xk, d.freqs);  // allocates both results, as PyTorch does
         benchmark::DoNotOptimize(q.data());
@@ -87,7 +87,7 @@ BENCHMARK(graph_lowered_new_tensors)->Unit(benchmark::kMicrosecond);
 
 void graph_lowered_in_place(benchmark::State& state) {
     auto& d = shared();
-    const auto program = seed_program();
+    const auto program = rope_program();
     xt::xtensor<float, 4> q = d.xq, k = d.xk;
     for (auto _ : state) {
         program(graph::out(q, k), q, k, d.freqs);  // values drift (rotations compose): timing only

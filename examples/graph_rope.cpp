@@ -1,12 +1,13 @@
-// Meta Llama's apply_rotary_emb (the "Rotary Embedding Pattern"
+// Meta's Llama apply_rotary_emb (the "Rotary Embedding Pattern"
 // of Torch-TensorRT's complex lowering) written against realify's graph
 // builder, lowered with realify::graph::lower, and checked against PyTorch's
 // output (tests/golden/graph, made by tools/gen_graph_golden.py) at a
 // Llama-like shape: batch 1, seq 16, 8 query heads, 2 key heads, head_dim 128.
 //
-// Two forms, as Torch-TensorRT meets them: freqs_cis as a run-time input (the distributed
-// case, where torch.compile hoists it to a graph input) and as a constant
-// buffer (get_attr, unpacked to (…,2) once at lower time).
+// Two forms, as Torch-TensorRT's lowering meets them: freqs_cis as a
+// run-time input (the distributed case, where torch.compile hoists it to a
+// graph input) and as a constant buffer (get_attr, unpacked to (…,2) once at
+// lower time); plus the in-place form.
 //
 // Usage: graph_rope [golden_dir]. Prints explain() for both programs; exits
 // non-zero on any mismatch.
@@ -38,7 +39,7 @@ xt::xtensor<float, N> read_f32(const std::string& path, const std::array<std::si
     return t;
 }
 
-// Llama's reshape_for_broadcast: freqs_cis (seq, head_dim/2) viewed as
+// Meta's reshape_for_broadcast: freqs_cis (seq, head_dim/2) viewed as
 // [d if i == 1 or i == ndim - 1 else 1 for i, d in enumerate(x.shape)].
 template <class F>
 auto reshape_for_broadcast(F freqs_cis) {

@@ -2,7 +2,7 @@
 // dispatch table (user overrides), the pass pipeline (user pass inserted at a
 // position), CSE / folding / dead nodes, evaluation (new tensors, out=, in
 // place, fused chains without temporaries), the std::complex fallback and
-// explain(), the seed's RoPE against PyTorch goldens, a six-op chain against
+// explain(), Meta's Llama RoPE against PyTorch goldens, a six-op chain against
 // std::complex, fixed shapes kept static.
 #include "realify/graph.hpp"
 
@@ -29,6 +29,11 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xbroadcast.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xstrided_view.hpp>
+#include <xtensor/xview.hpp>
 
 #include "realify/eager.hpp"
 #include "realify/ops/reference.hpp"
@@ -160,6 +165,68 @@ TEST(GraphBuilder, NodeTypeCarriesTagAndChildrenAttributesLiveInTheNode) {
     EXPECT_NE(graph::exp(z).id, graph::exp(z).id);
 }
 
+// PyTorch's promotion with Python numbers, the eager API's rule
+// (realify/ops/promotion.hpp): a number never widens a tensor's dtype, and a
+// node with number operands stays in the fused loop.
+TEST(GraphPromotion, NumbersNeverWidenATensorAsInTheEagerApi) {
+    using realify::dtype;
+    using realify::result_dtype_v;
+    using ZF = graph::detail::operand_t<true, float>;  // what the table hands a lowering
+    using ZD = graph::detail::operand_t<true, double>;
+    using XF = graph::detail::operand_t<false, float>;
+    using XD = graph::detail::operand_t<false, double>;
+    auto zf = graph::input<cf>("zf");
+    auto xf = graph::input<float>("xf");
+    auto zd = graph::input<cd>("zd");
+    auto xd = graph::input<double>("xd");
+    static_assert(graph::dtype_v<decltype(zf * 3.0)> == dtype::complex64);
+    static_assert(graph::dtype_v<decltype(zf * 3.0)> == result_dtype_v<ZF, double>);
+    static_assert(graph::dtype_v<decltype(xf * 2.0)> == dtype::float32);
+    static_assert(graph::dtype_v<decltype(xf * 2.0)> == result_dtype_v<XF, double>);
+    static_assert(graph::dtype_v<decltype(2.0 - xf)> == dtype::float32);
+    static_assert(graph::dtype_v<decltype(zf + 1)> == dtype::complex64);
+    static_assert(graph::dtype_v<decltype(zf / cd(0, 1))> == result_dtype_v<ZF, cd>);
+    // a number of a higher category counts, with its category's default dtype
+    static_assert(graph::dtype_v<decltype(xf * cd(0, 2))> == dtype::complex64);
+    static_assert(graph::dtype_v<decltype(xf * cd(0, 2))> == result_dtype_v<XF, cd>);
+    static_assert(graph::dtype_v<decltype(xd * cf(0, 2))> == dtype::complex128);
+    static_assert(graph::dtype_v<decltype(xd * cf(0, 2))> == result_dtype_v<XD, cf>);
+    // nor does a narrower number narrow a tensor
+    static_assert(graph::dtype_v<decltype(zd * 2.0f)> == dtype::complex128);
+    static_assert(graph::dtype_v<decltype(zd * 2.0f)> == result_dtype_v<ZD, float>);
+    static_assert(graph::dtype_v<decltype(graph::polar(xf, 0.5))> == dtype::complex64);
+    // tensors promote among themselves as before
+    static_assert(graph::dtype_v<decltype(zf * xd)> == dtype::complex128);
+    static_assert(graph::dtype_v<decltype(zf * xd)> == result_dtype_v<ZF, XD>);
+    // the numbers keep the nodes in the fused loop
+    static_assert(graph::rule_v<decltype(zf * 3.0)> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(xf * 2.0)> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(xf * cd(0, 2))> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(graph::exp(zf * 0.1) + cd(0.5, -1))> == graph::node_rule::fused);
+
+    auto prog = graph::lower(zf * 0.1, xf * 2.0 - 1.5, xf * cd(0, 2), graph::exp(zf * 0.1) + cd(0.5, -1));
+    for (const auto& n : prog.ir().nodes) {
+        if (n.is_op) {
+            EXPECT_EQ(n.rule, graph::node_rule::fused) << n.op;
+        }
+    }
+    xt::xarray<cf> a = xt::cast<cf>(random_complex({3, 5}, 91, 2.0));
+    xt::xarray<float> x = xt::cast<float>(random_real({3, 5}, 92, -2.0, 2.0));
+    auto [scaled, affine, rotated, shifted] = prog(a, x);
+    static_assert(std::is_same_v<decltype(scaled), xt::xarray<cf>> && std::is_same_v<decltype(affine), xt::xarray<float>>);
+    static_assert(std::is_same_v<decltype(rotated), xt::xarray<cf>> && std::is_same_v<decltype(shifted), xt::xarray<cf>>);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        // computed in float: the number is converted first, as PyTorch does
+        const cf s = a.data()[i] * 0.1f;
+        EXPECT_EQ(scaled.data()[i], s) << i;
+        EXPECT_EQ(affine.data()[i], x.data()[i] * 2.0f - 1.5f) << i;
+        EXPECT_EQ(rotated.data()[i].real(), x.data()[i] * 0.0f) << i;
+        EXPECT_EQ(rotated.data()[i].imag(), x.data()[i] * 2.0f) << i;
+        const cf e = std::exp(s) + cf(0.5f, -1.0f);
+        EXPECT_NEAR(std::abs(shifted.data()[i] - e), 0.0f, 4e-7f * std::abs(e)) << i;
+    }
+}
+
 // ============================================================================ detection
 
 // Detection is done by the types (graph::detect: compile-time constants, per
@@ -252,7 +319,7 @@ TEST(GraphDetection, ComplexOutputWithoutAnchorIsReturnedComplex) {
     static_assert(std::is_same_v<decltype(r), xt::xtensor<cd, 2>>);
     for (std::size_t i = 0; i < a.size(); ++i)
         EXPECT_NEAR(std::abs(r.data()[i] - std::sqrt(a.data()[i]) * a.data()[i]), 0.0, 1e-12);
-    // detected although no view_as_real anchors it (the seed's find_all_complex_subgraphs)
+    // detected although no view_as_real anchors it (Torch-TensorRT's find_all_complex_subgraphs)
     EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& n) { return n.in_complex_subgraph; }), 2u);
     EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& n) { return n.anchor; }), 0u);
 }
@@ -267,7 +334,7 @@ TEST(GraphDetection, RealInputWithTrailingTwoIsNeverComplex) {
     auto r = prog(a, b);
     ASSERT_EQ(r.shape(), (xt::xarray<cd>::shape_type{3, 2}));  // complex (3, 2): p scaled each element
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(std::abs(r.data()[i] - a.data()[i] * b.data()[i]), 0.0, 1e-14);
-    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop (the table's pair kernel of mul)");
+    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop (the element kernel of mul)");
     // and a real (…,2) tensor is refused where a complex one is declared
     EXPECT_THROW(prog(b, b), realify::layout_error);
 }
@@ -441,7 +508,7 @@ TEST(GraphEvaluation, ElementwiseChainIsOneLoopWithoutTemporaries) {
     prog(graph::out(out), rv, tv, zv);
     EXPECT_EQ(g_large_allocations.load() - before, 0u) << "the fused chain allocated a temporary";
     // polar, mul, exp, conj, mul all run inside abs's loop
-    EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& node) { return node.fused_into_consumer; }), 5u);
+    EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& node) { return node.fusion == graph::fusion_mode::inlined; }), 5u);
     for (std::size_t i = 0; i < n; i += 997) {
         const cd want = std::conj(std::exp(std::polar(rv(i), tv(i)) * zv(i))) * zv(i);
         EXPECT_NEAR(out(i), std::abs(want), 1e-12 * (1 + std::abs(want)));
@@ -547,7 +614,7 @@ TEST(GraphEvaluation, DivisionMatchesTheTableOnSpecialValues) {
     EXPECT_TRUE(std::isnan(by_zero(0).real()) && std::isnan(by_zero(0).imag()));  // PyTorch: (1+2i) / 0 = NaN
 }
 
-TEST(GraphEvaluation, SeedRopeShapedMulAllocatesNothingIntoCallerBuffers) {
+TEST(GraphEvaluation, RopeShapedMulAllocatesNothingIntoCallerBuffers) {
     auto x = graph::input<cf>("x");
     auto f = graph::input<cf>("freqs");
     auto prog = graph::lower(graph::view_as_real(x * graph::view(f, {1, graph::same(0), 1, graph::same(1)})));
@@ -563,6 +630,378 @@ TEST(GraphEvaluation, SeedRopeShapedMulAllocatesNothingIntoCallerBuffers) {
         EXPECT_NEAR(out.data()[2 * i], want.real(), 1e-6f);
         EXPECT_NEAR(out.data()[2 * i + 1], want.imag(), 1e-6f);
     }
+}
+
+// ============================================================================ out= buffers of any layout
+
+// Every out= buffer is written through its own layout — offset, strides,
+// transposed, column-major, negative strides — and nothing outside it is
+// touched. Each layout is a view into a larger array filled with a sentinel;
+// the result must equal the new-tensor result and the sentinel must survive
+// everywhere else. Before, out= wrote through data() as if every buffer
+// were a contiguous row-major array starting at its storage.
+namespace {
+
+template <class E>
+std::size_t count_equal(const auto& big, E value) {
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < big.size(); ++i) n += big.data()[i] == value ? 1 : 0;
+    return n;
+}
+
+template <class E, class Prog, class... Args>
+void check_every_layout(const char* what, const Prog& prog, const Args&... args) {
+    using T = typename realify::graph::detail::component_of<E>::type;
+    const xt::xarray<E> want = prog(args...);
+    ASSERT_EQ(want.dimension(), 2u) << what;
+    const std::size_t rows = want.shape()[0], cols = want.shape()[1];
+    const E sentinel = E(T(-777.25));
+    auto run = [&](const char* layout, auto& view, const auto& big, std::size_t untouched) {
+        prog(graph::out(view), args...);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j) {
+                const E got = view(i, j);
+                if (!(std::abs(got - want(i, j)) <= 8 * std::numeric_limits<T>::epsilon() * (1 + std::abs(want(i, j)))) && bad++ < 3)
+                    ADD_FAILURE() << what << " into " << layout << ": element (" << i << ", " << j << ") is " << got
+                                  << ", want " << want(i, j);
+            }
+        EXPECT_EQ(count_equal(big, sentinel), untouched) << what << " into " << layout << ": memory outside the buffer was written";
+    };
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows + 4, cols});
+        big.fill(sentinel);
+        auto v = xt::view(big, xt::range(2, 2 + rows), xt::all());  // offset 2 rows: packed
+        run("a slice at an offset", v, big, 4 * cols);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows, cols + 3});
+        big.fill(sentinel);
+        auto v = xt::view(big, xt::all(), xt::range(1, 1 + cols));  // rows contiguous, outer stride cols + 3
+        run("a column slice", v, big, 3 * rows);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({cols, rows});
+        big.fill(sentinel);
+        auto v = xt::transpose(big);
+        run("a transposed tensor", v, big, 0);
+    }
+    {
+        xt::xtensor<E, 2, xt::layout_type::column_major> cm = xt::xtensor<E, 2, xt::layout_type::column_major>::from_shape({rows, cols});
+        cm.fill(sentinel);
+        run("a column-major tensor", cm, cm, 0);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows, cols});
+        big.fill(sentinel);
+        auto v = xt::flip(big, 0);  // negative outer stride
+        run("rows flipped", v, big, 0);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({rows, cols});
+        big.fill(sentinel);
+        auto v = xt::flip(big, 1);  // negative inner stride
+        run("columns flipped", v, big, 0);
+    }
+    {
+        xt::xtensor<E, 2> big = xt::xtensor<E, 2>::from_shape({2 * rows + 1, 2 * cols});
+        big.fill(sentinel);
+        auto v = xt::strided_view(big, {xt::range(1, 2 * rows + 1, 2), xt::range(0, 2 * cols, 2)});  // every other element
+        run("a stepped view", v, big, big.size() - rows * cols);
+    }
+}
+
+}  // namespace
+
+TEST(GraphOut, EveryRouteWritesEveryLayoutInPlaceOfItsElements) {
+    auto x = graph::input<double>("x");
+    auto z = graph::input<cd>("z");
+    auto w = graph::input<cd>("w");
+    const std::size_t rows = 5, cols = 20;  // rows of 20 complex: long enough for the SIMD row kernel
+    const auto xv = random_real({rows, cols}, 60);
+    const auto zv = random_complex({rows, cols}, 61), wv = random_complex({rows, cols}, 62);
+    const xt::xarray<cf> zf = xt::cast<cf>(zv), wf = xt::cast<cf>(wv);
+    auto zf_in = graph::input<cf>("zf");
+    auto wf_in = graph::input<cf>("wf");
+    // a fused region with a real result (abs, mul, add in one loop)
+    check_every_layout<double>("abs(z) * x + 1", graph::lower(graph::abs(z) * x + 1.0), xv, zv);
+    // a fused region with a complex result
+    check_every_layout<cd>("exp(z) * x", graph::lower(graph::exp(z) * x), xv, zv);
+    // a lone complex multiply: the SIMD row kernel where the layout fits, float and double
+    check_every_layout<cd>("z * w", graph::lower(z * w), zv, wv);
+    check_every_layout<cf>("zf * wf (float)", graph::lower(zf_in * wf_in), zf, wf);
+    // the table route (cumsum), then copied in
+    check_every_layout<cd>("cumsum(z, 1)", graph::lower(graph::cumsum(z, 1)), zv);
+    // a zero-copy view of an input, copied in
+    check_every_layout<cd>("reshape(w)", graph::lower(graph::reshape(w, {graph::same(0), -1})), wv);
+    // a loop under views: the real buffer re-strided to the complex loop's shape where it can be
+    check_every_layout<double>("flatten(view_as_real(z * w), 1)", graph::lower(graph::flatten(graph::view_as_real(z * w), 1)),
+                               zv, wv);
+}
+
+// A slice of a KV cache is written where it is, row by row when the batch
+// makes it non-contiguous — no temporary (RoPE's output written into the
+// cache, Meta's Llama apply_rotary_emb followed by cache_k[:, pos:pos+S] = xk).
+TEST(GraphOut, RopeIntoASliceOfAKvCacheWritesTheSliceOnly) {
+    constexpr std::size_t batch = 2, max_seq = 40, seq = 32, heads = 4, head_dim = 64, pos = 5;
+    auto xk = graph::input<xt::xtensor<float, 4>>("xk");
+    auto freqs = graph::input<xt::xtensor<cf, 2>>("freqs_cis");
+    const graph::dim_list pairs{graph::same(0), graph::same(1), graph::same(2), -1, 2};
+    auto rotated = graph::flatten(
+        graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * graph::view(freqs, {1, graph::same(0), 1, graph::same(1)})), 3);
+    auto prog = graph::lower(rotated);
+    const xt::xtensor<float, 4> xv = xt::cast<float>(random_real({batch, seq, heads, head_dim}, 63));
+    const xt::xtensor<cf, 2> fv = xt::cast<cf>(random_complex({seq, head_dim / 2}, 64));
+    const auto want = prog(xv, fv);
+    for (std::size_t b : {std::size_t(1), batch}) {  // one batch row: the slice is contiguous; two: rows
+        xt::xtensor<float, 4> cache = xt::xtensor<float, 4>::from_shape({b, max_seq, heads, head_dim});
+        cache.fill(-3.5f);
+        auto slice = xt::view(cache, xt::all(), xt::range(pos, pos + seq), xt::all(), xt::all());
+        const auto x_b = xt::xtensor<float, 4>(xt::view(xv, xt::range(0, b), xt::all(), xt::all(), xt::all()));
+        const std::size_t before = g_large_allocations.load();
+        prog(graph::out(slice), x_b, fv);
+        EXPECT_EQ(g_large_allocations.load() - before, 0u) << "batch " << b << ": a temporary was allocated";
+        for (std::size_t i = 0; i < b; ++i)
+            for (std::size_t s = 0; s < max_seq; ++s)
+                for (std::size_t h = 0; h < heads; ++h)
+                    for (std::size_t d = 0; d < head_dim; ++d) {
+                        const float got = cache(i, s, h, d);
+                        if (s < pos || s >= pos + seq) {
+                            ASSERT_EQ(got, -3.5f) << "batch " << b << ": cache position " << s << " was written";
+                        } else {
+                            ASSERT_NEAR(got, want(i, s - pos, h, d), 1e-6f) << "batch " << b << " at " << i << ", " << s << ", " << h << ", " << d;
+                        }
+                    }
+        const graph::write_plan plan = prog.plan(graph::out(slice), x_b, fv);
+        ASSERT_EQ(plan.outputs.size(), 1u);
+        EXPECT_EQ(plan.outputs[0].route, b == 1 ? graph::write_route::direct : graph::write_route::rows);
+        EXPECT_EQ(prog.ir().nodes[plan.outputs[0].writer].op, "mul");  // the views cost nothing
+    }
+}
+
+// A buffer in which two elements share memory is refused before anything is
+// written: a stride 0 used to be written through data() as 12 contiguous
+// elements — past the end of the 4 its rows share (a heap-buffer-overflow).
+TEST(GraphOut, BufferThatOverlapsItselfIsRefused) {
+    auto x = graph::input<double>("x");
+    auto prog = graph::lower(x * 2.0);
+    const auto a = random_real({3, 4}, 65);
+    std::vector<double> storage(12, 0.0);
+    // rows of 4 that all start at element 8: the adaptor's elements are storage[8 … 11]
+    auto stride_zero = xt::adapt(storage.data() + 8, 12, xt::no_ownership(), std::vector<std::size_t>{3, 4},
+                                 std::vector<std::ptrdiff_t>{0, 1});
+    EXPECT_THROW(prog(graph::out(stride_zero), a), realify::layout_error);
+    EXPECT_EQ(storage, std::vector<double>(12, 0.0));
+    xt::xtensor<double, 1> row = xt::zeros<double>({4});
+    auto broadcast = xt::broadcast(row, std::vector<std::size_t>{3, 4});
+    EXPECT_THROW(prog(graph::out(broadcast), a), realify::layout_error);
+    EXPECT_TRUE(xt::all(xt::equal(row, 0.0)));
+}
+
+// Two outputs may not share memory: the same buffer twice, or overlapping
+// slices, is refused before either is written. Disjoint interleaved slices
+// of one array (alternate rows) are two separate buffers and are accepted.
+TEST(GraphOut, OutputsThatShareMemoryAreRefused) {
+    auto x = graph::input<double>("x");
+    auto prog = graph::lower(x * 2.0, x + 1.0);
+    const auto a = random_real({3, 4}, 66);
+    xt::xtensor<double, 2> buffer = xt::zeros<double>({3, 4});
+    EXPECT_THROW(prog(graph::out(buffer, buffer), a), realify::layout_error);
+    EXPECT_TRUE(xt::all(xt::equal(buffer, 0.0)));
+    xt::xtensor<double, 2> big = xt::zeros<double>({5, 4});
+    auto first = xt::view(big, xt::range(0, 3), xt::all());
+    auto second = xt::view(big, xt::range(2, 5), xt::all());  // row 2 in both
+    EXPECT_THROW(prog(graph::out(first, second), a), realify::layout_error);
+    EXPECT_TRUE(xt::all(xt::equal(big, 0.0)));
+    xt::xtensor<double, 2> both = xt::zeros<double>({6, 4});
+    auto even = xt::view(both, xt::range(0, 6, 2), xt::all());
+    auto odd = xt::view(both, xt::range(1, 6, 2), xt::all());
+    prog(graph::out(even, odd), a);
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 4; ++j) {
+            EXPECT_EQ(both(2 * i, j), 2.0 * a(i, j));
+            EXPECT_EQ(both(2 * i + 1, j), a(i, j) + 1.0);
+        }
+}
+
+// An output written over an input another output still reads: that other
+// output is evaluated first. Before, outputs were written one after another,
+// so b1 became exp(2a).
+TEST(GraphOut, OutputOverAnInputAnotherOutputReadsIsWrittenAfterIt) {
+    auto x = graph::input<double>("x");
+    auto prog = graph::lower(x * 2.0, graph::exp(x));
+    const auto a = random_real({4, 5}, 67);
+    xt::xarray<double> buf = a;
+    xt::xarray<double> b1 = xt::zeros<double>({4, 5});
+    prog(graph::out(buf, b1), buf);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(buf.data()[i], 2.0 * a.data()[i]);
+        EXPECT_EQ(b1.data()[i], std::exp(a.data()[i]));
+    }
+    const graph::write_plan plan = prog.plan(graph::out(buf, b1), buf);
+    ASSERT_EQ(plan.steps.size(), 2u);
+    EXPECT_EQ(plan.steps[0].output, 1u);  // exp(x) reads x before x * 2 is written over it
+    EXPECT_TRUE(plan.outputs[0].in_place);
+    // two outputs each written over the other's input: one is evaluated aside first
+    auto y = graph::input<double>("y");
+    auto swap = graph::lower(x * 2.0, y * 3.0);
+    const auto b = random_real({4, 5}, 68);
+    xt::xarray<double> xbuf = a, ybuf = b;
+    swap(graph::out(ybuf, xbuf), xbuf, ybuf);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(ybuf.data()[i], 2.0 * a.data()[i]);
+        EXPECT_EQ(xbuf.data()[i], 3.0 * b.data()[i]);
+    }
+    xbuf = a;
+    ybuf = b;
+    const graph::write_plan cycle = swap.plan(graph::out(ybuf, xbuf), xbuf, ybuf);
+    ASSERT_EQ(cycle.steps.size(), 3u);
+    EXPECT_EQ(cycle.steps[0].kind, graph::write_step::evaluate_aside);
+    // a view of an input, evaluated aside, owns its memory: y's values survive y being written
+    auto views = graph::lower(graph::reshape(y, {graph::same(0), graph::same(1)}), x * 2.0);
+    xbuf = a;
+    ybuf = b;
+    views(graph::out(xbuf, ybuf), xbuf, ybuf);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(xbuf.data()[i], b.data()[i]);
+        EXPECT_EQ(ybuf.data()[i], 2.0 * a.data()[i]);
+    }
+    // an output over its own input shifted by a row reads nothing it has written: through a temporary
+    xt::xtensor<double, 2> big = xt::zeros<double>({5, 5});
+    xt::view(big, xt::range(0, 4), xt::all()) = a;
+    auto source = xt::view(big, xt::range(0, 4), xt::all());
+    auto shifted = xt::view(big, xt::range(1, 5), xt::all());
+    auto twice = graph::lower(x * 2.0);
+    EXPECT_EQ(twice.plan(graph::out(shifted), source).outputs[0].route, graph::write_route::temporary);
+    twice(graph::out(shifted), source);
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 5; ++j) EXPECT_EQ(big(i + 1, j), 2.0 * a(i, j)) << i << ", " << j;
+    // a complex output over a real input (RoPE-like, the other output reading it through views)
+    auto q = graph::input<double>("q");
+    auto qc = graph::view_as_complex(graph::reshape(q, {graph::same(0), -1, 2}));
+    auto pair = graph::lower(graph::flatten(graph::view_as_real(qc * qc), 1), graph::abs(qc));
+    const auto qv = random_real({3, 8}, 69);
+    xt::xarray<double> qbuf = qv;
+    xt::xarray<double> mag = xt::zeros<double>({3, 4});
+    pair(graph::out(qbuf, mag), qbuf);
+    for (std::size_t r = 0; r < 3; ++r)
+        for (std::size_t k = 0; k < 4; ++k) {
+            const cd v(qv(r, 2 * k), qv(r, 2 * k + 1));
+            EXPECT_NEAR(mag(r, k), std::abs(v), 1e-15);
+            EXPECT_NEAR(qbuf(r, 2 * k), (v * v).real(), 1e-15);
+            EXPECT_NEAR(qbuf(r, 2 * k + 1), (v * v).imag(), 1e-15);
+        }
+}
+
+// In-place RoPE stays zero-copy: both outputs are written by the SIMD row
+// kernel straight into the input buffers, nothing is allocated.
+TEST(GraphOut, InPlaceRopeIsZeroCopy) {
+    auto q = graph::input<xt::xtensor<float, 4>>("xq");
+    auto k = graph::input<xt::xtensor<float, 4>>("xk");
+    auto f = graph::input<xt::xtensor<cf, 2>>("freqs_cis");
+    const graph::dim_list pairs{graph::same(0), graph::same(1), graph::same(2), -1, 2};
+    auto fb = graph::view(f, {1, graph::same(0), 1, graph::same(1)});
+    auto q_out = graph::type_as(graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(graph::to_float(q), pairs)) * fb), 3), q);
+    auto k_out = graph::type_as(graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(graph::to_float(k), pairs)) * fb), 3), k);
+    auto prog = graph::lower(q_out, k_out);
+    xt::xtensor<float, 4> xq = xt::cast<float>(random_real({1, 32, 8, 64}, 70));  // 64 KiB
+    xt::xtensor<float, 4> xk = xt::cast<float>(random_real({1, 32, 4, 64}, 71));
+    const xt::xtensor<cf, 2> fv = xt::cast<cf>(random_complex({32, 32}, 72));
+    const auto [want_q, want_k] = prog(xq, xk, fv);
+    const graph::write_plan plan = prog.plan(graph::out(xq, xk), xq, xk, fv);
+    for (const graph::output_plan& p : plan.outputs) {
+        EXPECT_EQ(p.route, graph::write_route::direct);
+        EXPECT_TRUE(p.in_place);
+        EXPECT_FALSE(p.aside);
+        EXPECT_TRUE(prog.ir().nodes[p.writer].simd_rows);
+    }
+    EXPECT_EQ(plan.outputs[0].target.data, static_cast<void*>(xq.data()));
+    const float* q_data = xq.data();
+    const std::size_t before = g_large_allocations.load();
+    prog(graph::out(xq, xk), xq, xk, fv);
+    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+    EXPECT_EQ(xq.data(), q_data);
+    expect_close(xq, want_q, 1e-6);
+    expect_close(xk, want_k, 1e-6);
+}
+
+// ============================================================================ fusion decided once
+
+// The fuse_elementwise pass decides every loop; evaluation follows it and
+// explain() prints it. A chain whose inner node is shared cannot be one loop:
+// the pass says so (each root runs its own loop), and evaluation allocates
+// exactly one temporary per loop whose value is not written into the caller's
+// buffer — before, the pass marked the private nodes as fused while
+// evaluation ran them as separate loops.
+TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
+    auto z = graph::input<cd>("z");
+    auto shared = graph::exp(z);                        // read by the chain and returned
+    auto chain = graph::abs(graph::conj(z) * shared);   // abs ← mul ← (conj, shared)
+    auto prog = graph::lower(chain, shared);
+    const auto& g = prog.ir();
+    auto fusion_of = [&](const std::string& op) {
+        for (const auto& n : g.nodes)
+            if (n.op == op) return n.fusion;
+        return graph::fusion_mode::none;
+    };
+    EXPECT_EQ(fusion_of("abs"), graph::fusion_mode::own_loop);   // its region would inline the shared exp
+    EXPECT_EQ(fusion_of("mul"), graph::fusion_mode::own_loop);
+    EXPECT_EQ(fusion_of("conj"), graph::fusion_mode::own_loop);
+    EXPECT_EQ(fusion_of("exp"), graph::fusion_mode::own_loop);
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("fused into a consumer's loop: 0"), std::string::npos) << text;
+    const std::size_t n = 1 << 13;  // 128 KiB of complex<double>: every temporary is a large block
+    const auto a = random_complex({n}, 73);
+    xt::xarray<double> magnitude = xt::zeros<double>({n});
+    xt::xarray<cd> e = xt::zeros<cd>({n});
+    std::size_t before = g_large_allocations.load();
+    prog(graph::out(magnitude, e), a);
+    EXPECT_EQ(g_large_allocations.load() - before, 3u);  // the values of exp, conj and mul; abs writes the buffer
+    for (std::size_t i = 0; i < n; i += 101) {
+        EXPECT_NEAR(magnitude(i), std::abs(std::conj(a(i)) * std::exp(a(i))), 1e-12);
+        EXPECT_NEAR(std::abs(e(i) - std::exp(a(i))), 0.0, 1e-12);
+    }
+    // private all the way down: one region, no temporary
+    auto private_chain = graph::lower(graph::abs(graph::conj(z) * graph::exp(z)));
+    EXPECT_NE(graph::explain(private_chain).find("fused loop over 4 ops"), std::string::npos) << graph::explain(private_chain);
+    before = g_large_allocations.load();
+    private_chain(graph::out(magnitude), a);
+    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+}
+
+// ============================================================================ shape inference shared with the eager ops
+
+// The graph's views and the eager shape ops compute their shapes with the
+// same routines (realify/ops/shape_inference.hpp): same results, same errors.
+TEST(GraphShapes, ViewsAndEagerShapeOpsAgree) {
+    const auto a = random_complex({2, 3, 4}, 74);
+    const auto layout = realify::complex_layout_of(a);
+    auto z = graph::input<cd>("z");
+    auto shape_of = [](const auto& t) { return std::vector<std::size_t>(t.shape().begin(), t.shape().end()); };
+    auto eager_shape = [](const auto& l) {
+        const auto s = l.shape();
+        return std::vector<std::size_t>(s.begin(), s.end());
+    };
+    EXPECT_EQ(shape_of(graph::lower(graph::reshape(z, {4, -1}))(a)), eager_shape(realify::reshape(layout, {4, -1})));
+    EXPECT_EQ(shape_of(graph::lower(graph::flatten(z, 1, -1))(a)), eager_shape(realify::flatten(layout, 1, -1)));
+    EXPECT_EQ(shape_of(graph::lower(graph::unsqueeze(z, -1))(a)), eager_shape(realify::unsqueeze(layout, -1)));
+    EXPECT_EQ(shape_of(graph::lower(graph::squeeze(graph::unsqueeze(z, 0), 0))(a)),
+              eager_shape(realify::squeeze(realify::unsqueeze(layout, 0), 0)));
+    auto message = [](auto&& f) {
+        try {
+            f();
+        } catch (const realify::shape_error& e) {
+            const std::string m = e.what();
+            return m.substr(m.find(": ") + 2);  // without the entry point
+        }
+        return std::string("no shape_error");
+    };
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::reshape(z, {5, -1}))(a); }),
+              message([&] { (void)realify::reshape(layout, {5, -1}); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::unsqueeze(z, 4))(a); }),
+              message([&] { (void)realify::unsqueeze(layout, 4); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::flatten(z, 2, 1))(a); }),
+              message([&] { (void)realify::flatten(layout, 2, 1); }));
 }
 
 // ============================================================================ six-op chain, fixed shapes
@@ -634,7 +1073,7 @@ TEST(GraphRewrite, ListAndIndexOpsGoThroughTheTable) {
             EXPECT_EQ(r(i + 2, j), a(i, j));
         }
     for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(g(j), b(1, j));
-    EXPECT_EQ(t(), cd(1.5, -2.0));  // the complex value is kept (the seed's defect: 0.0)
+    EXPECT_EQ(t(), cd(1.5, -2.0));  // the complex value is kept (Torch-TensorRT's lowering gave 0.0)
     EXPECT_EQ(graph::coverage(prog).n_fallbacks, 0u);
 }
 
@@ -716,7 +1155,7 @@ TEST(GraphRewrite, ShapeArithmeticNeverWraps) {
     EXPECT_NE(m.find("realify::graph::chunk: piece index"), std::string::npos) << m;
 }
 
-// ============================================================================ the seed's RoPE vs PyTorch
+// ============================================================================ Meta's Llama RoPE vs PyTorch
 
 namespace {
 xt::xarray<float> read_golden(const std::string& name, std::vector<std::size_t> shape) {
@@ -728,7 +1167,7 @@ xt::xarray<float> read_golden(const std::string& name, std::vector<std::size_t> 
 }
 }  // namespace
 
-TEST(GraphRope, SeedApplyRotaryEmbMatchesPyTorch) {
+TEST(GraphRope, MetaApplyRotaryEmbMatchesPyTorch) {
     const auto xq = read_golden("rope_xq.f32", {1, 16, 8, 128});
     const auto xk = read_golden("rope_xk.f32", {1, 16, 2, 128});
     const auto fr = read_golden("rope_freqs.f32", {16, 64, 2});

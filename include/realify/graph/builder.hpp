@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "realify/graph/node.hpp"
+#include "realify/graph/rules.hpp"
 #include "realify/graph/traits.hpp"
 
 namespace realify::graph {
@@ -67,7 +68,71 @@ inline node_attrs with_scalar(std::complex<double> s) {
     a.has_scalar = true;
     return a;
 }
+
+// ---- ops no lowering accepts: refused where the user wrote them --------------------
+/// The kind of an operand, as the refusal messages name it: 0 a real tensor,
+/// 1 a complex one, 2 a real number, 3 a complex number.
+template <class C>
+inline constexpr int operand_kind_code = (is_scalar_node_v<C> ? 2 : 0) + (traits_t<C>::is_complex ? 1 : 0);
+
+/// -1 when a node of type N is evaluated by some rule (graph/rules.hpp);
+/// else its operands' kinds, one base-4 digit each, first operand first
+/// (cat / stack: their first operand's, which every one shares).
+template <class N>
+inline constexpr int refused_kinds_v = -1;
+template <class Tag, class C0, class... C>
+inline constexpr int refused_kinds_v<node<Tag, C0, C...>> = [] {
+    if constexpr (rule_of<node<Tag, C0, C...>>() != node_rule::fallback) return -1;
+    else if constexpr (list_tag<Tag>) return operand_kind_code<C0>;
+    else {
+        int code = operand_kind_code<C0>;
+        ((code = code * 4 + operand_kind_code<C>), ...);
+        return code;
+    }
+}();
 }  // namespace detail
+
+// An op of the table that no lowering accepts for its operand kinds (and
+// that has no std::complex reference to fall back on, unlike graph::custom)
+// is refused at the builder call by ONE static_assert naming the op and the
+// kinds: "realify::graph::ones_like: no lowering accepts a real operand".
+// The messages must be literals, hence one static_assert per kind
+// combination, of which at most one fails.
+#define REALIFY_GRAPH_REFUSE(NAME, N, CODE, KINDS)                 \
+    static_assert(detail::refused_kinds_v<N> != (CODE),            \
+                  "realify::graph::" NAME ": no lowering accepts " KINDS)
+#define REALIFY_GRAPH_REFUSE_1(NAME, N)                            \
+    REALIFY_GRAPH_REFUSE(NAME, N, 0, "a real operand");            \
+    REALIFY_GRAPH_REFUSE(NAME, N, 1, "a complex operand");         \
+    REALIFY_GRAPH_REFUSE(NAME, N, 2, "a real number");             \
+    REALIFY_GRAPH_REFUSE(NAME, N, 3, "a complex number")
+#define REALIFY_GRAPH_REFUSE_2(NAME, N)                                                   \
+    REALIFY_GRAPH_REFUSE(NAME, N, 0, "operands (real, real)");                            \
+    REALIFY_GRAPH_REFUSE(NAME, N, 1, "operands (real, complex)");                         \
+    REALIFY_GRAPH_REFUSE(NAME, N, 2, "operands (real, real number)");                     \
+    REALIFY_GRAPH_REFUSE(NAME, N, 3, "operands (real, complex number)");                  \
+    REALIFY_GRAPH_REFUSE(NAME, N, 4, "operands (complex, real)");                         \
+    REALIFY_GRAPH_REFUSE(NAME, N, 5, "operands (complex, complex)");                      \
+    REALIFY_GRAPH_REFUSE(NAME, N, 6, "operands (complex, real number)");                  \
+    REALIFY_GRAPH_REFUSE(NAME, N, 7, "operands (complex, complex number)");               \
+    REALIFY_GRAPH_REFUSE(NAME, N, 8, "operands (real number, real)");                     \
+    REALIFY_GRAPH_REFUSE(NAME, N, 9, "operands (real number, complex)");                  \
+    REALIFY_GRAPH_REFUSE(NAME, N, 12, "operands (complex number, real)");                 \
+    REALIFY_GRAPH_REFUSE(NAME, N, 13, "operands (complex number, complex)")
+#define REALIFY_GRAPH_REFUSE_3(NAME, N)                                                   \
+    REALIFY_GRAPH_REFUSE(NAME, N, 0, "operands (real, real, real)");                      \
+    REALIFY_GRAPH_REFUSE(NAME, N, 1, "operands (real, real, complex)");                   \
+    REALIFY_GRAPH_REFUSE(NAME, N, 4, "operands (real, complex, real)");                   \
+    REALIFY_GRAPH_REFUSE(NAME, N, 5, "operands (real, complex, complex)");                \
+    REALIFY_GRAPH_REFUSE(NAME, N, 16, "operands (complex, real, real)");                  \
+    REALIFY_GRAPH_REFUSE(NAME, N, 17, "operands (complex, real, complex)");               \
+    REALIFY_GRAPH_REFUSE(NAME, N, 20, "operands (complex, complex, real)");               \
+    REALIFY_GRAPH_REFUSE(NAME, N, 21, "operands (complex, complex, complex)")
+/// Builds a node and refuses it when no rule evaluates it (ARITY: 1, 2 or 3 kinds).
+#define REALIFY_GRAPH_BUILD(ARITY, NAME, ...)                 \
+    auto built = __VA_ARGS__;                                  \
+    REALIFY_GRAPH_REFUSE_##ARITY(NAME, decltype(built));       \
+    return built
 
 // ---- erased ---------------------------------------------------------------------
 template <graph_node X>
@@ -86,7 +151,7 @@ auto view_as_real(X x) {
     template <class A, class B>                                                                      \
         requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>)) \
     auto NAME(A&& a, B&& b) {                                                                        \
-        return detail::make<op::NAME>({}, std::forward<A>(a), std::forward<B>(b));                   \
+        REALIFY_GRAPH_BUILD(2, #NAME, detail::make<op::NAME>({}, std::forward<A>(a), std::forward<B>(b))); \
     }
 REALIFY_GRAPH_BINARY(mul)
 REALIFY_GRAPH_BINARY(div)
@@ -118,7 +183,7 @@ auto operator-(A&& a, B&& b) { return sub(std::forward<A>(a), std::forward<B>(b)
 #define REALIFY_GRAPH_SCALAR_ATTR(NAME)                                   \
     template <graph_node X, class S>                                      \
     auto NAME(X x, S s) {                                                 \
-        return detail::make<op::NAME>(detail::with_scalar(std::complex<double>(s)), std::move(x)); \
+        REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>(detail::with_scalar(std::complex<double>(s)), std::move(x))); \
     }
 REALIFY_GRAPH_SCALAR_ATTR(mul_scalar)
 REALIFY_GRAPH_SCALAR_ATTR(div_scalar)
@@ -134,7 +199,7 @@ auto pow(X x, S s) { return pow_scalar(std::move(x), s); }
 #define REALIFY_GRAPH_UNARY(NAME)                         \
     template <graph_node X>                               \
     auto NAME(X x) {                                      \
-        return detail::make<op::NAME>({}, std::move(x));  \
+        REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>({}, std::move(x))); \
     }
 REALIFY_GRAPH_UNARY(conj)
 REALIFY_GRAPH_UNARY(reciprocal)
@@ -188,7 +253,7 @@ auto operator-(X x) { return neg(std::move(x)); }
 #define REALIFY_GRAPH_DIMS(NAME)                                           \
     template <graph_node X>                                                \
     auto NAME(X x, dim_list dims) {                                        \
-        return detail::make<op::NAME>(detail::with_dims(std::move(dims)), std::move(x)); \
+        REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>(detail::with_dims(std::move(dims)), std::move(x))); \
     }
 REALIFY_GRAPH_DIMS(permute)
 REALIFY_GRAPH_DIMS(reshape)
@@ -203,42 +268,50 @@ REALIFY_GRAPH_DIMS(mean_dim)
 
 template <graph_node X>
 auto flatten(X x, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1) {
-    return detail::make<op::flatten>(detail::with_ints(start, end), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "flatten", detail::make<op::flatten>(detail::with_ints(start, end), std::move(x)));
 }
 template <graph_node X>
-auto unsqueeze(X x, std::ptrdiff_t dim) { return detail::make<op::unsqueeze>(detail::with_ints(dim), std::move(x)); }
+auto unsqueeze(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "unsqueeze", detail::make<op::unsqueeze>(detail::with_ints(dim), std::move(x)));
+}
 template <graph_node X>
-auto squeeze(X x, std::ptrdiff_t dim) { return detail::make<op::squeeze_dim>(detail::with_ints(dim), std::move(x)); }
+auto squeeze(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "squeeze", detail::make<op::squeeze_dim>(detail::with_ints(dim), std::move(x)));
+}
 template <graph_node X>
 auto transpose(X x, std::ptrdiff_t d0, std::ptrdiff_t d1) {
-    return detail::make<op::transpose>(detail::with_ints(d0, d1), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "transpose", detail::make<op::transpose>(detail::with_ints(d0, d1), std::move(x)));
 }
 template <graph_node X>
 auto select(X x, std::ptrdiff_t dim, std::ptrdiff_t index) {
-    return detail::make<op::select>(detail::with_ints(dim, index), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "select", detail::make<op::select>(detail::with_ints(dim, index), std::move(x)));
 }
 template <graph_node X>
 auto narrow(X x, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length) {
-    return detail::make<op::narrow>(detail::with_ints(dim, start, length), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "narrow", detail::make<op::narrow>(detail::with_ints(dim, start, length), std::move(x)));
 }
 template <graph_node X>
 auto slice(X x, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t end, std::ptrdiff_t step = 1) {
-    return detail::make<op::slice>(detail::with_ints(dim, start, end, step), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "slice", detail::make<op::slice>(detail::with_ints(dim, start, end, step), std::move(x)));
 }
 template <graph_node X>
-auto cumsum(X x, std::ptrdiff_t dim) { return detail::make<op::cumsum>(detail::with_ints(dim), std::move(x)); }
+auto cumsum(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "cumsum", detail::make<op::cumsum>(detail::with_ints(dim), std::move(x)));
+}
 template <graph_node X>
-auto prod(X x, std::ptrdiff_t dim) { return detail::make<op::prod_dim>(detail::with_ints(dim), std::move(x)); }
+auto prod(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "prod", detail::make<op::prod_dim>(detail::with_ints(dim), std::move(x)));
+}
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {
     node_attrs a = detail::with_dims(std::move(shifts));
     a.i0 = static_cast<std::ptrdiff_t>(dims.size());
     for (auto d : dims) a.dims.push_back(d);  // shifts then dims; i0 = how many dims
-    return detail::make<op::roll>(std::move(a), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "roll", detail::make<op::roll>(std::move(a), std::move(x)));
 }
 template <graph_node X>
 auto repeat(X x, dim_list repeats) {
-    return detail::make<op::repeat>(detail::with_dims(std::move(repeats)), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "repeat", detail::make<op::repeat>(detail::with_dims(std::move(repeats)), std::move(x)));
 }
 /// The pieces of torch.split / split_with_sizes / chunk. How many there are
 /// is known only once shapes are, so a piece is taken by index — PyTorch's
@@ -257,28 +330,34 @@ struct pieces {
 };
 template <graph_node X>
 pieces<op::split, X> split(X x, std::ptrdiff_t split_size, std::ptrdiff_t dim = 0) {
+    using piece = node<op::split, X>;
+    REALIFY_GRAPH_REFUSE_1("split", piece);
     return {std::move(x), detail::with_ints(split_size, dim)};
 }
 template <graph_node X>
 pieces<op::split_with_sizes, X> split_with_sizes(X x, dim_list sizes, std::ptrdiff_t dim = 0) {
     node_attrs a = detail::with_dims(std::move(sizes));
     a.i1 = dim;
+    using piece = node<op::split_with_sizes, X>;
+    REALIFY_GRAPH_REFUSE_1("split_with_sizes", piece);
     return {std::move(x), std::move(a)};
 }
 template <graph_node X>
 pieces<op::chunk, X> chunk(X x, std::ptrdiff_t chunks, std::ptrdiff_t dim = 0) {
+    using piece = node<op::chunk, X>;
+    REALIFY_GRAPH_REFUSE_1("chunk", piece);
     return {std::move(x), detail::with_ints(chunks, dim)};
 }
-/// x[index] along dim 0 (the seed's getitem on a complex tensor).
+/// x[index] along dim 0 (FX's getitem on a complex tensor).
 template <graph_node X>
 auto getitem(X x, std::ptrdiff_t index) {
-    return detail::make<op::getitem>(detail::with_ints(index), std::move(x));
+    REALIFY_GRAPH_BUILD(1, "getitem", detail::make<op::getitem>(detail::with_ints(index), std::move(x)));
 }
-/// A 0-d tensor holding a number (a complex value is kept — the seed replaced it by 0.0).
+/// A 0-d tensor holding a number (a complex value is kept — Torch-TensorRT's complex lowering replaced it by 0.0).
 template <class S>
     requires(std::is_floating_point_v<S> || detail::is_std_complex<S>::value)
 auto scalar_tensor(S value) {
-    return detail::make<op::scalar_tensor>({}, scalar_node<S>(value));
+    REALIFY_GRAPH_BUILD(1, "scalar_tensor", detail::make<op::scalar_tensor>({}, scalar_node<S>(value)));
 }
 /// torch.cat / torch.stack of tensors of one type along dim.
 template <graph_node X, graph_node... Xs>
@@ -286,19 +365,21 @@ auto cat(std::ptrdiff_t dim, X x, Xs... xs) {
     static_assert(((std::is_same_v<typename traits_t<X>::real_type, typename traits_t<Xs>::real_type> &&
                     traits_t<X>::is_complex == traits_t<Xs>::is_complex) && ...),
                   "realify::graph::cat: every operand must have the same element type.");
-    return detail::make<op::cat>(detail::with_ints(dim), std::move(x), std::move(xs)...);
+    REALIFY_GRAPH_BUILD(1, "cat", detail::make<op::cat>(detail::with_ints(dim), std::move(x), std::move(xs)...));
 }
 template <graph_node X, graph_node... Xs>
 auto stack(std::ptrdiff_t dim, X x, Xs... xs) {
     static_assert(((std::is_same_v<typename traits_t<X>::real_type, typename traits_t<Xs>::real_type> &&
                     traits_t<X>::is_complex == traits_t<Xs>::is_complex) && ...),
                   "realify::graph::stack: every operand must have the same element type.");
-    return detail::make<op::stack>(detail::with_ints(dim), std::move(x), std::move(xs)...);
+    REALIFY_GRAPH_BUILD(1, "stack", detail::make<op::stack>(detail::with_ints(dim), std::move(x), std::move(xs)...));
 }
 template <graph_node C, graph_node A, graph_node B>
-auto where(C c, A a, B b) { return detail::make<op::where>({}, std::move(c), std::move(a), std::move(b)); }
+auto where(C c, A a, B b) {
+    REALIFY_GRAPH_BUILD(3, "where", detail::make<op::where>({}, std::move(c), std::move(a), std::move(b)));
+}
 
-// ---- casts (the seed's .float() and type_as) ------------------------------------------
+// ---- casts (PyTorch's .float() and type_as) -------------------------------------------
 template <class To, graph_node X>
 auto to(X x) { return cast_node<To, X>(std::move(x)); }
 template <graph_node X>
@@ -315,5 +396,11 @@ auto custom(Reference reference, X... x) {
     static_assert(op_tag<Tag>, "realify::graph::custom<Tag>: Tag needs static name, arity and kind.");
     return custom_node<Tag, Reference, X...>(std::move(reference), std::move(x)...);
 }
+
+#undef REALIFY_GRAPH_BUILD
+#undef REALIFY_GRAPH_REFUSE_3
+#undef REALIFY_GRAPH_REFUSE_2
+#undef REALIFY_GRAPH_REFUSE_1
+#undef REALIFY_GRAPH_REFUSE
 
 }  // namespace realify::graph

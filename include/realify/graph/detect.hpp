@@ -1,7 +1,8 @@
-// Detection from the types alone (the seed's stage 1, done by the compiler).
+// Detection from the types alone (Torch-TensorRT's complex-subgraph detection,
+// done by the compiler).
 //
 // A node's type names its op and its children's types, so everything the
-// seed's pass finds by walking an FX graph at run time is a compile-time
+// detection pass finds by walking an FX graph at run time is a compile-time
 // constant here:
 //
 //   anchor               a view_as_real node;
@@ -34,7 +35,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "realify/graph/evaluate.hpp"
+#include "realify/graph/rules.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"
 

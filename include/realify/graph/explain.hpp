@@ -66,7 +66,7 @@ std::string explain(const program<Strict, Outs...>& p) {
         dead += (!n.live && n.canonical == i) ? 1 : 0;
         shared += n.canonical != i ? 1 : 0;
         folded += n.folded ? 1 : 0;
-        fused += n.fused_into_consumer ? 1 : 0;
+        fused += n.fusion == fusion_mode::inlined ? 1 : 0;
     }
     s << "erased: " << erased << ", dead nodes dropped: " << dead << ", common subexpressions merged: " << shared
       << ", folded: " << folded << ", fused into a consumer's loop: " << fused << '\n';

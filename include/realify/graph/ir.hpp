@@ -1,31 +1,105 @@
 // The run-time mirror of a typed graph: one record per distinct node
 // (identities merged, so shared subexpressions appear once), in topological
-// order. Passes read and annotate it; evaluation (graph/evaluate.hpp) follows
-// the typed nodes and consults these records for canonical nodes (CSE),
-// folded constants and fusion decisions.
+// order. Passes read and annotate it; evaluation walks the records: each
+// canonical record's evaluator — a plain function chosen from the node's
+// type (graph/evaluate.hpp), compiled per op and operand kinds rather than
+// per node — reads its children's values by slot (value_at,
+// graph/value.hpp). The fusion decisions
+// (fusion_mode) are taken once, by fuse_elementwise; evaluation follows them
+// and explain() prints the same records, so it shows what evaluation does.
+// Shapes that follow from the inputs are inferred on the records alone
+// (graph/infer_shapes.hpp).
 #pragma once
 
 #include <any>
+#include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
+#include <optional>
 #include <string>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
+#include "realify/graph/node.hpp"
 #include "realify/version.hpp"
 
 namespace realify::graph {
 
 struct graph_ir;
 struct eval_context;
+struct ir_node;
+struct buffer_layout;
+
+/// A value's memory, read without knowing its component type.
+struct value_memory {
+    const void* data = nullptr;
+    std::size_t components = 0;
+    bool owned = false;  // memory of its own (else a view of an argument or of a constant)
+};
+
+/// What can be done with a node's value without knowing its component type
+/// (one table per type, graph/value.hpp).
+struct value_ops {
+    shape_vector (*shape)(const std::any& value);
+    value_memory (*memory)(const std::any& value);
+    std::any (*own)(const std::any& value);  // the value with memory of its own
+};
+
+/// A node's evaluator: its value (a tensor_value in a std::any), computed
+/// from its children's values; loops write `target` when given (the caller's
+/// buffer, graph/write_outputs.hpp) and return a value describing it.
+using evaluator_fn = std::any (*)(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+
+/// How a node is evaluated, decided by its type (graph/rules.hpp).
+enum class node_rule : unsigned char {
+    input,      // a bound argument (zero copy when contiguous)
+    constant,   // unpacked to (…,2) once, at lower time
+    number,     // a scalar operand
+    cast,       // component conversion (.float(), type_as); erased when the type is the same
+    erased,     // view_as_complex / view_as_real: re-described, no code
+    zero_copy,  // shape op on the contiguous (…,2) memory
+    fused,      // elementwise: part of one loop (its element kernel)
+    table,      // realify::dispatch::call<Tag>
+    fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
+};
+
+/// How a node's shape follows from its first child's (or its children's),
+/// when it does before anything is evaluated.
+enum class shape_rule : unsigned char {
+    unknown,          // known once evaluated (table ops, fallbacks, unfolded constants)
+    input,            // the bound argument's
+    number,           // rank 0
+    same_as_child,    // casts, alias, detach, clone
+    view_as_complex,  // the child's without its trailing 2
+    view_as_real,     // the child's with a trailing 2
+    reshape,          // reshape / view / unsafe_view (−1, same(k))
+    flatten,
+    unsqueeze,
+    squeeze_dim,
+    squeeze_all,
+    broadcast,        // fused elementwise ops: the children's broadcast
+};
+
+/// The fusion decision of an elementwise node (rule fused), taken by the
+/// fuse_elementwise pass; evaluation follows it.
+enum class fusion_mode : unsigned char {
+    none,      // not an elementwise node of the fused loop
+    own_loop,  // one loop for this op alone, its operands evaluated first
+    region,    // one loop for this op and every elementwise node it inlines
+    inlined,   // computed inside its consumer's loop (a region's)
+};
 
 /// One node of the graph as passes see it.
 struct ir_node {
     std::uint64_t id = 0;
     std::string op;                    // op name (input, constant, scalar, cast<float>, mul, …)
     std::string label;                 // input name, attributes
+    std::string entry_point;           // "graph::" + op: how errors name the node's op
     std::vector<std::size_t> children; // indices into graph_ir::nodes
+    node_rule rule = node_rule::table;
+    shape_rule shape = shape_rule::unknown;
+    node_attrs attrs;                  // the typed node's attributes (dims, ints, scalar)
     bool is_complex = false;
     bool is_input = false, is_constant = false, is_scalar = false;
     bool is_op = false;                // an op of the table or a user op (counts in coverage)
@@ -33,13 +107,17 @@ struct ir_node {
     bool zero_copy = false;            // shape op done by re-describing contiguous memory
     bool fusable = false;              // elementwise op the fused kernel can inline
     bool fallback = false;             // evaluated on std::complex (no lowering accepts it)
+    bool simd_mul = false;             // complex × complex mul of two tensors: may take the SIMD row kernel
+    std::size_t component_bytes = 0;   // sizeof of the value's component type
+    std::complex<double> number{};     // numbers: the value
+    const std::type_info* value_type = nullptr;  // inputs: the type of the value an argument must bind to
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
-    // detection (seed stage 1): the flags come from the node's type (graph/detect.hpp)
+    // detection (graph/detect.hpp): the flags come from the node's type
     bool anchor = false;               // a view_as_real
     bool in_complex_subgraph = false;  // complex value, or consumes one
     bool boundary_input = false;       // a node outside a complex subgraph feeding it
     int subgraph = -1;                 // merged complex subgraph it belongs to (detect_complex_subgraphs)
-    bool fused_into_consumer = false;  // computed inside its consumer's loop
+    std::size_t input_position = 0;    // inputs: position among the program's arguments
     // pass results
     std::size_t canonical = 0;         // CSE representative (itself when unique)
     bool live = true;                  // reachable from an output
@@ -48,7 +126,24 @@ struct ir_node {
     bool output = false;
     std::size_t uses = 0;              // consumers among live nodes (+1 per output use)
     std::any folded_value;
-    std::function<std::any(eval_context&)> evaluate;  // the typed evaluator of this node alone
+    shape_vector folded_shape;
+    // fusion (fuse_elementwise); evaluation follows these
+    fusion_mode fusion = fusion_mode::none;
+    std::vector<std::size_t> loop_operands;  // loop roots: the slots the loop reads, in order
+    bool simd_rows = false;            // the loop is a lone complex × complex mul: SIMD row kernel when the layout fits
+    // evaluation
+    const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)
+    evaluator_fn evaluator = nullptr;       // the node's rule (fused nodes: the loop of the op alone)
+    evaluator_fn region_evaluator = nullptr;  // fused nodes with elementwise children: the region's loop
+    const value_ops* values = nullptr;      // for its values, whatever their component type
+
+    bool has_evaluator() const noexcept { return evaluator != nullptr; }
+    /// The evaluator evaluation runs for this (canonical) record, as the passes decided.
+    evaluator_fn active_evaluator() const noexcept {
+        return fusion == fusion_mode::region && region_evaluator != nullptr ? region_evaluator : evaluator;
+    }
+    /// The node's value, its children's values taken from ctx (value_at, graph/value.hpp).
+    std::any evaluate(eval_context& ctx) const { return active_evaluator()(*this, ctx, nullptr); }
 };
 
 /// The graph: nodes in topological order, outputs, inputs in creation order.
@@ -56,19 +151,38 @@ struct graph_ir {
     std::vector<ir_node> nodes;
     std::vector<std::size_t> outputs;
     std::vector<std::size_t> inputs;
+    std::vector<std::vector<std::size_t>> reads;  // per output: the input positions its evaluation reads (program)
     std::unordered_map<std::uint64_t, std::size_t> slot_of;
     std::vector<std::string> pass_log;  // which passes ran, in order
     std::string before;                 // the graph as built, printed before any pass
 
     std::size_t slot(std::uint64_t id) const { return slot_of.at(id); }
     const ir_node& resolve(std::size_t slot) const { return nodes[nodes[slot].canonical]; }
+    /// A node evaluation writes its own memory for: its own canonical, unfolded
+    /// record, read by one consumer (or one output) only.
+    bool is_private(std::size_t slot) const {
+        const ir_node& n = nodes[slot];
+        return n.canonical == slot && !n.folded && n.uses <= 1;
+    }
+};
+
+/// A bound argument: its value (a tensor_value, graph/value.hpp) and what
+/// planning needs without knowing its type.
+struct bound_input {
+    std::any value;
+    shape_vector shape;         // logical shape (complex shape for complex inputs)
+    const void* data = nullptr; // first component
+    std::size_t bytes = 0;      // contiguous bytes from data
+    bool complex = false;
+    bool borrowed = false;      // the caller's memory (zero copy), not a private copy
 };
 
 /// What evaluation threads through the typed nodes.
 struct eval_context {
     const graph_ir* ir = nullptr;
-    std::vector<std::any>* memo = nullptr;         // by canonical slot
-    const std::vector<std::any>* inputs = nullptr;  // by position in graph_ir::inputs
+    std::vector<std::any>* memo = nullptr;               // by canonical slot
+    const std::vector<bound_input>* inputs = nullptr;     // by position in graph_ir::inputs
+    const std::vector<std::optional<shape_vector>>* shapes = nullptr;  // known before evaluation, by slot (infer_shapes)
 };
 
 }  // namespace realify::graph

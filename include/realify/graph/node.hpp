@@ -6,11 +6,11 @@
 // known at compile time. Run-time attributes — dims, shapes, scalars — live in
 // the node object (node_attrs). Every node gets an identity when it is built;
 // copies keep it, so two outputs that share a subexpression share the node
-// (the seed's merged subgraphs: xq_out and xk_out both reading freqs_cis).
+// (RoPE's xq_out and xk_out both reading freqs_cis are one merged subgraph).
 //
 // "Is complex" is decided here by the type only: input<float> is real whatever
 // its run-time shape, so a real parameter with a trailing extent 2 is never
-// mistaken for a complex tensor (the seed system's shape-heuristic bug).
+// mistaken for a complex tensor (a shape heuristic would).
 #pragma once
 
 #include <atomic>
@@ -31,11 +31,14 @@
 
 #include "realify/layout/scalar_traits.hpp"
 #include "realify/layout/shape_traits.hpp"
+#include "realify/ops/shape_inference.hpp"
 #include "realify/ops/tags.hpp"
 
 namespace realify::graph {
 
 using dim_list = std::vector<std::ptrdiff_t>;
+/// A run-time shape (extents), as values and the IR carry it.
+using shape_vector = realify::detail::dim_vector;
 
 /// In a reshape/view shape: "the input's extent at dim k" (PyTorch's
 /// `x.reshape(*x.shape[:-1], -1, 2)` is `reshape(x, {same(0), same(1), same(2), -1, 2})`
@@ -124,7 +127,7 @@ using leaf_traits = value_traits<typename component_of<typename element_traits<T
                                  element_traits<T>::rank, typename element_traits<T>::fixed>;
 }  // namespace detail
 
-/// A constant tensor (the seed's get_attr buffer). Complex constants are
+/// A constant tensor (an FX get_attr buffer). Complex constants are
 /// unpacked to the (…,2) layout once, when the graph is lowered.
 template <class C>
 struct constant_node : node_base {
@@ -160,7 +163,7 @@ struct custom_node : node_base {
     explicit custom_node(Reference r, Children... c) : children(std::move(c)...), reference(std::move(r)) {}
 };
 
-/// Conversion of the component type (the seed's `.float()` and `type_as`).
+/// Conversion of the component type (PyTorch's `.float()` and `type_as`).
 template <class To, class Child>
 struct cast_node : node_base {
     std::tuple<Child> children;

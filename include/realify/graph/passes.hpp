@@ -1,4 +1,4 @@
-// The pass pipeline over graph_ir (the seed's lowering passes, seed 003):
+// The pass pipeline over graph_ir (as Torch-TensorRT's lowering passes):
 // ordered, and a user pass can be inserted at a given position, like
 // `@_aten_lowering_pass(index=N)`.
 //
@@ -11,7 +11,10 @@
 //   2 eliminate_common_subexpressions
 //   3 fold_constants             constant-only subgraphs evaluated once, now
 //   4 remove_dead_nodes          unreachable nodes dropped, uses counted
-//   5 fuse_elementwise           private elementwise chains marked as one loop
+//   5 fuse_elementwise           the loops: which elementwise nodes form one
+//                                loop (a region), which run alone, and which
+//                                loops may take the SIMD row kernel — decided
+//                                here, once; evaluation follows the records
 #pragma once
 
 #include <any>
@@ -76,7 +79,7 @@ inline void eliminate_common_subexpressions(graph_ir& g) {
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
         std::ostringstream key;
-        if (n.is_input || n.is_constant || !n.evaluate) {
+        if (n.is_input || n.is_constant || n.is_scalar || !n.has_evaluator()) {
             key << "leaf#" << n.id;  // leaves are distinct unless they are the same node
         } else {
             key << n.op << '[' << n.label << "](";
@@ -136,19 +139,85 @@ inline void fold_constants(graph_ir& g) {
     eval_context ctx{&g, &memo, nullptr};
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
-        if (!n.constant_only || n.is_scalar || n.canonical != s || !needed[s] || !n.evaluate) continue;
+        if (!n.constant_only || n.is_scalar || n.canonical != s || !needed[s] || !n.has_evaluator()) continue;
         n.folded_value = n.evaluate(ctx);
+        n.folded_shape = n.values->shape(n.folded_value);
         n.folded = true;
     }
 }
 
+namespace detail {
+
+/// The elementwise descendants a loop rooted at `root` inlines (every
+/// fusable node reached through fusable children), appended to `members`;
+/// false when one of them is not private to the loop (shared, a CSE
+/// duplicate, folded or an output) — then the root runs alone.
+inline bool collect_region(const graph_ir& g, std::size_t root, std::vector<std::size_t>& members) {
+    for (std::size_t c : g.nodes[root].children) {
+        const ir_node& child = g.nodes[c];
+        if (!child.fusable) continue;
+        if (child.canonical != c || child.folded || child.uses != 1 || child.output) return false;
+        members.push_back(c);
+        if (!collect_region(g, c, members)) return false;
+    }
+    return true;
+}
+
+/// The operands a loop reads, in the order the typed loop reads them:
+/// each child of the root, an inlined child replaced by its own operands.
+inline void collect_operands(const graph_ir& g, std::size_t node, bool region, std::vector<std::size_t>& operands) {
+    for (std::size_t c : g.nodes[node].children) {
+        if (region && g.nodes[c].fusable) collect_operands(g, c, region, operands);
+        else operands.push_back(c);
+    }
+}
+
+inline std::string pair_kernel_text(const ir_node& n) {
+    return n.in_complex_subgraph ? "the element kernel of " + n.op : "real arithmetic";
+}
+
+}  // namespace detail
+
+/// Decides every loop once: a live elementwise node no other loop inlines is
+/// a loop root; it inlines all its elementwise descendants when they are
+/// private to it and the node has a region (an elementwise node built as
+/// another's operand has none), else it runs alone over its operands'
+/// values (own_loop) and its elementwise children become roots of their own.
+/// A lone complex × complex multiply of two tensors may take the SIMD row
+/// kernel. Evaluation reads these records; explain() prints them.
 inline void fuse_elementwise(graph_ir& g) {
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
-        if (!n.live || !n.fusable || n.folded) continue;
-        for (std::size_t child : n.children) {
-            ir_node& c = g.nodes[child];
-            if (c.fusable && c.canonical == child && !c.folded && c.uses == 1 && !c.output) c.fused_into_consumer = true;
+        n.loop_operands.clear();
+        n.simd_rows = false;
+        n.fusion = n.fusable && n.live && n.canonical == s && !n.folded ? fusion_mode::own_loop : fusion_mode::none;
+    }
+    for (std::size_t s = g.nodes.size(); s-- > 0;) {  // consumers before their operands
+        ir_node& n = g.nodes[s];
+        if (n.fusion != fusion_mode::own_loop) continue;
+        std::vector<std::size_t> members;
+        const bool region = n.region_evaluator != nullptr && detail::collect_region(g, s, members) && !members.empty();
+        detail::collect_operands(g, s, region, n.loop_operands);
+        if (region) {
+            n.fusion = fusion_mode::region;
+            std::ostringstream ops;
+            ops << "fused loop over " << members.size() + 1 << " ops (";
+            for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
+                ir_node& m = g.nodes[members[k]];
+                m.fusion = fusion_mode::inlined;
+                std::ostringstream text;
+                text << "inlined in %" << s << "'s fused loop (" << detail::pair_kernel_text(m) << ')';
+                m.lowering = text.str();
+                ops << '%' << members[k] << ' ' << m.op << ", ";
+            }
+            ops << '%' << s << ' ' << n.op << "), one pass, no temporaries";
+            n.lowering = ops.str();
+        } else if (n.simd_mul) {
+            n.simd_rows = true;
+            n.lowering = "realify::simd::mul_block_rows when one operand is the result's contiguous layout and the "
+                         "other repeats rows of >= 16 of it, else the fused loop (" + detail::pair_kernel_text(n) + ")";
+        } else {
+            n.lowering = "fused loop (" + detail::pair_kernel_text(n) + ")";
         }
     }
 }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "realify/graph/node.hpp"
+#include "realify/ops/promotion.hpp"
 
 namespace realify::graph {
 
@@ -76,10 +77,56 @@ struct common_fixed<F, G, Rest...> {
                                     typename common_fixed<G, Rest...>::type, void>;
 };
 
+/// The dtype of a tensor node's value (bool and integral components as PyTorch's bool and int64).
+template <class N>
+constexpr dtype tensor_dtype() {
+    using R = typename traits_t<N>::real_type;
+    constexpr bool c = traits_t<N>::is_complex;
+    if constexpr (std::is_same_v<R, float>) return c ? dtype::complex64 : dtype::float32;
+    else if constexpr (std::is_floating_point_v<R>) return c ? dtype::complex128 : dtype::float64;
+    else if constexpr (std::is_same_v<R, bool>) return dtype::bool_;
+    else return dtype::int64;
+}
+
+/// The dtype a number operand counts with: its category's default (float32, complex64, int64, bool).
+template <class C>
+struct number_dtype {
+    static constexpr dtype value = dtype::undefined;
+};
+template <class S>
+struct number_dtype<scalar_node<S>> {
+    static constexpr dtype value = promotion::operand_dtype<S>::value;
+};
+
+/// The component type of an op over tensors and numbers, as PyTorch promotes
+/// them (the eager API's rule, realify/ops/promotion.hpp): a number never
+/// widens a tensor — complex64 × 3.0 is complex64, float32 × 2.0 is float32 —
+/// and counts only when its category (bool < integral < floating < complex)
+/// is above every tensor's, then with its category's default dtype
+/// (float32 × 1j is complex64). Graph tensors are all of PyTorch's n-d class:
+/// their ranks are run-time facts, as the eager API treats an unknown rank.
+/// Without numbers, or with numbers only (scalar_tensor), the components'
+/// common type.
+template <class... Children>
+struct promoted_component {
+    static constexpr bool mixed = (is_scalar_node_v<Children> || ...) && (!is_scalar_node_v<Children> || ...);
+    static constexpr dtype result = [] {
+        dtype tensors = dtype::undefined, numbers = dtype::undefined;
+        ((is_scalar_node_v<Children>
+              ? (numbers = promotion::promote_types(numbers, number_dtype<Children>::value))
+              : (tensors = promotion::promote_types(tensors, tensor_dtype<Children>()))),
+         ...);
+        return promotion::combine_categories(tensors, numbers);
+    }();
+    static constexpr bool promoted = mixed && (promotion::is_floating(result) || promotion::is_complex(result));
+    using type = std::conditional_t<!promoted, std::common_type_t<typename traits_t<Children>::real_type...>,
+                                    std::conditional_t<promotion::width(result) == 32, float, double>>;
+};
+
 template <class... Children>
 struct elementwise_traits {
     static constexpr bool any_complex = (traits_t<Children>::is_complex || ...);
-    using real_type = std::common_type_t<typename traits_t<Children>::real_type...>;
+    using real_type = typename promoted_component<Children...>::type;
     static constexpr std::size_t rank =
         max_static_rank({(is_scalar_node_v<std::remove_cvref_t<Children>> ? std::size_t(0) : traits_t<Children>::rank)...});
     template <class N>
@@ -169,6 +216,11 @@ public:
     static constexpr std::size_t rank = ew::rank;
     using fixed_shape = typename ew::fixed_shape;
 };
+
+/// The dtype PyTorch gives node N's value (float32, complex64, …): the same
+/// as the eager API's result_dtype_v for the same operands.
+template <class N>
+inline constexpr dtype dtype_v = detail::tensor_dtype<std::remove_cvref_t<N>>();
 
 /// The element type a node's value has as a std::complex / real tensor.
 template <class N>

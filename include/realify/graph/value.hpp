@@ -6,6 +6,8 @@
 // the memory: no copy.
 #pragma once
 
+#include <algorithm>
+#include <any>
 #include <cstddef>
 #include <cstring>
 #include <memory>
@@ -18,13 +20,13 @@
 #include <xtensor/xtensor.hpp>
 
 #include "realify/dispatch/elementwise.hpp"
+#include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
+#include "realify/graph/traits.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/pointer_cast.hpp"
 
 namespace realify::graph {
-
-using shape_vector = realify::detail::dim_vector;
 
 template <class T>
 struct tensor_value {
@@ -41,6 +43,10 @@ struct tensor_value {
     /// Components in memory (2 per complex element).
     std::size_t components() const { return count() * (complex ? 2 : 1); }
 };
+
+/// The value of node type N during evaluation.
+template <class N>
+using value_t = tensor_value<typename traits_t<N>::real_type>;
 
 namespace detail {
 
@@ -162,12 +168,88 @@ auto bind_argument(const A& arg) {
     return v;
 }
 
-template <class T>
-bool overlaps(const tensor_value<T>& v, const void* begin, std::size_t bytes) {
-    const char* a = reinterpret_cast<const char*>(v.data);
-    const char* b = static_cast<const char*>(begin);
-    return a < b + bytes && b < a + v.components() * sizeof(T);
+/// An argument bound for a call: its value and the facts planning reads
+/// without knowing its type (graph/ir.hpp).
+template <class A>
+bound_input bind_input(const A& arg) {
+    auto v = bind_argument(arg);
+    using T = std::remove_pointer_t<decltype(v.data)>;
+    bound_input b;
+    b.shape = v.shape;
+    b.data = v.data;
+    b.bytes = v.components() * sizeof(T);
+    b.complex = v.complex;
+    b.borrowed = v.keep == nullptr;
+    b.value = std::move(v);
+    return b;
 }
+
+/// The value of the node at `slot` in this call: memoised by canonical
+/// slot, a folded value reused, else computed — children first, through
+/// their own evaluators — the first time it is asked for. Every node is
+/// evaluated at most once per call.
+inline const std::any& value_at(eval_context& ctx, std::size_t slot) {
+    const ir_node& record = ctx.ir->resolve(slot);
+    if (record.folded) return record.folded_value;
+    std::any& memo = (*ctx.memo)[ctx.ir->nodes[slot].canonical];
+    if (!memo.has_value()) memo = record.evaluate(ctx);
+    return memo;
+}
+
+template <class T>
+const tensor_value<T>& value_as(eval_context& ctx, std::size_t slot) {
+    return std::any_cast<const tensor_value<T>&>(value_at(ctx, slot));
+}
+
+/// How an evaluator reads a child, known from the child's type: a tensor
+/// (its value, of component type T) or a number of type S (its record).
+template <class T, bool Complex>
+struct tensor_operand {
+    static constexpr bool is_complex = Complex;
+};
+template <class S>
+struct number_operand {
+    using type = S;
+    static constexpr bool is_complex = is_std_complex<S>::value;
+};
+template <class C>
+struct operand_kind {
+    using type = tensor_operand<typename traits_t<C>::real_type, traits_t<C>::is_complex>;
+};
+template <class S>
+struct operand_kind<scalar_node<S>> {
+    using type = number_operand<S>;
+};
+template <class C>
+using operand_kind_t = typename operand_kind<std::remove_cvref_t<C>>::type;
+
+/// A number operand's value, from its record.
+template <class S>
+S number_of(const ir_node& record) {
+    if constexpr (is_std_complex<S>::value) return S(record.number.real(), record.number.imag());
+    else return static_cast<S>(record.number.real());
+}
+
+/// What the IR does with a value of component type T without knowing T
+/// (graph/ir.hpp, value_ops): one table per component type.
+template <class T>
+struct typed_value_ops {
+    static shape_vector shape(const std::any& value) { return std::any_cast<const tensor_value<T>&>(value).shape; }
+    static value_memory memory(const std::any& value) {
+        const auto& v = std::any_cast<const tensor_value<T>&>(value);
+        return {v.data, v.components(), v.keep != nullptr};
+    }
+    /// The value with memory of its own: a view of an argument is copied
+    /// (the argument may be written before the value is used).
+    static std::any own(const std::any& value) {
+        const auto& v = std::any_cast<const tensor_value<T>&>(value);
+        if (v.keep != nullptr) return value;
+        auto copy = allocate<T>(v.shape, v.complex);
+        std::copy(v.data, v.data + v.components(), copy.data);
+        return copy;
+    }
+    static constexpr value_ops table{&shape, &memory, &own};
+};
 
 }  // namespace detail
 }  // namespace realify::graph

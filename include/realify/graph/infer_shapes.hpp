@@ -1,0 +1,84 @@
+// Shapes known before evaluation: for every node whose shape follows from the
+// bound inputs through views and elementwise ops (RoPE's outputs included),
+// computed on the IR records alone — no typed code, no evaluation. Outputs
+// with such a shape are written straight into their buffer or result
+// container; the others (table ops, fallbacks) are evaluated first.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "realify/dispatch/elementwise.hpp"
+#include "realify/graph/ir.hpp"
+#include "realify/graph/zero_copy.hpp"
+
+namespace realify::graph::detail {
+
+/// The broadcast of two shapes (shape_error naming `op` when they do not broadcast).
+inline shape_vector broadcast_two(std::string_view op, const shape_vector& a, const shape_vector& b) {
+    realify::detail::operand_ref<float, false> x, y;
+    x.shape = a;
+    y.shape = b;
+    return realify::detail::broadcast_shapes(op, x, y);
+}
+
+/// The shape of every live node that follows from the bound inputs (by
+/// slot; nothing where it is known only once evaluated).
+inline std::vector<std::optional<shape_vector>> infer_shapes(const eval_context& ctx) {
+    const graph_ir& g = *ctx.ir;
+    std::vector<std::optional<shape_vector>> shapes(g.nodes.size());
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {  // topological order: children first
+        const ir_node& n = g.nodes[s];
+        if (n.canonical != s) {
+            shapes[s] = shapes[n.canonical];
+            continue;
+        }
+        if (n.folded) {
+            shapes[s] = n.folded_shape;
+            continue;
+        }
+        if (!n.live) continue;
+        const std::optional<shape_vector>* first = n.children.empty() ? nullptr : &shapes[n.children[0]];
+        switch (n.shape) {
+        case shape_rule::input: shapes[s] = (*ctx.inputs)[n.input_position].shape; break;
+        case shape_rule::number: shapes[s] = shape_vector{}; break;
+        case shape_rule::same_as_child: shapes[s] = *first; break;
+        case shape_rule::view_as_complex:
+            if (*first && !(*first)->empty() && (*first)->back() == 2) {  // else evaluation reports it
+                shapes[s] = **first;
+                shapes[s]->pop_back();
+            }
+            break;
+        case shape_rule::view_as_real:
+            if (*first) {
+                shapes[s] = **first;
+                shapes[s]->push_back(2);
+            }
+            break;
+        case shape_rule::broadcast: {
+            shape_vector result;
+            bool known = true;
+            for (std::size_t c : n.children) {
+                if (!shapes[c]) known = false;
+                else if (known) result = broadcast_two(n.op, result, *shapes[c]);
+            }
+            if (known) shapes[s] = result;
+            break;
+        }
+        case shape_rule::unknown: break;
+        default:  // the zero-copy views
+            if (*first) shapes[s] = view_shape(n.shape, n.entry_point, n.attrs, **first);
+            break;
+        }
+    }
+    return shapes;
+}
+
+/// The component shape of a value of logical shape `shape` (+ [2] when complex).
+inline shape_vector component_shape(shape_vector shape, bool complex) {
+    if (complex) shape.push_back(2);
+    return shape;
+}
+
+}  // namespace realify::graph::detail

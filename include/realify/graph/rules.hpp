@@ -1,0 +1,160 @@
+// Evaluation rules: how a node is evaluated, decided by its type alone.
+//
+//   erased        view_as_complex / view_as_real / a cast to the same type:
+//                 the value is re-described, no code runs;
+//   zero-copy     reshape, view, flatten, unsqueeze, squeeze, alias, … on the
+//                 contiguous (…,2) memory: a new shape, the same memory
+//                 (graph/zero_copy.hpp);
+//   fused         elementwise ops (mul, exp, conj, abs, polar, …) whose table
+//                 entry is the built-in one: a chain of them is ONE loop over
+//                 the broadcast shape, calling the ops' element kernels
+//                 (realify/kernels, graph/fusion.hpp); which chains form one loop is decided
+//                 once, by the fuse_elementwise pass;
+//   table         anything else: realify::dispatch::call<Tag>
+//                 (graph/table_route.hpp);
+//   fallback      a user op no lowering accepts: that one node is evaluated
+//                 on std::complex elements (graph/fallback.hpp); in strict
+//                 mode it does not compile.
+#pragma once
+
+#include <cstddef>
+#include <tuple>
+#include <type_traits>
+
+#include "realify/dispatch/registry.hpp"
+#include "realify/graph/ir.hpp"
+#include "realify/graph/node.hpp"
+#include "realify/graph/table_route.hpp"
+#include "realify/graph/traits.hpp"
+
+namespace realify::graph {
+
+/// Strict mode: a node no lowering accepts is a compile error naming its op.
+/// The op tag appears in the type name of the first error line, e.g.
+/// "invalid application of 'sizeof' to incomplete type
+///  'realify::graph::strict_mode_no_lowering_for_op<my_ops::cbrt>'".
+template <class Tag>
+struct strict_mode_no_lowering_for_op;
+
+namespace detail {
+
+template <class Tag>
+inline constexpr bool zero_copy_tag =
+    std::is_same_v<Tag, op::reshape> || std::is_same_v<Tag, op::view> || std::is_same_v<Tag, op::unsafe_view> ||
+    std::is_same_v<Tag, op::flatten> || std::is_same_v<Tag, op::unsqueeze> || std::is_same_v<Tag, op::squeeze_dim> ||
+    std::is_same_v<Tag, op::squeeze> || std::is_same_v<Tag, op::alias> || std::is_same_v<Tag, op::detach> ||
+    std::is_same_v<Tag, op::clone>;
+template <class Tag>
+inline constexpr bool erased_tag = std::is_same_v<Tag, op::view_as_complex> || std::is_same_v<Tag, op::view_as_real>;
+
+template <class Tag>
+inline constexpr bool elementwise_tag =
+    std::is_same_v<Tag, op::mul> || std::is_same_v<Tag, op::div> || std::is_same_v<Tag, op::add> ||
+    std::is_same_v<Tag, op::sub> || std::is_same_v<Tag, op::polar> || std::is_same_v<Tag, op::conj> ||
+    std::is_same_v<Tag, op::neg> || std::is_same_v<Tag, op::exp> || std::is_same_v<Tag, op::log> ||
+    std::is_same_v<Tag, op::sqrt> || std::is_same_v<Tag, op::sin> || std::is_same_v<Tag, op::cos> ||
+    std::is_same_v<Tag, op::tan> || std::is_same_v<Tag, op::sinh> || std::is_same_v<Tag, op::cosh> ||
+    std::is_same_v<Tag, op::tanh> || std::is_same_v<Tag, op::reciprocal> || std::is_same_v<Tag, op::square> ||
+    std::is_same_v<Tag, op::abs> || std::is_same_v<Tag, op::angle> || std::is_same_v<Tag, op::real> ||
+    std::is_same_v<Tag, op::imag> || std::is_same_v<Tag, op::mul_scalar> || std::is_same_v<Tag, op::div_scalar>;
+
+template <class Tag>
+inline constexpr bool user_overridden_v = dispatch::user_lowerings<Tag>::type::size != 0;
+
+template <class N>
+inline constexpr bool fusable_v = false;
+/// Division by a complex value (div with a complex divisor, reciprocal of a
+/// complex value): the table reruns the whole result with div_careful when
+/// any element is not finite, which a fused loop cannot do element by element
+/// — these nodes go through the table instead.
+template <class Tag, class... C>
+inline constexpr bool divides_by_complex_v =
+    (std::is_same_v<Tag, op::div> || std::is_same_v<Tag, op::reciprocal>) &&
+    traits_t<std::tuple_element_t<sizeof...(C) - 1, std::tuple<C...>>>::is_complex;
+
+template <class Tag, class... C>
+inline constexpr bool fusable_v<node<Tag, C...>> = [] {
+    using T = typename traits_t<node<Tag, C...>>::real_type;
+    if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T> ||
+                  divides_by_complex_v<Tag, C...>) {
+        return false;
+    } else {
+        // every tensor operand already in the node's component type: one loop, no promotion
+        constexpr bool same_type =
+            ((is_scalar_node_v<C> || std::is_same_v<typename traits_t<C>::real_type, T>) && ...);
+        if constexpr (!same_type) return false;
+        else if constexpr (traits_t<node<Tag, C...>>::is_complex || (traits_t<C>::is_complex || ...))
+            return table_of<node<Tag, C...>>::ok;  // the table must accept it (the fused loop runs its kernels)
+        else
+            return true;  // real arithmetic outside complex subgraphs
+    }
+}();
+
+/// A complex × complex mul of two tensors: when its loop inlines nothing, it
+/// may run on the SIMD row kernel (graph/simd_rows.hpp).
+template <class N>
+inline constexpr bool simd_mul_v = false;
+template <class A, class B>
+inline constexpr bool simd_mul_v<node<op::mul, A, B>> =
+    fusable_v<node<op::mul, A, B>> && traits_t<A>::is_complex && traits_t<B>::is_complex && !is_scalar_node_v<A> &&
+    !is_scalar_node_v<B>;
+
+template <class N>
+inline constexpr bool is_custom_v = false;
+template <class Tag, class R, class... C>
+inline constexpr bool is_custom_v<custom_node<Tag, R, C...>> = true;
+
+template <class N>
+constexpr node_rule rule_of() {
+    if constexpr (requires(const N& n) { n.name; }) {
+        return node_rule::input;
+    } else if constexpr (requires(const N& n) { n.value.get(); }) {
+        return node_rule::constant;
+    } else if constexpr (is_scalar_node_v<N>) {
+        return node_rule::number;
+    } else if constexpr (is_cast_v<N>) {
+        return node_rule::cast;
+    } else {
+        using Tag = typename N::tag;
+        constexpr bool builtin = !is_custom_v<N> && !user_overridden_v<Tag>;
+        if constexpr (builtin && erased_tag<Tag>) return node_rule::erased;
+        else if constexpr (builtin && zero_copy_tag<Tag>) return node_rule::zero_copy;
+        else if constexpr (!is_custom_v<N> && fusable_v<N>) return node_rule::fused;
+        else if constexpr (table_of<N>::ok) return node_rule::table;
+        else return node_rule::fallback;  // a table op here never compiles (refused by its builder)
+    }
+}
+
+/// Nodes whose value is their only child's memory re-described: no code runs.
+template <class N>
+inline constexpr bool re_described_v = rule_of<N>() == node_rule::erased || rule_of<N>() == node_rule::zero_copy;
+template <class To, class C>
+inline constexpr bool re_described_v<cast_node<To, C>> = std::is_same_v<typename traits_t<C>::real_type, To>;
+
+/// How the shape of node type N follows before evaluation (graph/infer_shapes.hpp).
+template <class N>
+constexpr shape_rule shape_rule_of() {
+    constexpr node_rule rule = rule_of<N>();
+    if constexpr (rule == node_rule::input) return shape_rule::input;
+    else if constexpr (rule == node_rule::number) return shape_rule::number;
+    else if constexpr (rule == node_rule::cast) return shape_rule::same_as_child;
+    else if constexpr (rule == node_rule::fused) return shape_rule::broadcast;
+    else if constexpr (rule == node_rule::erased || rule == node_rule::zero_copy) {
+        using Tag = typename N::tag;
+        if constexpr (std::is_same_v<Tag, op::view_as_complex>) return shape_rule::view_as_complex;
+        else if constexpr (std::is_same_v<Tag, op::view_as_real>) return shape_rule::view_as_real;
+        else if constexpr (std::is_same_v<Tag, op::reshape> || std::is_same_v<Tag, op::view> ||
+                           std::is_same_v<Tag, op::unsafe_view>)
+            return shape_rule::reshape;
+        else if constexpr (std::is_same_v<Tag, op::flatten>) return shape_rule::flatten;
+        else if constexpr (std::is_same_v<Tag, op::unsqueeze>) return shape_rule::unsqueeze;
+        else if constexpr (std::is_same_v<Tag, op::squeeze_dim>) return shape_rule::squeeze_dim;
+        else if constexpr (std::is_same_v<Tag, op::squeeze>) return shape_rule::squeeze_all;
+        else return shape_rule::same_as_child;  // alias, detach, clone
+    } else {
+        return shape_rule::unknown;  // constants (unless folded), table ops, fallbacks
+    }
+}
+
+}  // namespace detail
+}  // namespace realify::graph

@@ -1,0 +1,33 @@
+// Compile-fail test (run by ctest through check_compile_fail.cmake): a builder
+// op that no lowering accepts for its operand kinds is refused at the builder
+// call by ONE static_assert naming the op and the kinds; lowering and running
+// the graph add no second error. REALIFY_CASE picks the op: 1 a unary op on a
+// real operand, 2 a binary op on (complex, real). Built with
+// -DREALIFY_EXPECT_SUCCESS (the control) the same graph with operands the
+// table accepts compiles: the failure is the refusal, not a typo's.
+#include <complex>
+
+#include "realify/graph.hpp"
+
+int main() {
+    namespace graph = realify::graph;
+    auto z = graph::input<std::complex<double>>("z");
+    auto x = graph::input<double>("x");
+    xt::xarray<std::complex<double>> a = xt::ones<std::complex<double>>({2, 2});
+    xt::xarray<double> b = xt::ones<double>({2, 2});
+#if REALIFY_CASE == 1
+#ifdef REALIFY_EXPECT_SUCCESS
+    auto y = graph::ones_like(x * z);
+#else
+    auto y = graph::ones_like(x) * z;  // realify::graph::ones_like: no lowering accepts a real operand
+#endif
+    return graph::lower(y)(b, a).size() == 4 ? 0 : 1;
+#elif REALIFY_CASE == 2
+#ifdef REALIFY_EXPECT_SUCCESS
+    auto y = graph::mm(z, x * z);
+#else
+    auto y = graph::mm(z, x);  // realify::graph::mm: no lowering accepts operands (complex, real)
+#endif
+    return graph::lower(y)(a, b).size() == 4 ? 0 : 1;
+#endif
+}
