@@ -20,7 +20,7 @@
 // freed — what the allocating form pays on top of the work; at 4M its pages
 // are faulted in on every call (glibc maps allocations of that size afresh).
 // This TU is built with the project's flags (no -march): what a user gets.
-// tools/bench_report.py turns the JSON into docs/benchmarks.md's table and plot.
+// tools/ops_bench_report.py turns the JSON into docs/benchmarks.md's table and plot.
 #include <benchmark/benchmark.h>
 
 #include <array>
