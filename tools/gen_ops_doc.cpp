@@ -4,9 +4,18 @@
 //   gen_ops_doc                 print the document
 //   gen_ops_doc --output FILE   write it to FILE
 //   gen_ops_doc --check FILE    exit 1 (and say how to regenerate) when FILE differs
+//
+// The "defined in" column gives each lowering's header and line, found in the
+// sources next to FILE (FILE/../../include/realify/dispatch), so the table
+// leads to the code in one step; the check fails when a line moved.
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 #include <string>
 #include <string_view>
 
@@ -199,32 +208,68 @@ std::string escape(std::string_view text) {
     return out.str();
 }
 
-std::string generate() {
+/// The lines of every header under include/realify/dispatch, by path relative to include/realify.
+struct sources {
+    std::filesystem::path include_dir;  // …/include/realify
+    std::vector<std::pair<std::string, std::vector<std::string>>> files;
+
+    explicit sources(std::filesystem::path dir) : include_dir(std::move(dir)) {
+        std::vector<std::filesystem::path> paths;
+        for (const auto& e : std::filesystem::recursive_directory_iterator(include_dir / "dispatch"))
+            if (e.path().extension() == ".hpp") paths.push_back(e.path());
+        std::sort(paths.begin(), paths.end());
+        for (const auto& path : paths) {
+            std::ifstream in(path);
+            std::vector<std::string> lines;
+            for (std::string line; std::getline(in, line);) lines.push_back(line);
+            files.emplace_back(std::filesystem::relative(path, include_dir).generic_string(), std::move(lines));
+        }
+    }
+
+    /// "[dispatch/lowerings/x.hpp:N](../include/realify/dispatch/lowerings/x.hpp#LN)" for the
+    /// struct (or the lowering macro's use) that defines `name`.
+    std::string where(std::string_view name) const {
+        const std::string n(name);
+        const std::regex defines("(^|[^\\w])struct " + n + "([^\\w]|$)|^[A-Z_]+\\(\\s*\\w+\\s*,\\s*" + n + "\\s*[,)]");
+        for (const auto& [file, lines] : files)
+            for (std::size_t i = 0; i < lines.size(); ++i)
+                if (std::regex_search(lines[i], defines)) {
+                    const std::string line = std::to_string(i + 1);
+                    return "[" + file + ":" + line + "](../include/realify/" + file + "#L" + line + ")";
+                }
+        throw std::runtime_error("gen_ops_doc: no definition of the lowering " + n + " under " +
+                                 (include_dir / "dispatch").string());
+    }
+};
+
+std::string generate(const sources& src) {
     std::ostringstream out;
     out << preamble;
-    out << "| # | op | kind | arity | lowering (priority) | formula | tolerance |\n";
-    out << "|---|----|------|-------|---------------------|---------|-----------|\n";
+    out << "| # | op | kind | arity | lowering (priority) | defined in | formula | tolerance |\n";
+    out << "|---|----|------|-------|---------------------|------------|---------|-----------|\n";
     const auto& table = realify::dispatch::table<>;
     std::size_t row = 0;
     for (const auto& info : realify::op::op_table) {
         // streams, not std::string operator+ (GCC 12 -O3 warns falsely on the latter)
-        std::ostringstream lowerings, formula;
+        std::ostringstream lowerings, defined, formula;
         std::string_view tolerance;
         bool first = true;
         for (const auto& entry : table) {
             if (entry.op != info.name) continue;
             if (!first) {
                 lowerings << "; ";
+                defined << "; ";
                 formula << "; ";
             }
             first = false;
             lowerings << '`' << entry.lowering << "` (" << entry.priority << ')';
+            defined << src.where(entry.lowering);
             formula << escape(entry.formula);
             if (tolerance.empty()) tolerance = entry.tolerance;
         }
         out << "| " << ++row << " | `" << info.name << "` | " << realify::to_string(info.kind) << " | "
             << (info.arity < 0 ? std::string("list") : std::to_string(info.arity)) << " | " << lowerings.str() << " | "
-            << formula.str() << " | " << tolerance << " |\n";
+            << defined.str() << " | " << formula.str() << " | " << tolerance << " |\n";
     }
     out << "\n" << row << " ops, " << table.size() << " lowerings.\n";
     return out.str();
@@ -232,8 +277,10 @@ std::string generate() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    const std::string text = generate();
+int main(int argc, char** argv) try {
+    // the sources are found from the document's place in the repository (docs/ops.md)
+    const std::filesystem::path doc = argc == 3 ? std::filesystem::absolute(argv[2]) : std::filesystem::current_path() / "docs" / "ops.md";
+    const std::string text = generate(sources(doc.parent_path().parent_path() / "include" / "realify"));
     if (argc == 1) {
         std::cout << text;
         return 0;
@@ -249,11 +296,14 @@ int main(int argc, char** argv) {
         std::stringstream current;
         current << file.rdbuf();
         if (file && current.str() == text) return 0;
-        std::cerr << argv[2] << " is stale: it no longer matches the dispatch table.\n"
+        std::cerr << argv[2] << " is stale: it no longer matches the dispatch table (or a lowering moved to another line).\n"
                   << "Regenerate it with:  cmake --build <build-dir> --target realify_update_ops_doc\n"
                   << "(or: <build-dir>/tests/gen_ops_doc --output docs/ops.md) and commit the result.\n";
         return 1;
     }
     std::cerr << "usage: gen_ops_doc [--output FILE | --check FILE]\n";
     return 2;
+} catch (const std::exception& e) {
+    std::cerr << e.what() << '\n';
+    return 1;
 }
