@@ -6,7 +6,7 @@
 // detect (type-level detection), ir / build_ir / passes (the run-time mirror
 // and the passes over it), rules (how each node is evaluated), evaluate
 // (the memoised walk) with zero_copy, fusion, simd_rows, table_route,
-// fallback (one rule each), infer_shapes, buffer_layout, write_outputs
+// fallback, tensor_op (one rule each), infer_shapes, buffer_layout, write_outputs
 // (writing outputs into caller buffers), program, explain.
 #pragma once
 
@@ -28,6 +28,7 @@
 #include "realify/graph/rules.hpp"
 #include "realify/graph/simd_rows.hpp"
 #include "realify/graph/table_route.hpp"
+#include "realify/graph/tensor_op.hpp"
 #include "realify/graph/traits.hpp"
 #include "realify/graph/value.hpp"
 #include "realify/graph/write_outputs.hpp"

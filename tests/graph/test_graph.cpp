@@ -31,6 +31,8 @@
 #include <gtest/gtest.h>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xbroadcast.hpp>
+#include <xtensor/xcomplex.hpp>
+#include <xtensor/xmath.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xstrided_view.hpp>
 #include <xtensor/xview.hpp>
@@ -464,6 +466,151 @@ TEST(GraphFallback, UserOpWithAUserLoweringIsLowered) {
     // strict mode accepts it: it has a lowering
     auto strict = graph::lower(graph::strict, graph::custom<user::twice>([](cd) { return cd(0); }, z));
     EXPECT_EQ(strict(a)(1), 2.0 * a(1));
+}
+
+// ============================================================================ tensor-level user ops
+
+namespace {
+/// RMSNorm over the last axis, as a user writes it in xtensor: x / sqrt(mean(x²) + eps) · w.
+auto rms_norm_fn = [](const auto& x, const auto& w) {
+    using E = typename std::remove_cvref_t<decltype(x)>::value_type;
+    const std::size_t last = x.dimension() - 1;
+    // (xtensor 0.24's keep_dims reducers allocate garbage sizes here: reduce, then expand_dims)
+    const xt::xarray<E> mean_square = xt::mean(xt::square(x), {last});
+    return xt::xarray<E>(x / xt::sqrt(xt::expand_dims(mean_square, last) + E(1e-6)) * w);
+};
+/// The same with plain loops (the reference).
+xt::xarray<double> rms_norm_reference(const xt::xarray<double>& x, const xt::xarray<double>& w) {
+    xt::xarray<double> r = x;
+    const std::size_t d = x.shape().back(), rows = x.size() / d;
+    for (std::size_t i = 0; i < rows; ++i) {
+        double ms = 0;
+        for (std::size_t j = 0; j < d; ++j) ms += x.data()[i * d + j] * x.data()[i * d + j];
+        ms /= double(d);
+        for (std::size_t j = 0; j < d; ++j) r.data()[i * d + j] = x.data()[i * d + j] / std::sqrt(ms + 1e-6) * w(j);
+    }
+    return r;
+}
+}  // namespace
+
+TEST(GraphTensorOp, RealRmsNormIsOneNodeBetweenLoweredOps) {
+    auto x = graph::input<double>("x");
+    auto w = graph::input<double>("w");
+    auto normed = graph::tensor_op<"rms_norm", double>(rms_norm_fn, graph::exp(x), w);
+    auto prog = graph::lower(normed * 2.0);
+    const auto xv = random_real({3, 5, 8}, 40), wv = random_real({8}, 41, 0.5, 1.5);
+    const xt::xarray<double> want = 2.0 * rms_norm_reference(xt::exp(xv), wv);
+    expect_close(xt::xarray<double>(prog(xv, wv)), want, 1e-14);
+
+    const auto& g = prog.ir();
+    EXPECT_EQ(count_if_nodes(g, [](const auto& n) { return n.rule == graph::node_rule::tensor_op; }), 1u);
+    const auto c = graph::coverage(prog);
+    EXPECT_EQ(c.n_tensor_ops, 1u);
+    EXPECT_EQ(c.n_fallbacks, 0u);
+    EXPECT_EQ(c.n_supported + c.n_tensor_ops, c.n_total);
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("= rms_norm["), std::string::npos) << text;
+    EXPECT_NE(text.find("tensor-level user function"), std::string::npos) << text;
+    EXPECT_NE(text.find("graph breaks): %"), std::string::npos) << text;
+
+    // out= into a strided view (every other element of the last axis), then in place over x
+    xt::xarray<double> buffer = xt::zeros<double>({3, 5, 16});
+    auto strided = xt::view(buffer, xt::all(), xt::all(), xt::range(0, 16, 2));
+    prog(graph::out(strided), xv, wv);
+    expect_close(xt::xarray<double>(strided), want, 1e-14);
+    for (std::size_t i = 1; i < 16; i += 2) EXPECT_EQ(buffer(2, 4, i), 0.0);  // nothing written between
+    xt::xarray<double> in_place = xv;
+    prog(graph::out(in_place), in_place, wv);
+    expect_close(in_place, want, 1e-14);
+}
+
+TEST(GraphTensorOp, AsTheOutputItselfWritesReversedViewsAndInPlace) {
+    auto x = graph::input<double>("x");
+    auto w = graph::input<double>("w");
+    auto prog = graph::lower(graph::tensor_op<"rms_norm">(rms_norm_fn, x, w));  // result type deduced
+    static_assert(std::is_same_v<graph::element_t<decltype(graph::tensor_op<"rms_norm">(rms_norm_fn, x, w))>, double>);
+    const auto xv = random_real({4, 6}, 42), wv = random_real({6}, 43);
+    const xt::xarray<double> want = rms_norm_reference(xv, wv);
+    xt::xarray<double> buffer = xt::zeros<double>({4, 6});
+    auto reversed = xt::flip(buffer, 1);
+    prog(graph::out(reversed), xv, wv);
+    expect_close(xt::xarray<double>(reversed), want, 1e-14);
+    xt::xarray<double> in_place = xv;
+    prog(graph::out(in_place), in_place, wv);
+    expect_close(in_place, want, 1e-14);
+    xt::xarray<double> wrong = xt::zeros<double>({4, 5});
+    EXPECT_THROW(prog(graph::out(wrong), xv, wv), realify::shape_error);
+}
+
+TEST(GraphTensorOp, ComplexNodeBetweenTwoComplexSubgraphsIsTheirBoundary) {
+    auto z = graph::input<cd>("z");
+    auto u = graph::input<cd>("u");
+    // subgraph 1: exp(z·u); the node: each row divided by its 2-norm (std::complex in, out);
+    // subgraph 2: view_as_real(conj(node) · z)
+    auto unit_rows = graph::tensor_op<"unit_rows", cd>(
+        [](const auto& a) {
+            const std::size_t last = a.dimension() - 1;
+            const xt::xarray<double> norm = xt::sqrt(xt::sum(xt::square(xt::abs(a)), {last}));
+            return xt::xarray<cd>(a / xt::expand_dims(norm, last));
+        },
+        graph::exp(z * u));
+    auto out = graph::view_as_real(graph::conj(unit_rows) * z);
+
+    using d = graph::detect<decltype(out)>;
+    static_assert(!graph::in_complex_subgraph_v<decltype(unit_rows)>);
+    static_assert(d::boundary_ops == std::array<std::string_view, 4>{"input", "input", "unit_rows", "input"});
+    static_assert(d::complex_ops == std::array<std::string_view, 5>{"mul", "exp", "conj", "mul", "view_as_real"});
+
+    auto prog = graph::lower(out);
+    const auto& g = prog.ir();
+    const graph::ir_node& node = g.nodes[g.slot(unit_rows.id)];
+    EXPECT_TRUE(node.boundary_input);
+    EXPECT_FALSE(node.in_complex_subgraph);
+    EXPECT_EQ(node.subgraph, -1);
+    const int below = g.nodes[node.children[0]].subgraph;
+    const int above = g.nodes[g.outputs[0]].subgraph;
+    EXPECT_GE(below, 0);
+    EXPECT_GE(above, 0);
+    EXPECT_NE(below, above);
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("complex subgraphs after merging shared nodes: 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("unit_rows"), std::string::npos) << text;
+
+    const auto zv = random_complex({4, 6}, 44), uv = random_complex({4, 6}, 45);
+    xt::xarray<double> want = xt::zeros<double>({4, 6, 2});
+    for (std::size_t i = 0; i < 4; ++i) {
+        double n2 = 0;
+        for (std::size_t j = 0; j < 6; ++j) n2 += std::norm(std::exp(zv(i, j) * uv(i, j)));
+        for (std::size_t j = 0; j < 6; ++j) {
+            const cd r = std::conj(std::exp(zv(i, j) * uv(i, j)) / std::sqrt(n2)) * zv(i, j);
+            want(i, j, 0) = r.real();
+            want(i, j, 1) = r.imag();
+        }
+    }
+    expect_close(xt::xarray<double>(prog(zv, uv)), want, 1e-13);
+    xt::xarray<double> buffer = xt::zeros<double>({8, 6, 2});
+    auto every_other_row = xt::view(buffer, xt::range(1, 8, 2), xt::all(), xt::all());
+    prog(graph::out(every_other_row), zv, uv);
+    expect_close(xt::xarray<double>(every_other_row), want, 1e-13);
+}
+
+TEST(GraphTensorOp, ComplexToRealChangesTheShape) {
+    auto z = graph::input<cf>("z");
+    auto r = graph::input<float>("r");
+    // the energy of each row: complex float (4, 6) -> real float (4)
+    auto energy = graph::tensor_op<"row_energy", float>(
+        [](const auto& a) { return xt::sum(xt::real(a * xt::conj(a)), {a.dimension() - 1}); }, z);
+    auto prog = graph::lower(energy + r);
+    xt::xarray<cf> zv = xt::cast<cf>(random_complex({4, 6}, 46));
+    xt::xarray<float> rv = xt::cast<float>(random_real({4}, 47));
+    auto got = prog(zv, rv);
+    ASSERT_EQ(got.shape(), (std::vector<std::size_t>{4}));
+    for (std::size_t i = 0; i < 4; ++i) {
+        double e = 0;
+        for (std::size_t j = 0; j < 6; ++j) e += std::norm(std::complex<double>(zv(i, j)));
+        EXPECT_NEAR(got(i), e + rv(i), 1e-5 * (1 + e));
+    }
+    EXPECT_FALSE(prog.ir().nodes[prog.ir().slot(energy.id)].is_complex);
 }
 
 // ============================================================================ evaluation

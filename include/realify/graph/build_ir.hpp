@@ -124,6 +124,9 @@ inline ir_node make_record(const node_facts& f, std::string label) {
         break;
     case node_rule::table: r.lowering = std::string(f.table_entry); break;
     case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
+    case node_rule::tensor_op:
+        r.lowering = "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
+        break;
     }
     return r;
 }
@@ -158,6 +161,8 @@ std::string label_of(const N& n) {
         return s.str();
     } else if constexpr (rule == node_rule::cast) {
         return "";
+    } else if constexpr (is_tensor_op_v<N>) {
+        return "#" + std::to_string(n.id);  // its function is a run-time object: never merged by CSE
     } else if constexpr (is_custom_v<N>) {
         // a user op's reference is a run-time object: two nodes of the same tag may
         // compute different things, so they are never merged by CSE

@@ -55,6 +55,10 @@ template <class Tag, class R, class... C>
 struct children_of<custom_node<Tag, R, C...>> {
     using type = type_list<C...>;
 };
+template <node_name Name, class Result, class Fn, class... C>
+struct children_of<tensor_op_node<Name, Result, Fn, C...>> {
+    using type = type_list<C...>;
+};
 template <class To, class C>
 struct children_of<cast_node<To, C>> {
     using type = type_list<C>;
@@ -67,11 +71,14 @@ template <class Tag, class... C>
 inline constexpr bool is_op_node_v<node<Tag, C...>> = true;
 template <class Tag, class R, class... C>
 inline constexpr bool is_op_node_v<custom_node<Tag, R, C...>> = true;
+template <node_name Name, class Result, class Fn, class... C>
+inline constexpr bool is_op_node_v<tensor_op_node<Name, Result, Fn, C...>> = true;
 
 
 template <class N>
 constexpr std::string_view op_name() {
-    if constexpr (is_op_node_v<N>) return N::tag::name;
+    if constexpr (is_tensor_op_v<N>) return N::user_name;
+    else if constexpr (is_op_node_v<N>) return N::tag::name;
     else if constexpr (is_cast_v<N>) return "cast";
     else if constexpr (rule_of<N>() == node_rule::input) return "input";
     else if constexpr (rule_of<N>() == node_rule::constant) return "constant";
@@ -88,10 +95,14 @@ inline constexpr bool any_complex_v = false;
 template <class... C>
 inline constexpr bool any_complex_v<type_list<C...>> = (traits_t<C>::is_complex || ...);
 
-/// Inside a complex subgraph: an op (or a cast) with a complex value or a complex operand.
+/// Inside a complex subgraph: an op (or a cast) with a complex value or a
+/// complex operand — except a tensor-level user op, which is a boundary: its
+/// complex operands end the subgraphs below it (materialised as tensors), its
+/// complex result feeds the ones above it as a boundary input.
 template <class N>
 inline constexpr bool in_complex_subgraph_v =
-    (is_op_node_v<N> || is_cast_v<N>) && (traits_t<N>::is_complex || any_complex_v<typename children_of<N>::type>);
+    (is_op_node_v<N> || is_cast_v<N>) && !is_tensor_op_v<N> &&
+    (traits_t<N>::is_complex || any_complex_v<typename children_of<N>::type>);
 
 /// A child that feeds a complex subgraph from outside it (numbers are attributes, not inputs).
 template <class Parent, class Child>

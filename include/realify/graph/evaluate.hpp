@@ -15,6 +15,7 @@
 //                                   fuse_elementwise pass recorded), graph/simd_rows.hpp
 //   table                           graph/table_route.hpp
 //   fallback                        graph/fallback.hpp
+//   tensor_op                       graph/tensor_op.hpp
 //
 // Writing outputs into caller buffers is graph/write_outputs.hpp.
 #pragma once
@@ -33,6 +34,7 @@
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/table_route.hpp"
+#include "realify/graph/tensor_op.hpp"
 #include "realify/graph/traits.hpp"
 #include "realify/graph/value.hpp"
 #include "realify/graph/zero_copy.hpp"
@@ -152,6 +154,8 @@ constexpr evaluator_fn evaluator_of() {
         return children_kinds<N>::template own_loop<T>;
     } else if constexpr (rule == node_rule::table) {
         return children_kinds<N>::template table<T>;
+    } else if constexpr (rule == node_rule::tensor_op) {
+        return &evaluate_tensor_op<N>;
     } else if constexpr (!is_custom_v<N>) {
         return nullptr;  // never compiles: refused at its builder call (graph/builder.hpp), one error there
     } else if constexpr (Strict) {

@@ -1,6 +1,7 @@
 // realify::graph::explain(program): what lowering did, as text — the graph
 // before and after the passes, the lowering each node took, the fallbacks
-// (graph breaks) and the coverage n_supported / n_total.
+// and tensor-level user functions (graph breaks) and the coverage
+// n_supported / n_total.
 #pragma once
 
 #include <cstddef>
@@ -19,6 +20,7 @@ struct coverage_info {
     std::size_t n_supported = 0;
     std::size_t n_total = 0;
     std::size_t n_fallbacks = 0;
+    std::size_t n_tensor_ops = 0;  // tensor-level user functions (graph::tensor_op): neither lowered nor fallbacks
 };
 
 inline coverage_info coverage(const graph_ir& g) {
@@ -27,6 +29,7 @@ inline coverage_info coverage(const graph_ir& g) {
         if (!n.is_op) continue;
         ++c.n_total;
         if (n.fallback) ++c.n_fallbacks;
+        else if (n.rule == node_rule::tensor_op) ++c.n_tensor_ops;
         else ++c.n_supported;
     }
     return c;
@@ -75,6 +78,11 @@ std::string explain(const program<Strict, Outs...>& p) {
     if (c.n_fallbacks == 0) s << " none";
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         if (g.nodes[i].fallback) s << " %" << i << '=' << g.nodes[i].op;
+    s << '\n';
+    s << "tensor-level user functions (graph breaks):";
+    if (c.n_tensor_ops == 0) s << " none";
+    for (std::size_t i = 0; i < g.nodes.size(); ++i)
+        if (g.nodes[i].rule == node_rule::tensor_op && g.nodes[i].live && g.nodes[i].canonical == i) s << " %" << i << '=' << g.nodes[i].op;
     s << '\n';
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
     return s.str();

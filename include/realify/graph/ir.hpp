@@ -62,6 +62,7 @@ enum class node_rule : unsigned char {
     fused,      // elementwise: part of one loop (its element kernel)
     table,      // realify::dispatch::call<Tag>
     fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
+    tensor_op,  // a tensor-level user function on whole tensors (a graph break, graph/tensor_op.hpp)
 };
 
 /// How a node's shape follows from its first child's (or its children's),

@@ -20,6 +20,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -161,6 +162,29 @@ struct custom_node : node_base {
     Reference reference;
     node_attrs attrs;
     explicit custom_node(Reference r, Children... c) : children(std::move(c)...), reference(std::move(r)) {}
+};
+
+/// A node's name as a template argument (graph::tensor_op<"rms_norm">): it
+/// is part of the node's type, so compile errors about the node show it.
+template <std::size_t N>
+struct node_name {
+    char text[N]{};
+    constexpr node_name(const char (&s)[N]) {  // NOLINT: implicit from a string literal
+        for (std::size_t i = 0; i < N; ++i) text[i] = s[i];
+    }
+    constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+/// A tensor-level user op (graph::tensor_op, graph/tensor_op.hpp): `fn` runs on
+/// its operands' whole tensors and returns a tensor of element type Result,
+/// of the shape it chooses. Opaque to the passes: a graph break.
+template <node_name Name, class Result, class Fn, class... Children>
+struct tensor_op_node : node_base {
+    static constexpr std::string_view user_name = Name.view();  // not `name`: that member marks inputs
+    using result_element = Result;
+    std::tuple<Children...> children;
+    Fn fn;
+    explicit tensor_op_node(Fn f, Children... c) : children(std::move(c)...), fn(std::move(f)) {}
 };
 
 /// Conversion of the component type (PyTorch's `.float()` and `type_as`).

@@ -14,7 +14,9 @@
 //                 (graph/table_route.hpp);
 //   fallback      a user op no lowering accepts: that one node is evaluated
 //                 on std::complex elements (graph/fallback.hpp); in strict
-//                 mode it does not compile.
+//                 mode it does not compile;
+//   tensor_op     a tensor-level user function (graph::tensor_op): runs on
+//                 its operands' whole tensors (graph/tensor_op.hpp).
 #pragma once
 
 #include <cstddef>
@@ -105,6 +107,11 @@ template <class Tag, class R, class... C>
 inline constexpr bool is_custom_v<custom_node<Tag, R, C...>> = true;
 
 template <class N>
+inline constexpr bool is_tensor_op_v = false;
+template <node_name Name, class Result, class Fn, class... C>
+inline constexpr bool is_tensor_op_v<tensor_op_node<Name, Result, Fn, C...>> = true;
+
+template <class N>
 constexpr node_rule rule_of() {
     if constexpr (requires(const N& n) { n.name; }) {
         return node_rule::input;
@@ -114,6 +121,8 @@ constexpr node_rule rule_of() {
         return node_rule::number;
     } else if constexpr (is_cast_v<N>) {
         return node_rule::cast;
+    } else if constexpr (is_tensor_op_v<N>) {
+        return node_rule::tensor_op;
     } else {
         using Tag = typename N::tag;
         constexpr bool builtin = !is_custom_v<N> && !user_overridden_v<Tag>;

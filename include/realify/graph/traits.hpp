@@ -222,6 +222,12 @@ public:
 template <class N>
 inline constexpr dtype dtype_v = detail::tensor_dtype<std::remove_cvref_t<N>>();
 
+/// A tensor-level user op: its declared result element type; the rank and
+/// shape are whatever its function returns (known once evaluated).
+template <node_name Name, class Result, class Fn, class... Children>
+struct traits_of<tensor_op_node<Name, Result, Fn, Children...>>
+    : value_traits<typename detail::component_of<Result>::type, detail::is_std_complex<Result>::value, dynamic_rank, void> {};
+
 /// The element type a node's value has as a std::complex / real tensor.
 template <class N>
 using element_t = std::conditional_t<traits_t<N>::is_complex, std::complex<typename traits_t<N>::real_type>,
