@@ -231,6 +231,28 @@ def pyplot(tool: str):
     return plt
 
 
+def report_arguments(doc: str, json_help: str, plot_name: str, argv=None):
+    """The command line every report tool takes: JSON files, --markdown, --plot, --time.
+    Returns the arguments and the JSON time field to read."""
+    root = Path(__file__).resolve().parent.parent
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("json", nargs="+", help=json_help)
+    parser.add_argument("--markdown", type=Path, default=root / "docs" / "benchmarks.md")
+    parser.add_argument("--plot", type=Path, default=root / "docs" / plot_name)
+    parser.add_argument("--time", choices=["real", "cpu"], default="real",
+                        help="real (wall) time, or cpu time when the machine was shared")
+    args = parser.parse_args(argv)
+    return args, "real_time" if args.time == "real" else "cpu_time"
+
+
+def plot_link(plot: Path, markdown: Path) -> str:
+    """The plot's path as the Markdown file links it."""
+    try:
+        return str(plot.resolve().relative_to(markdown.resolve().parent))
+    except ValueError:
+        return str(plot)
+
+
 def write_plot(medians, plot_path: Path) -> bool:
     plt = pyplot("bench_report")
     sizes = sorted({args[0] for (function, args) in medians if function in IMPLEMENTATIONS and len(args) == 1})
@@ -258,27 +280,13 @@ def write_plot(medians, plot_path: Path) -> bool:
 
 
 def main(argv=None) -> int:
-    root = Path(__file__).resolve().parent.parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", nargs="+", help="Google Benchmark JSON output files")
-    parser.add_argument("--markdown", type=Path, default=root / "docs" / "benchmarks.md")
-    parser.add_argument("--plot", type=Path, default=root / "docs" / "benchmarks_complex_mul.png")
-    parser.add_argument("--time", choices=["real", "cpu"], default="real",
-                        help="real (wall) time, or cpu time when the machine was shared")
-    args = parser.parse_args(argv)
-
-    time_field = "real_time" if args.time == "real" else "cpu_time"
+    args, time_field = report_arguments(__doc__, "Google Benchmark JSON output files", "benchmarks_complex_mul.png", argv)
     medians, labels, context = load(args.json, time_field)
     if not any(function in IMPLEMENTATIONS for (function, _) in medians):
         print("bench_report: no complex-multiply benchmarks in the input", file=sys.stderr)
         return 1
     plotted = write_plot(medians, args.plot)
-    plot_name = None
-    if plotted:
-        try:
-            plot_name = str(args.plot.resolve().relative_to(args.markdown.resolve().parent))
-        except ValueError:
-            plot_name = str(args.plot)
+    plot_name = plot_link(args.plot, args.markdown) if plotted else None
     section = build_markdown(medians, labels, context, plot_name, time_field)
     write_section(args.markdown, section)
     print(f"bench_report: wrote {args.markdown}" + (f" and {args.plot}" if plotted else ""))

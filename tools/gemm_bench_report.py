@@ -20,14 +20,13 @@ every ratio is taken within the one run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-from bench_report import fmt_time, pyplot, write_section
+from bench_report import fmt_time, plot_link, pyplot, report_arguments, write_section
 
 BEGIN = "<!-- gemm:begin -->"
 END = "<!-- gemm:end -->"
@@ -252,25 +251,14 @@ def write_plot(medians, plot_path):
 
 
 def main(argv=None):
-    root = Path(__file__).resolve().parent.parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", nargs="+", help="Google Benchmark JSON output files of bench_gemm")
-    parser.add_argument("--markdown", type=Path, default=root / "docs" / "benchmarks.md")
-    parser.add_argument("--plot", type=Path, default=root / "docs" / "benchmarks_gemm.png")
-    parser.add_argument("--time", choices=["real", "cpu"], default="real",
-                        help="real (wall) time, or cpu time when the machine was shared")
-    args = parser.parse_args(argv)
-    time_field = "real_time" if args.time == "real" else "cpu_time"
+    args, time_field = report_arguments(__doc__, "Google Benchmark JSON output files of bench_gemm",
+                                        "benchmarks_gemm.png", argv)
     medians, context = load(args.json, time_field)
     if not medians:
         print("gemm_bench_report: no bench_gemm results in the input", file=sys.stderr)
         return 1
-    plot_name = None
-    if write_plot(medians, args.plot):
-        try:
-            plot_name = str(args.plot.resolve().relative_to(args.markdown.resolve().parent))
-        except ValueError:
-            plot_name = str(args.plot)
+    write_plot(medians, args.plot)
+    plot_name = plot_link(args.plot, args.markdown)
     write_section(args.markdown, build_markdown(medians, context, plot_name, time_field), BEGIN, END)
     print(f"gemm_bench_report: wrote {args.markdown}" + (f" and {args.plot}" if plot_name else ""))
     return 0

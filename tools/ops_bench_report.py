@@ -22,14 +22,13 @@ by Eigen's median time in the same run (below 1: realify is faster):
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
 
-from bench_report import pyplot, write_section
+from bench_report import plot_link, pyplot, report_arguments, write_section
 
 BEGIN = "<!-- ops:begin -->"
 END = "<!-- ops:end -->"
@@ -138,15 +137,8 @@ def write_plot(medians, plot_path):
 
 
 def main(argv=None):
-    root = Path(__file__).resolve().parent.parent
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("json", nargs="+", help="Google Benchmark JSON of bench_ops and/or bench_kernels")
-    parser.add_argument("--markdown", type=Path, default=root / "docs" / "benchmarks.md")
-    parser.add_argument("--plot", type=Path, default=root / "docs" / "benchmarks_ops.png")
-    parser.add_argument("--time", choices=["real", "cpu"], default="real",
-                        help="real (wall) time, or cpu time when the machine was shared")
-    args = parser.parse_args(argv)
-    time_field = "real_time" if args.time == "real" else "cpu_time"
+    args, time_field = report_arguments(__doc__, "Google Benchmark JSON of bench_ops and/or bench_kernels",
+                                        "benchmarks_ops.png", argv)
     medians, context = load(args.json, time_field)
     if not medians:
         print("ops_bench_report: no bench_ops or bench_kernels results in the input", file=sys.stderr)
@@ -154,10 +146,7 @@ def main(argv=None):
     plot_name = None
     if any(k[3] == "realify_out" for k in medians):
         write_plot(medians, args.plot)
-        try:
-            plot_name = str(args.plot.resolve().relative_to(args.markdown.resolve().parent))
-        except ValueError:
-            plot_name = str(args.plot)
+        plot_name = plot_link(args.plot, args.markdown)
     write_section(args.markdown, build_markdown(medians, context, plot_name, time_field), BEGIN, END)
     print(f"ops_bench_report: wrote {args.markdown}" + (f" and {args.plot}" if plot_name else ""))
     return 0
