@@ -163,8 +163,9 @@ struct counted_mul {
     static constexpr bool accepts = realify::complex_tensor_operand<A> && realify::complex_tensor_operand<B>;
     template <class A, class B>
     static bool supports(const A& a, const B& b) {
-        return a.shape().size() == b.shape().size() &&
-               std::equal(a.shape().begin(), a.shape().end(), b.shape().begin());
+        const auto sa = a.shape();  // shape() may return by value: one copy each
+        const auto sb = b.shape();
+        return std::equal(sa.begin(), sa.end(), sb.begin(), sb.end());
     }
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
