@@ -859,6 +859,52 @@ TEST(SubnormalAndNearOverflow, LogOfOneNaNPartIsNaN) {
 
 // ---- the instruction-set controls under threads -------------------------------------------
 
+/// z = (1.03 + 0.42i)·√max: z·z has the parts (1.03² − 0.42²)·max and
+/// 2·1.03·0.42·max, both finite, but 1.03²·max alone overflows. The plain
+/// formula rounds that product to inf first, so its real part is inf (as
+/// std::complex's); a fused multiply-subtract would keep it finite.
+template <class T>
+rk::cpair<T> square_root_of_max_times(T re, T im) {
+    const T r = std::sqrt(std::numeric_limits<T>::max());
+    return {re * r, im * r};
+}
+
+/// mul: z·z; add and sub with α = z: 0 ± z·z (α·y is mul's formula). On
+/// a register's worth of copies, at every instruction set.
+template <class T>
+void expect_fused_overflow_as_plain_formula() {
+    const rk::cpair<T> z = square_root_of_max_times<T>(T(1.03), T(0.42));
+    const T alpha[2] = {z.re, z.im};
+    constexpr std::size_t n = 19;
+    std::vector<T> zeros(2 * n, T(0)), copies(2 * n), out(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        copies[2 * i] = z.re;
+        copies[2 * i + 1] = z.im;
+    }
+    for (elementwise_op op : {elementwise_op::mul, elementwise_op::add, elementwise_op::sub}) {
+        const bool mul = op == elementwise_op::mul;
+        const T want = (op == elementwise_op::sub ? T(-1) : T(1)) * std::numeric_limits<T>::infinity();
+        for (rs::arch a : {rs::arch::sse2, rs::arch::avx2, rs::arch::avx512}) {
+            if (!rs::is_supported(a)) continue;
+            const rs::scoped_arch forced(a);
+            rs::binary_kernel_for<T>(op, C, C)(mul ? copies.data() : zeros.data(), false, copies.data(), false,
+                                               out.data(), n, mul ? nullptr : alpha, false);
+            for (std::size_t i = 0; i < n; ++i) {
+                EXPECT_EQ(out[2 * i], want) << rs::name(op) << " on " << rs::arch_name(a) << ", element " << i;
+                EXPECT_TRUE(std::isfinite(out[2 * i + 1])) << rs::name(op) << " on " << rs::arch_name(a);
+            }
+        }
+    }
+}
+
+TEST(SubnormalAndNearOverflow, AProductThatOverflowsAloneIsInfiniteOnEveryArch) {
+    expect_fused_overflow_as_plain_formula<float>();
+    expect_fused_overflow_as_plain_formula<double>();
+    // the scalar form, which the kernels' redone lanes use
+    const auto z = square_root_of_max_times<double>(1.03, 0.42);
+    EXPECT_EQ(rk::element<realify::op::mul>{}(z, z).re, std::numeric_limits<double>::infinity());
+}
+
 TEST(SimdArchThreads, OverlappingScopesInTwoThreadsDoNotLeakTheirLevel) {
     // Thread 1 forces sse2, thread 2 then forces another level, thread 1's
     // scope ends first: once both have ended nothing is forced any more.

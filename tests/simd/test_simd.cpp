@@ -339,6 +339,44 @@ TEST_P(SimdArch, FastPolicyIsThePlainFormula) {
     EXPECT_EQ(out[0], a[0] * b[0]);
 }
 
+// z = (1.03 + 0.42i)·√max: in z·z the product 1.03²·max overflows on its
+// own while the real part (1.03² − 0.42²)·max does not. The plain formula
+// (and std::complex) round the product first and give an infinite real part;
+// every kernel must too, fused multiply-add or not.
+template <class T>
+void check_fused_overflow() {
+    using C = std::complex<T>;
+    const T root = std::sqrt(std::numeric_limits<T>::max());
+    const C z(T(1.03) * root, T(0.42) * root);
+    const std::vector<C> a(19, z), conj_a(19, std::conj(z)), zeros(19);
+    std::vector<C> out(19);
+    auto expect = [&](const char* kernel) {
+        for (const C& r : out) {
+            EXPECT_EQ(r.real(), std::numeric_limits<T>::infinity()) << kernel << ": " << r;
+            EXPECT_TRUE(std::isfinite(r.imag())) << kernel << ": " << r;
+        }
+    };
+    for (rs::nan_policy policy : {rs::nan_policy::fast, rs::nan_policy::strict}) {
+        rs::mul(a, a, out, policy);
+        expect("mul");
+        rs::mul_conj(a, conj_a, out, policy);
+        expect("mul_conj");
+        rs::mul_scalar(a, z, out, policy);
+        expect("mul_scalar");
+        rs::mul_add(a, a, zeros, out, policy);
+        expect("mul_add");
+        rs::mul_rows(a, std::span<const C>(a.data(), 1), out, policy);
+        expect("mul_rows");
+        rs::mul_block_rows(a, std::span<const C>(a.data(), 1), 1, out, policy);
+        expect("mul_block_rows");
+    }
+}
+
+TEST_P(SimdArch, AProductThatOverflowsAloneIsInfiniteAsInThePlainFormula) {
+    check_fused_overflow<float>();
+    check_fused_overflow<double>();
+}
+
 INSTANTIATE_TEST_SUITE_P(AllArchs, SimdArch, ::testing::Values(rs::arch::sse2, rs::arch::avx2, rs::arch::avx512),
                          [](const ::testing::TestParamInfo<rs::arch>& info) {
                              return std::string(rs::arch_name(info.param));

@@ -74,6 +74,7 @@ template <class T, class A>
 struct complex_mul_kernels {
     using V = vec<T, A>;
     using batch = typename V::batch;
+    using mask = typename V::mask;
     using complex = std::complex<T>;
     using drive = driver<T, A>;
     using mul_kernel = kernel::element<op::mul>;
@@ -88,17 +89,29 @@ struct complex_mul_kernels {
         return V::fmsubadd(V::dup_real(b), a, V::dup_imag(b) * V::swap_pairs(a));
     }
 
-    /// The special-value fix-ups of a register r of results. fast(k, pair)
-    /// recomputes pair k (of width/2) when r has a non-finite lane there;
-    /// with Strict, strict(pairs) then recomputes the pairs that are NaN in
-    /// both parts as std::complex does. Before the store, so in place is safe.
+    /// The special-value fix-ups of a register r = fmaddsub(x, y, t) of
+    /// results. fast(k, pair) recomputes pair k (of width/2) when a lane of it
+    /// is one the scalar form must redo (element<op::mul>::redo_lanes: r not
+    /// finite, or x·y overflowing on its own); with Strict, strict(pairs) then
+    /// recomputes the pairs that are NaN in both parts as std::complex does.
+    /// Before the store, so in place is safe.
     template <bool Strict, class Fast, class StrictFix>
-    static batch fix(const batch& r, Fast&& fast, StrictFix&& strict) noexcept {
-        if (!V::any(V::not_finite(r))) return r;
+    [[gnu::always_inline]] static batch fix(const batch& r, const batch& x, const batch& y, Fast&& fast,
+                                            StrictFix&& strict) noexcept {
+        const auto redo = mul_kernel::redo_lanes<V>(r, x, y);
+        if (!V::any(redo)) [[likely]] return r;
+        return redo_pairs<Strict>(r, redo, fast, strict);
+    }
+    // Out of line, so that the hot loop around fix() stays small enough to inline.
+    template <bool Strict, class Fast, class StrictFix>
+    [[gnu::noinline, gnu::cold]] static batch redo_pairs(const batch& r, const mask& redo, Fast& fast,
+                                                         StrictFix& strict) noexcept {
         alignas(64) T tmp[width];
+        alignas(64) T flagged[width];
         r.store_aligned(tmp);
+        V::select(redo, batch(T(1)), batch(T(0))).store_aligned(flagged);
         for (std::size_t k = 0; k < width / 2; ++k)
-            if (tmp[2 * k] - tmp[2 * k] != T(0) || tmp[2 * k + 1] - tmp[2 * k + 1] != T(0)) fast(k, tmp + 2 * k);
+            if (flagged[2 * k] != T(0) || flagged[2 * k + 1] != T(0)) fast(k, tmp + 2 * k);
         if constexpr (Strict) strict(reinterpret_cast<complex*>(tmp));
         return batch::load_aligned(tmp);
     }
@@ -121,10 +134,11 @@ struct complex_mul_kernels {
         const T* a;
         const T* b;
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
-            const batch r = mul_kernel::product<V>(load(a + i), load(b + i));
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
+            const batch va = load(a + i), vb = load(b + i);
+            const batch r = mul_kernel::product<V>(va, vb);
             store(i, fix<Strict>(
-                         r, [&](std::size_t k, T* out) { plain_product(a + i + 2 * k, b + i + 2 * k, out); },
+                         r, V::dup_real(va), vb, [&](std::size_t k, T* out) { plain_product(a + i + 2 * k, b + i + 2 * k, out); },
                          [&](complex* res) { detail::fix_mul(as_complex(a + i), as_complex(b + i), res, width / 2); }));
         }
         mul_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
@@ -142,10 +156,11 @@ struct complex_mul_kernels {
         const T* a;
         const T* b;
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
-            const batch r = product_conj(load(a + i), load(b + i));
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
+            const batch va = load(a + i), vb = load(b + i);
+            const batch r = product_conj(va, vb);
             store(i, fix<Strict>(
-                         r,
+                         r, V::dup_real(vb), va,
                          [&](std::size_t k, T* out) {
                              const T conj_b[2] = {b[i + 2 * k], -b[i + 2 * k + 1]};
                              plain_product(a + i + 2 * k, conj_b, out);
@@ -176,11 +191,12 @@ struct complex_mul_kernels {
         const T* im;
         const T* row;  // the row itself, for the fix-ups only
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
             const batch v = load(x + i);
-            const batch r = V::fmaddsub(load(re + i), v, load(im + i) * V::swap_pairs(v));
+            const batch vre = load(re + i);
+            const batch r = V::fmaddsub(vre, v, load(im + i) * V::swap_pairs(v));
             store(i, fix<Strict>(
-                         r, [&](std::size_t k, T* out) { plain_product(x + i + 2 * k, row + i + 2 * k, out); },
+                         r, vre, v, [&](std::size_t k, T* out) { plain_product(x + i + 2 * k, row + i + 2 * k, out); },
                          [&](complex* res) { detail::fix_mul(as_complex(x + i), as_complex(row + i), res, width / 2); }));
         }
         row_times_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
@@ -200,7 +216,7 @@ struct complex_mul_kernels {
         const T* a;
         const T* r;  // r[i / 2] scales the complex number at real offset i
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
             const batch rr = load(r + i / 2);
             store(i, load(a + i) * expand_low(rr, A{}));
             store(i + width, load(a + i + width) * expand_high(rr, A{}));
@@ -222,12 +238,12 @@ struct complex_mul_kernels {
         batch s_im;
         complex s;
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
             const batch va = load(a + i);
             const batch r = V::fmaddsub(s_re, va, s_im * V::swap_pairs(va));
             const T sp[2] = {s.real(), s.imag()};
             store(i, fix<Strict>(
-                         r, [&](std::size_t k, T* out) { plain_product(a + i + 2 * k, sp, out); },
+                         r, s_re, va, [&](std::size_t k, T* out) { plain_product(a + i + 2 * k, sp, out); },
                          [&](complex* res) { detail::fix_mul_scalar(as_complex(a + i), s, res, width / 2); }));
         }
         mul_scalar_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
@@ -246,10 +262,11 @@ struct complex_mul_kernels {
         const T* b;
         const T* c;
         template <class Store>
-        void operator()(std::size_t i, Store& store) const noexcept {
-            const batch r = mul_kernel::product<V>(load(a + i), load(b + i)) + load(c + i);
+        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
+            const batch va = load(a + i), vb = load(b + i);
+            const batch r = mul_kernel::product<V>(va, vb) + load(c + i);
             store(i, fix<Strict>(
-                         r,
+                         r, V::dup_real(va), vb,
                          [&](std::size_t k, T* out) {
                              plain_product(a + i + 2 * k, b + i + 2 * k, out);
                              out[0] += c[i + 2 * k];
