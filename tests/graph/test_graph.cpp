@@ -89,25 +89,9 @@ struct realify::dispatch::user_lowerings<user::twice> {
     using type = realify::type_list<user::twice_lowering>;
 };
 
-// ---- allocation counter (large blocks only) for the "no temporaries" test --------------
-// The replacement pair is malloc/free on both sides; GCC's heuristic cannot
-// see that once it inlines them, hence the pragma.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<std::size_t> g_large_allocations{0};
-constexpr std::size_t large_block = 64 * 1024;
-}  // namespace
-void* operator new(std::size_t size) {
-    if (size >= large_block) g_large_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-// the nothrow form too (std::stable_sort's temporary buffer): every form
-// that the deletes above free must come from malloc (AddressSanitizer checks)
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size == 0 ? 1 : size); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+// "no temporaries" tests count large allocations
+#include "../support/large_allocations.hpp"
+using realify_test::large_allocations;
 
 namespace graph = realify::graph;
 namespace op = realify::op;
@@ -655,9 +639,9 @@ TEST(GraphEvaluation, ElementwiseChainIsOneLoopWithoutTemporaries) {
     const auto rv = random_real({n}, 17, 0.1, 1.0), tv = random_real({n}, 18, -3, 3);
     const auto zv = random_complex({n}, 19);
     xt::xarray<double> out = xt::zeros<double>({n});
-    const std::size_t before = g_large_allocations.load();
+    const std::size_t before = large_allocations.load();
     prog(graph::out(out), rv, tv, zv);
-    EXPECT_EQ(g_large_allocations.load() - before, 0u) << "the fused chain allocated a temporary";
+    EXPECT_EQ(large_allocations.load() - before, 0u) << "the fused chain allocated a temporary";
     // polar, mul, exp, conj, mul all run inside abs's loop
     EXPECT_EQ(count_if_nodes(prog.ir(), [](const auto& node) { return node.fusion == graph::fusion_mode::inlined; }), 5u);
     for (std::size_t i = 0; i < n; i += 997) {
@@ -772,9 +756,9 @@ TEST(GraphEvaluation, RopeShapedMulAllocatesNothingIntoCallerBuffers) {
     const xt::xarray<cf> xv = xt::cast<cf>(random_complex({2, 64, 8, 64}, 50));  // 512 KiB
     const xt::xarray<cf> fv = xt::cast<cf>(random_complex({64, 64}, 51));
     xt::xarray<float> out = xt::zeros<float>({2, 64, 8, 64, 2});
-    const std::size_t before = g_large_allocations.load();
+    const std::size_t before = large_allocations.load();
     prog(graph::out(out), xv, fv);
-    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+    EXPECT_EQ(large_allocations.load() - before, 0u);
     for (std::size_t i = 0; i < xv.size(); i += 101) {
         const std::size_t s = i / (8 * 64) % 64, j = i % 64;
         const cf want = xv.data()[i] * fv(s, j);
@@ -909,9 +893,9 @@ TEST(GraphOut, RopeIntoASliceOfAKvCacheWritesTheSliceOnly) {
         cache.fill(-3.5f);
         auto slice = xt::view(cache, xt::all(), xt::range(pos, pos + seq), xt::all(), xt::all());
         const auto x_b = xt::xtensor<float, 4>(xt::view(xv, xt::range(0, b), xt::all(), xt::all(), xt::all()));
-        const std::size_t before = g_large_allocations.load();
+        const std::size_t before = large_allocations.load();
         prog(graph::out(slice), x_b, fv);
-        EXPECT_EQ(g_large_allocations.load() - before, 0u) << "batch " << b << ": a temporary was allocated";
+        EXPECT_EQ(large_allocations.load() - before, 0u) << "batch " << b << ": a temporary was allocated";
         for (std::size_t i = 0; i < b; ++i)
             for (std::size_t s = 0; s < max_seq; ++s)
                 for (std::size_t h = 0; h < heads; ++h)
@@ -1068,9 +1052,9 @@ TEST(GraphOut, InPlaceRopeIsZeroCopy) {
     }
     EXPECT_EQ(plan.outputs[0].target.data, static_cast<void*>(xq.data()));
     const float* q_data = xq.data();
-    const std::size_t before = g_large_allocations.load();
+    const std::size_t before = large_allocations.load();
     prog(graph::out(xq, xk), xq, xk, fv);
-    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+    EXPECT_EQ(large_allocations.load() - before, 0u);
     EXPECT_EQ(xq.data(), q_data);
     expect_close(xq, want_q, 1e-6);
     expect_close(xk, want_k, 1e-6);
@@ -1105,9 +1089,9 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     const auto a = random_complex({n}, 73);
     xt::xarray<double> magnitude = xt::zeros<double>({n});
     xt::xarray<cd> e = xt::zeros<cd>({n});
-    std::size_t before = g_large_allocations.load();
+    std::size_t before = large_allocations.load();
     prog(graph::out(magnitude, e), a);
-    EXPECT_EQ(g_large_allocations.load() - before, 3u);  // the values of exp, conj and mul; abs writes the buffer
+    EXPECT_EQ(large_allocations.load() - before, 3u);  // the values of exp, conj and mul; abs writes the buffer
     for (std::size_t i = 0; i < n; i += 101) {
         EXPECT_NEAR(magnitude(i), std::abs(std::conj(a(i)) * std::exp(a(i))), 1e-12);
         EXPECT_NEAR(std::abs(e(i) - std::exp(a(i))), 0.0, 1e-12);
@@ -1115,9 +1099,9 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     // private all the way down: one region, no temporary
     auto private_chain = graph::lower(graph::abs(graph::conj(z) * graph::exp(z)));
     EXPECT_NE(graph::explain(private_chain).find("fused loop over 4 ops"), std::string::npos) << graph::explain(private_chain);
-    before = g_large_allocations.load();
+    before = large_allocations.load();
     private_chain(graph::out(magnitude), a);
-    EXPECT_EQ(g_large_allocations.load() - before, 0u);
+    EXPECT_EQ(large_allocations.load() - before, 0u);
 }
 
 // ============================================================================ shape inference shared with the eager ops

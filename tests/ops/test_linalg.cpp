@@ -32,24 +32,9 @@
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
 
-// ---- counting large allocations through operator new (xtensor containers) -------------
-// The matrix views must not copy their operand: only the result is allocated.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-namespace {
-std::atomic<std::size_t> large_allocations{0};
-constexpr std::size_t large_block = 64 * 1024;
-}  // namespace
-void* operator new(std::size_t size) {
-    if (size >= large_block) large_allocations.fetch_add(1, std::memory_order_relaxed);
-    if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-    throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-// the nothrow form too (std::stable_sort's temporary buffer): every form
-// that the deletes above free must come from malloc (AddressSanitizer checks)
-void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size == 0 ? 1 : size); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+// "no temporaries" tests count large allocations
+#include "../support/large_allocations.hpp"
+using realify_test::large_allocations;
 
 namespace {
 
