@@ -52,29 +52,48 @@ def size_label(n: int) -> str:
     return str(n)
 
 
-def load(paths, time_field="real_time"):
-    """Returns ({(function, args): median µs}, {function: label}, context)."""
+def median_times(paths, time_field, key_of, seen=None):
+    """{key: median µs} over Google Benchmark JSON files, and the first file's context.
+
+    key_of(name parts) gives a benchmark's key (None: skip it); a run's own
+    median aggregate counts when the file has no samples of that key. seen(bench,
+    key) is called for every benchmark kept (labels, units)."""
     samples = defaultdict(list)
     medians = {}
-    labels = {}
     context = {}
     for path in paths:
         data = json.loads(Path(path).read_text())
         context = context or data.get("context", {})
         for bench in data.get("benchmarks", []):
-            name = bench.get("run_name", bench["name"])
-            function, *args = name.split("/")
-            key = (function, tuple(int(a) for a in args if a.lstrip("-").isdigit()))
+            key = key_of(bench.get("run_name", bench["name"]).split("/"))
+            if key is None:
+                continue
+            if seen:
+                seen(bench, key)
             micros = bench[time_field] * TO_MICROSECONDS[bench.get("time_unit", "ns")]
-            if bench.get("label"):
-                labels[function] = bench["label"]
             if bench.get("run_type") == "aggregate":
                 if bench.get("aggregate_name") == "median":
                     medians[key] = micros
             else:
                 samples[key].append(micros)
     for key, values in samples.items():
-        medians.setdefault(key, statistics.median(values))
+        medians[key] = statistics.median(values)
+    return medians, context
+
+
+def load(paths, time_field="real_time"):
+    """Returns ({(function, args): median µs}, {function: label}, context)."""
+    labels = {}
+
+    def key_of(parts):
+        function, *args = parts
+        return function, tuple(int(a) for a in args if a.lstrip("-").isdigit())
+
+    def seen(bench, key):
+        if bench.get("label"):
+            labels[key[0]] = bench["label"]
+
+    medians, context = median_times(paths, time_field, key_of, seen)
     return medians, labels, context
 
 

@@ -20,13 +20,10 @@ every ratio is taken within the one run.
 
 from __future__ import annotations
 
-import json
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
-from bench_report import fmt_time, plot_link, pyplot, report_arguments, write_section
+from bench_report import fmt_time, median_times, plot_link, pyplot, report_arguments, write_section
 
 BEGIN = "<!-- gemm:begin -->"
 END = "<!-- gemm:end -->"
@@ -52,28 +49,9 @@ DTYPES = {"c64": "complex<float>", "c128": "complex<double>"}
 
 
 def load(paths, time_field):
-    """{(family, implementation, dtype, n): (median µs, GFLOP/s)}, context."""
-    samples = defaultdict(list)
-    medians = {}
-    context = {}
-    for path in paths:
-        data = json.loads(Path(path).read_text())
-        context = context or data.get("context", {})
-        for bench in data.get("benchmarks", []):
-            parts = bench.get("run_name", bench["name"]).split("/")
-            if len(parts) != 4:
-                continue
-            key = (parts[0], parts[1], parts[2], int(parts[3]))
-            scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[bench.get("time_unit", "ns")]
-            micros = bench[time_field] * scale
-            if bench.get("run_type") == "aggregate":
-                if bench.get("aggregate_name") == "median":
-                    medians[key] = micros
-            else:
-                samples[key].append(micros)
-    for key, values in samples.items():
-        medians.setdefault(key, statistics.median(values))
-    return medians, context
+    """{(family, implementation, dtype, n): median µs}, context."""
+    return median_times(paths, time_field,
+                        lambda parts: (parts[0], parts[1], parts[2], int(parts[3])) if len(parts) == 4 else None)
 
 
 def flops(family, n):

@@ -22,13 +22,10 @@ by Eigen's median time in the same run (below 1: realify is faster):
 
 from __future__ import annotations
 
-import json
-import statistics
 import sys
-from collections import defaultdict
 from pathlib import Path
 
-from bench_report import plot_link, pyplot, report_arguments, write_section
+from bench_report import median_times, plot_link, pyplot, report_arguments, write_section
 
 BEGIN = "<!-- ops:begin -->"
 END = "<!-- ops:end -->"
@@ -40,28 +37,20 @@ def size_label(n: int) -> str:
     return f"{n >> 10}K" if n < 1 << 20 else f"{n >> 20}M"
 
 
+def key_of(parts):
+    """(op, type, n, impl) of a bench_ops or bench_kernels benchmark, or None."""
+    if parts[0] == "ops" and len(parts) == 5:  # bench_ops: ops/<op>/<type>/<n>/<impl>
+        return parts[1], parts[2], int(parts[3]), parts[4]
+    if parts[0] == "pagefault" and len(parts) == 3:
+        return "pagefault", parts[1], int(parts[2]), "pagefault"
+    if len(parts) == 4 and parts[3] in ("realify", "eigen"):  # bench_kernels
+        return parts[0], parts[1], int(parts[2]), "kernel" if parts[3] == "realify" else "kernel_eigen"
+    return None
+
+
 def load(paths, time_field):
-    """{(op, type, n, impl): median µs}, {(type, n): pagefault µs}, the first run's context."""
-    samples = defaultdict(list)
-    context = {}
-    for path in paths:
-        run = json.loads(Path(path).read_text())
-        context = context or run.get("context", {})
-        for b in run["benchmarks"]:
-            if b.get("run_type") == "aggregate":
-                continue
-            scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b.get("time_unit", "ns")]
-            parts = b["run_name"].split("/")
-            if parts[0] == "ops" and len(parts) == 5:  # bench_ops: ops/<op>/<type>/<n>/<impl>
-                key = (parts[1], parts[2], int(parts[3]), parts[4])
-            elif parts[0] == "pagefault" and len(parts) == 3:
-                key = ("pagefault", parts[1], int(parts[2]), "pagefault")
-            elif len(parts) == 4 and parts[3] in ("realify", "eigen"):  # bench_kernels
-                key = (parts[0], parts[1], int(parts[2]), "kernel" if parts[3] == "realify" else "kernel_eigen")
-            else:
-                continue
-            samples[key].append(b[time_field] * scale)
-    return {k: statistics.median(v) for k, v in samples.items()}, context
+    """{(op, type, n, impl): median µs} (pagefault rows: ("pagefault", type, n, "pagefault")), the first run's context."""
+    return median_times(paths, time_field, key_of)
 
 
 def ratio(medians, op, type_, n, impl):
