@@ -202,20 +202,24 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
 
     std::array<std::ptrdiff_t, max_operands> bytes{};  // bytes per component
     std::array<bool, max_operands> direct{}, constant{};
-    bool all_direct = true;
+    // whole_rows: every row goes to the kernel in one call — each operand is
+    // read in place, or constant along the row (a number, a broadcast
+    // operand), which is converted once per row when of another type: a
+    // float op with a double number must not run block by block.
+    bool whole_rows = true;
     for (std::size_t k = 0; k < operands; ++k) {
         const tensor_ref& t = operand(k);
         bytes[k] = static_cast<std::ptrdiff_t>(size_of(t.type));
         constant[k] = k > 0 && row.stride[k] == 0;
         direct[k] = t.type == compute && (row.stride[k] == t.width() || constant[k]);
-        all_direct = all_direct && direct[k];
+        whole_rows = whole_rows && (direct[k] || constant[k]);
     }
     std::size_t rows = 1;
     for (std::size_t i = 0; i + 1 < n_axes; ++i) rows *= axes[i].extent;
 
     // Streaming stores: only for one long contiguous row that no input overlaps.
     bool stream = false;
-    if (rows == 1 && all_direct) {
+    if (rows == 1 && whole_rows) {
         std::size_t touched = length * static_cast<std::size_t>(out.width()) * sizeof(T);
         bool aliased = false;
         for (std::size_t k = 1; k < operands; ++k) {
@@ -230,16 +234,16 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
     std::array<bool, max_inputs> broadcast{};
 
     auto one_row = [&](const std::array<char*, max_operands>& p) {
-        if (all_direct) {
+        for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per row
+            if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
+        }
+        if (whole_rows) {
             for (std::size_t k = 1; k < operands; ++k) {
-                in[k - 1] = p[k];
+                in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
                 broadcast[k - 1] = constant[k] && length > 1;
             }
             kernel.run(kernel, in.data(), broadcast.data(), p[0], length, stream);
             return;
-        }
-        for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per row
-            if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
         }
         for (std::size_t j = 0; j < length; j += block_elements) {
             const std::size_t n = std::min(block_elements, length - j);

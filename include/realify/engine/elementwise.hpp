@@ -18,10 +18,11 @@
 //     coalesces adjacent axes every operand can merge, so most calls become
 //     one long row, whatever the layout (row-major, transposed,
 //     column-major, reversed);
-//  3. walks the rows. A row where every operand is contiguous along it, or
-//     constant along it (a broadcast operand: the kernel's broadcast flag),
-//     and already of the compute type goes to the kernel in one call, by
-//     pointer. Otherwise the row is cut into blocks that stay in L1
+//  3. walks the rows. A row where every operand is contiguous along it and
+//     already of the compute type, or constant along it (a number, a
+//     broadcast operand: the kernel's broadcast flag; converted once per row
+//     when of another type), goes to the kernel in one call, by pointer.
+//     Otherwise the row is cut into blocks that stay in L1
 //     (block_elements): the operands that are strided, or of another
 //     component type (int/bool tensors, a double operand of a float op),
 //     are gathered — and converted — into stack scratch; a strided output,
