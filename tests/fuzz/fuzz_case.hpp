@@ -430,6 +430,27 @@ void binary_case(source& src, outcome& out, std::ostringstream& log) {
 
 // ---- family: reductions and shape ops ------------------------------------------------------
 
+/// Σ over axis d, by index loops on the storage: xtensor 0.24's reducers
+/// step a null pointer (undefined behaviour) when the array is empty.
+inline xt::xarray<std::complex<long double>> sum_axis(const xt::xarray<std::complex<long double>>& w, std::size_t d,
+                                                      bool keepdim) {
+    shape_t kept(w.shape().begin(), w.shape().end());
+    std::size_t outer = 1, inner = 1;
+    for (std::size_t k = 0; k < kept.size(); ++k) (k < d ? outer : inner) *= k == d ? 1 : kept[k];
+    const std::size_t extent = kept[d];
+    kept[d] = 1;
+    auto r = xt::xarray<std::complex<long double>>::from_shape(kept);
+    std::fill(r.storage().begin(), r.storage().end(), std::complex<long double>(0));
+    for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t e = 0; e < extent; ++e)
+            for (std::size_t i = 0; i < inner; ++i) r.storage()[o * inner + i] += w.storage()[(o * extent + e) * inner + i];
+    if (!keepdim) {
+        kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(d));
+        r.reshape(kept);
+    }
+    return r;
+}
+
 template <class T>
 void shape_case(source& src, outcome& out, std::ostringstream& log) {
     static const char* names[] = {"sum_dim", "mean", "cumsum", "flip", "permute", "transpose"};
@@ -462,7 +483,7 @@ void shape_case(source& src, outcome& out, std::ostringstream& log) {
     switch (which) {
         case 0: {
             got = to_complex_array<T>(realify::sum(la, {dim}, keepdim));
-            wide = keepdim ? xt::xarray<CLD>(xt::sum(wa, {d}, xt::keep_dims)) : xt::xarray<CLD>(xt::sum(wa, {d}));
+            wide = sum_axis(wa, d, keepdim);
             break;
         }
         case 1: {
