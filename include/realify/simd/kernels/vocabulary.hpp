@@ -86,9 +86,25 @@ struct vec {
     [[gnu::always_inline, gnu::flatten]] static batch pow(const batch& x, const batch& y) noexcept { return xsimd::pow(x, y); }
 
     // ---- rounding ----
-    static batch ceil(const batch& x) noexcept { return xsimd::ceil(x); }
-    static batch floor(const batch& x) noexcept { return xsimd::floor(x); }
-    static batch trunc(const batch& x) noexcept { return xsimd::trunc(x); }
+    // xsimd 8.1 rounds through a conversion to integers that, where the
+    // instruction set has no packed double → int64 conversion (SSE2, AVX2),
+    // is a scalar cast: undefined behaviour for a lane out of the integer
+    // range (inf, NaN, 1e300). Such lanes — |x| ≥ 1/ε, already integers, or
+    // not finite — round to themselves, so they are kept out of it.
+    template <class Round>
+    [[gnu::always_inline]] static batch integral_lanes_kept(const batch& x, Round round) noexcept {
+        const mask integral = !(xsimd::abs(x) < batch(T(1) / std::numeric_limits<T>::epsilon()));
+        return xsimd::select(integral, x, round(xsimd::select(integral, batch(T(0)), x)));
+    }
+    static batch ceil(const batch& x) noexcept {
+        return integral_lanes_kept(x, [](const batch& v) { return xsimd::ceil(v); });
+    }
+    static batch floor(const batch& x) noexcept {
+        return integral_lanes_kept(x, [](const batch& v) { return xsimd::floor(v); });
+    }
+    static batch trunc(const batch& x) noexcept {
+        return integral_lanes_kept(x, [](const batch& v) { return xsimd::trunc(v); });
+    }
     static batch nearbyint(const batch& x) noexcept { return xsimd::nearbyint(x); }
 
     // ---- interleaved pairs (realify/simd/kernels/primitives.hpp) ----
