@@ -9,11 +9,13 @@
 // are xsimd's and used directly.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <limits>
 
 #include <xsimd/xsimd.hpp>
 
+#include "realify/kernels/element.hpp"
 #include "realify/simd/kernels/primitives.hpp"
 
 namespace realify::simd::kernels {
@@ -57,25 +59,56 @@ struct vec {
     // Flattened and always inlined: xsimd's functions are several calls
     // deep, and with hundreds of kernels per translation unit GCC's inliner
     // would leave them as calls with their registers passed through memory.
-    [[gnu::always_inline, gnu::flatten]] static batch exp(const batch& x) noexcept { return xsimd::exp(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch expm1(const batch& x) noexcept { return xsimd::expm1(x); }
+    //
+    // xsimd 8.1's exponentials, trigonometric functions and pow convert a
+    // multiple of the argument to an integer; where the instruction set has no
+    // packed double → int64 conversion (SSE2, AVX2) that is a scalar cast,
+    // undefined behaviour for a NaN, infinite or huge lane. Such lanes (rare;
+    // the kernels redo most of them anyway) are computed by the std::
+    // function instead (std_lanes), every other lane by xsimd's as before.
+    /// Beyond it exp and the hyperbolic functions have overflowed or settled.
+    static constexpr T exp_domain = T(1000);
+    [[gnu::always_inline, gnu::flatten]] static batch exp(const batch& x) noexcept {
+        return bounded(x, exp_domain, [](const batch& v) { return xsimd::exp(v); }, [](T v) { return std::exp(v); });
+    }
+    [[gnu::always_inline, gnu::flatten]] static batch expm1(const batch& x) noexcept {
+        return bounded(x, exp_domain, [](const batch& v) { return xsimd::expm1(v); }, [](T v) { return std::expm1(v); });
+    }
     [[gnu::always_inline, gnu::flatten]] static batch log(const batch& x) noexcept { return xsimd::log(x); }
     [[gnu::always_inline, gnu::flatten]] static batch log1p(const batch& x) noexcept { return xsimd::log1p(x); }
     [[gnu::always_inline, gnu::flatten]] static batch log2(const batch& x) noexcept { return xsimd::log2(x); }
     [[gnu::always_inline, gnu::flatten]] static batch log10(const batch& x) noexcept { return xsimd::log10(x); }
-    /// e^(ix) = {cos x, sin x}. Callers keep |x| ≤ detail::trig_limit: beyond
-    /// it xsimd reduces the argument with a non-template inline function,
-    /// a symbol the per-instruction-set TUs would share.
+    /// e^(ix) = {cos x, sin x}. Callers keep finite |x| ≤ detail::trig_limit:
+    /// beyond it xsimd reduces the argument with a non-template inline
+    /// function, a symbol the per-instruction-set TUs would share.
     [[gnu::always_inline, gnu::flatten]] static cpair<batch> cis(const batch& x) noexcept {
-        const auto sc = xsimd::sincos(x);
-        return {sc.second, sc.first};
+        const mask wild = !(xsimd::abs(x) <= batch(::realify::kernel::detail::trig_limit<T>));
+        auto sincos = [](const batch& v) { return xsimd::sincos(v); };
+        if (!xsimd::any(wild)) [[likely]] {
+            const auto sc = sincos(x);
+            return {sc.second, sc.first};
+        }
+        return {std_lanes(wild, x, [&](const batch& v) { return sincos(v).second; }, [](T v) { return std::cos(v); }),
+                std_lanes(wild, x, [&](const batch& v) { return sincos(v).first; }, [](T v) { return std::sin(v); })};
     }
-    [[gnu::always_inline, gnu::flatten]] static batch sin(const batch& x) noexcept { return xsimd::sin(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch cos(const batch& x) noexcept { return xsimd::cos(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch tan(const batch& x) noexcept { return xsimd::tan(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch sinh(const batch& x) noexcept { return xsimd::sinh(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch cosh(const batch& x) noexcept { return xsimd::cosh(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch tanh(const batch& x) noexcept { return xsimd::tanh(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch sin(const batch& x) noexcept {
+        return bounded(x, ::realify::kernel::detail::trig_limit<T>, [](const batch& v) { return xsimd::sin(v); }, [](T v) { return std::sin(v); });
+    }
+    [[gnu::always_inline, gnu::flatten]] static batch cos(const batch& x) noexcept {
+        return bounded(x, ::realify::kernel::detail::trig_limit<T>, [](const batch& v) { return xsimd::cos(v); }, [](T v) { return std::cos(v); });
+    }
+    [[gnu::always_inline, gnu::flatten]] static batch tan(const batch& x) noexcept {
+        return bounded(x, ::realify::kernel::detail::trig_limit<T>, [](const batch& v) { return xsimd::tan(v); }, [](T v) { return std::tan(v); });
+    }
+    [[gnu::always_inline, gnu::flatten]] static batch sinh(const batch& x) noexcept {
+        return bounded(x, exp_domain, [](const batch& v) { return xsimd::sinh(v); }, [](T v) { return std::sinh(v); });
+    }
+    [[gnu::always_inline, gnu::flatten]] static batch cosh(const batch& x) noexcept {
+        return bounded(x, exp_domain, [](const batch& v) { return xsimd::cosh(v); }, [](T v) { return std::cosh(v); });
+    }
+    [[gnu::always_inline, gnu::flatten]] static batch tanh(const batch& x) noexcept {
+        return bounded(x, exp_domain, [](const batch& v) { return xsimd::tanh(v); }, [](T v) { return std::tanh(v); });
+    }
     [[gnu::always_inline, gnu::flatten]] static batch asin(const batch& x) noexcept { return xsimd::asin(x); }
     [[gnu::always_inline, gnu::flatten]] static batch acos(const batch& x) noexcept { return xsimd::acos(x); }
     [[gnu::always_inline, gnu::flatten]] static batch atan(const batch& x) noexcept { return xsimd::atan(x); }
@@ -83,7 +116,44 @@ struct vec {
     [[gnu::always_inline, gnu::flatten]] static batch asinh(const batch& x) noexcept { return xsimd::asinh(x); }
     [[gnu::always_inline, gnu::flatten]] static batch acosh(const batch& x) noexcept { return xsimd::acosh(x); }
     [[gnu::always_inline, gnu::flatten]] static batch atanh(const batch& x) noexcept { return xsimd::atanh(x); }
-    [[gnu::always_inline, gnu::flatten]] static batch pow(const batch& x, const batch& y) noexcept { return xsimd::pow(x, y); }
+    /// x^y = exp(y·log|x|) in xsimd, which also tests y for an integer by
+    /// truncation: lanes with a non-finite x or |y| > 1e15 take std::pow.
+    [[gnu::always_inline, gnu::flatten]] static batch pow(const batch& x, const batch& y) noexcept {
+        const mask wild = ~(xsimd::abs(x) <= batch(std::numeric_limits<T>::max())) | ~(xsimd::abs(y) <= batch(T(1e15)));
+        if (!xsimd::any(wild)) [[likely]] return xsimd::pow(x, y);
+        alignas(64) T ys[width];
+        y.store_aligned(ys);
+        const batch safe_y = xsimd::select(wild, batch(T(1)), y);
+        std::size_t lane = 0;  // std_lanes visits the wild lanes in order
+        return std_lanes(wild, x, [&](const batch& v) { return xsimd::pow(v, safe_y); },
+                         [&](T v) { return std::pow(v, ys[lane]); }, [&](std::size_t i) { lane = i; });
+    }
+
+    /// f(x), with the lanes outside [−bound, bound] (and NaN) by the scalar std:: form.
+    template <class Simd, class Scalar>
+    [[gnu::always_inline]] static batch bounded(const batch& x, T bound, Simd simd, Scalar scalar) noexcept {
+        const mask wild = !(xsimd::abs(x) <= batch(bound));
+        if (!xsimd::any(wild)) [[likely]] return simd(x);
+        return std_lanes(wild, x, simd, scalar);
+    }
+    /// simd on x with the wild lanes replaced by 1, then scalar on the wild
+    /// lanes of x (visit(i) is told each such lane first).
+    template <class Simd, class Scalar, class Visit = void (*)(std::size_t)>
+    [[gnu::noinline, gnu::cold]] static batch std_lanes(const mask& wild, const batch& x, Simd simd, Scalar scalar,
+                                                        Visit visit = [](std::size_t) {}) noexcept {
+        alignas(64) T in[width];
+        alignas(64) T out[width];
+        alignas(64) T flagged[width];
+        x.store_aligned(in);
+        simd(xsimd::select(wild, batch(T(1)), x)).store_aligned(out);
+        xsimd::select(wild, batch(T(1)), batch(T(0))).store_aligned(flagged);
+        for (std::size_t i = 0; i < width; ++i) {
+            if (flagged[i] == T(0)) continue;
+            visit(i);
+            out[i] = scalar(in[i]);
+        }
+        return batch::load_aligned(out);
+    }
 
     // ---- rounding ----
     // xsimd 8.1 rounds through a conversion to integers that, where the
