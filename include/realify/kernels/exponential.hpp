@@ -90,7 +90,9 @@ struct element<op::expm1> {
     }
 
     /// With s, c = sin(y/2), cos(y/2): sin y = 2sc, cos y = 1 − 2s², so one
-    /// sine/cosine and one expm1 per lane.
+    /// sine/cosine and one expm1 per lane. Below twice the smallest normal,
+    /// y/2 is a subnormal that may round (323 units halve to 162), so there
+    /// sin y is y itself (exact: sin y rounds to y far above that).
     template <class V>
     [[gnu::always_inline]] static cpair<typename V::batch> simd(cpair<typename V::batch> z, typename V::mask& redo) noexcept {
         using B = typename V::batch;
@@ -99,9 +101,11 @@ struct element<op::expm1> {
                          detail::outside<V>(V::abs(z.im), T(0), detail::trig_limit<T>);
         redo = redo | out;
         const B em1 = V::expm1(V::select(out, B(T(0)), z.re));
-        const cpair<B> h = V::cis(V::select(out, B(T(0)), z.im) * B(T(0.5)));
+        const B y = V::select(out, B(T(0)), z.im);
+        const cpair<B> h = V::cis(y * B(T(0.5)));
         const B two_s2 = B(T(2)) * h.im * h.im;
-        const B cos_y = B(T(1)) - two_s2, sin_y = B(T(2)) * h.im * h.re;
+        const B cos_y = B(T(1)) - two_s2;
+        const B sin_y = V::select(V::abs(y) < B(T(2) * std::numeric_limits<T>::min()), y, B(T(2)) * h.im * h.re);
         return {V::fms(em1, cos_y, two_s2), (em1 + B(T(1))) * sin_y};
     }
     template <class V>
