@@ -48,4 +48,31 @@ void std_run(op_id op, const std::complex<float>* x, const std::complex<float>* 
 void std_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
              double* rout, std::size_t n);
 
+/// The graph chains of bench_ops, each a fused loop in a realify graph:
+///   exp_mul_add  exp(x)·y + x
+///   chain5       (exp(x)·y + x)·conj(y): five ops
+#define REALIFY_BENCH_CHAINS(X) X(exp_mul_add) X(chain5)
+
+enum class chain_id {
+#define REALIFY_BENCH_ENUM(name) name,
+    REALIFY_BENCH_CHAINS(REALIFY_BENCH_ENUM)
+#undef REALIFY_BENCH_ENUM
+};
+
+inline constexpr std::string_view chain_names[] = {
+#define REALIFY_BENCH_NAME(name) #name,
+    REALIFY_BENCH_CHAINS(REALIFY_BENCH_NAME)
+#undef REALIFY_BENCH_NAME
+};
+
+/// out = chain(x, y) as one Eigen expression, and as a std::complex loop.
+void eigen_chain(chain_id chain, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
+                 std::size_t n);
+void eigen_chain(chain_id chain, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+                 std::size_t n);
+void std_chain(chain_id chain, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
+               std::size_t n);
+void std_chain(chain_id chain, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+               std::size_t n);
+
 }  // namespace realify_bench_kernels

@@ -59,7 +59,28 @@ void run(op_id op, const std::complex<T>* xp, const std::complex<T>* yp, std::co
     }
 }
 
+template <class T>
+void chain(chain_id id, const std::complex<T>* xp, const std::complex<T>* yp, std::complex<T>* outp, std::size_t count) {
+    using A = Eigen::Array<std::complex<T>, Eigen::Dynamic, 1>;
+    const auto n = static_cast<Eigen::Index>(count);
+    const Eigen::Map<const A> x(xp, n), y(yp, n);
+    Eigen::Map<A> out(outp, n);
+    switch (id) {
+        case chain_id::exp_mul_add: out = x.exp() * y + x; break;
+        case chain_id::chain5: out = (x.exp() * y + x) * y.conjugate(); break;
+    }
+}
+
 }  // namespace
+
+void eigen_chain(chain_id id, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
+                 std::size_t n) {
+    chain(id, x, y, out, n);
+}
+void eigen_chain(chain_id id, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+                 std::size_t n) {
+    chain(id, x, y, out, n);
+}
 
 void eigen_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
                float* rout, std::size_t n) {

@@ -15,6 +15,11 @@
 //                         storage (bench_kernels_eigen.cpp, compiled for the host)
 //   std                   a std::complex loop (bench_ops_std.cpp, compiled for the host)
 //
+// the graph chains ops/<chain>/<type>/<n>/<implementation> (exp_mul_add:
+// exp(x)·y + x; chain5: (exp(x)·y + x)·conj(y)) as a lowered realify graph
+// called with out= (realify_out: one fused loop, a block program of compiled
+// kernels), one Eigen expression, and a std::complex loop;
+//
 // and pagefault/<type>/<n>: a fresh buffer of n std::complex<T> allocated,
 // zero-constructed (as xtensor constructs its std::complex elements) and
 // freed — what the allocating form pays on top of the work; at 4M its pages
@@ -31,12 +36,14 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
 
 #include "bench_kernels_common.hpp"
 #include "realify/eager.hpp"
+#include "realify/graph.hpp"
 
 namespace {
 
@@ -165,6 +172,40 @@ void bench(benchmark::State& state, op_id op, std::size_t n, impl which) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
 }
 
+/// The graphs of the chains over inputs x, y of element type C, lowered.
+template <class C>
+auto lower_chains() {
+    namespace graph = realify::graph;
+    auto x = graph::input<xt::xtensor<C, 1>>("x");
+    auto y = graph::input<xt::xtensor<C, 1>>("y");
+    auto exp_mul_add = graph::exp(x) * y + x;
+    return std::make_pair(graph::lower(exp_mul_add), graph::lower(exp_mul_add * graph::conj(y)));
+}
+
+template <class T>
+void bench_chain(benchmark::State& state, chain_id id, std::size_t n, impl which) {
+    using C = std::complex<T>;
+    auto& d = shared<T>(n);
+    // the graph's arguments: the same values, as the xt::xtensor its inputs declare
+    const xt::xtensor<C, 1> x = adapt(d.x.data(), n), y = adapt(d.y.data(), n);
+    xt::xtensor<C, 1> o = xt::xtensor<C, 1>::from_shape({n});
+    auto programs = lower_chains<C>();
+    for (auto _ : state) {
+        switch (which) {
+            case impl::realify_out:
+                if (id == chain_id::exp_mul_add) programs.first(realify::graph::out(o), x, y);
+                else programs.second(realify::graph::out(o), x, y);
+                break;
+            case impl::eigen: eigen_chain(id, d.x.data(), d.y.data(), d.out.data(), n); break;
+            default: std_chain(id, d.x.data(), d.y.data(), d.out.data(), n); break;
+        }
+        benchmark::DoNotOptimize(o.data());
+        benchmark::DoNotOptimize(d.out.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
 /// A fresh buffer of n complex elements, every page touched once, freed.
 template <class T>
 void page_faults(benchmark::State& state, std::size_t n) {
@@ -191,6 +232,19 @@ int main(int argc, char** argv) {
                                              [=](benchmark::State& s) { bench<float>(s, op, n, which); });
                 benchmark::RegisterBenchmark(name("double").c_str(),
                                              [=](benchmark::State& s) { bench<double>(s, op, n, which); });
+            }
+        }
+        for (std::size_t k = 0; k < std::size(chain_names); ++k) {
+            for (impl which : {impl::realify_out, impl::eigen, impl::std_loop}) {
+                const auto id = static_cast<chain_id>(k);
+                auto name = [&](const char* type) {
+                    return "ops/" + std::string(chain_names[k]) + "/" + type + "/" + std::to_string(n) + "/" +
+                           impl_names[static_cast<std::size_t>(which)];
+                };
+                benchmark::RegisterBenchmark(name("float").c_str(),
+                                             [=](benchmark::State& s) { bench_chain<float>(s, id, n, which); });
+                benchmark::RegisterBenchmark(name("double").c_str(),
+                                             [=](benchmark::State& s) { bench_chain<double>(s, id, n, which); });
             }
         }
         benchmark::RegisterBenchmark(("pagefault/float/" + std::to_string(n)).c_str(),

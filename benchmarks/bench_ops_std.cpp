@@ -63,7 +63,25 @@ void run(op_id op, const std::complex<T>* x, const std::complex<T>* y, std::comp
     }
 }
 
+template <class T>
+void chain(chain_id id, const std::complex<T>* x, const std::complex<T>* y, std::complex<T>* out, std::size_t n) {
+    switch (id) {
+        case chain_id::exp_mul_add: return each(out, n, [&](std::size_t i) { return std::exp(x[i]) * y[i] + x[i]; });
+        case chain_id::chain5:
+            return each(out, n, [&](std::size_t i) { return (std::exp(x[i]) * y[i] + x[i]) * std::conj(y[i]); });
+    }
+}
+
 }  // namespace
+
+void std_chain(chain_id id, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
+               std::size_t n) {
+    chain(id, x, y, out, n);
+}
+void std_chain(chain_id id, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+               std::size_t n) {
+    chain(id, x, y, out, n);
+}
 
 void std_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out, float* rout,
              std::size_t n) {

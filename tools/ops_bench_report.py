@@ -18,6 +18,9 @@ by Eigen's median time in the same run (below 1: realify is faster):
     out=     the eager API writing a caller's buffer (bench_ops .../realify_out)
     alloc    the eager API returning a new xt::xtensor<std::complex<T>> (.../realify_alloc)
     std      a std::complex loop compiled for the host (.../std)
+
+The rows exp_mul_add (exp(x)·y + x) and chain5 ((exp(x)·y + x)·conj(y)) are lowered realify graphs
+called with out= (one fused loop each) against one Eigen expression.
 """
 
 from __future__ import annotations
@@ -31,6 +34,14 @@ BEGIN = "<!-- ops:begin -->"
 END = "<!-- ops:end -->"
 COLUMNS = [("kernel", "kernel"), ("realify_out", "out="), ("realify_alloc", "alloc"), ("std", "std::complex loop")]
 FAST_OPS = {"exp", "log", "sqrt", "sin", "cos", "tanh"}  # target ≤ 0.6 with out=
+CHAINS = {"exp_mul_add", "chain5"}  # graph chains with out=: target ≤ 0.5 at 4M, reported at 64K
+
+
+def out_target(op: str, n: int):
+    """The out= target of an op (or graph chain) at n elements, None when there is none."""
+    if op in CHAINS:
+        return 0.5 if n >= 1 << 22 else None
+    return 0.6 if op in FAST_OPS else 1.0
 
 
 def size_label(n: int) -> str:
@@ -80,8 +91,8 @@ def build_markdown(medians, context, plot_name, time_field):
             for impl, _ in COLUMNS:
                 r = ratio(medians, op, type_, n, impl)
                 cells.append(f"{r:.2f}" if r is not None else "–")
-                if r is not None and impl == "realify_out":
-                    targets.append((f"out= {op} {type_} {size_label(n)}", r, 0.6 if op in FAST_OPS else 1.0))
+                if r is not None and impl == "realify_out" and out_target(op, n) is not None:
+                    targets.append((f"out= {op} {type_} {size_label(n)}", r, out_target(op, n)))
                 if r is not None and impl == "realify_alloc" and n < 1 << 20:
                     targets.append((f"alloc {op} {type_} {size_label(n)}", r, 1.2))
             lines.append(f"| {op} | " + " | ".join(cells) + " |")
@@ -93,7 +104,8 @@ def build_markdown(medians, context, plot_name, time_field):
         lines.append("")
     missed = [t for t in targets if t[1] > t[2]]
     lines += ["### Targets", "",
-              "out= ≤ 1.0 for every op and ≤ 0.6 for exp, log, sqrt, sin, cos, tanh; alloc ≤ 1.2 at 64K: "
+              "out= ≤ 1.0 for every op and ≤ 0.6 for exp, log, sqrt, sin, cos, tanh; the graph chains with out= "
+              "≤ 0.5 at 4M; alloc ≤ 1.2 at 64K: "
               f"{len(targets) - len(missed)} of {len(targets)} met."]
     if missed:
         lines += ["", "| missed | ratio | target |", "|---|---:|---:|"]

@@ -22,6 +22,7 @@
 #include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/loop_operands.hpp"
+#include "realify/graph/loop_program.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/passes.hpp"
 #include "realify/graph/program.hpp"

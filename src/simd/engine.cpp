@@ -285,7 +285,7 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
 }  // namespace
 
 void evaluate(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const block_kernel& kernel) {
-    if (inputs.size() > max_inputs) throw error("realify::engine::evaluate: at most 3 inputs");
+    if (inputs.size() > max_inputs) throw error("realify::engine::evaluate: at most " + std::to_string(max_inputs) + " inputs");
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         if (inputs[k].complex != kernel.complex_inputs[k])
             throw error("realify::" + std::string(op) + ": input " + std::to_string(k) + " is " +
@@ -480,7 +480,7 @@ simd::operand_kind kind(bool complex) noexcept { return complex ? simd::operand_
 
 block_kernel base_kernel(component compute, std::span<const bool> complex_inputs, bool any_type = false) {
     if (!any_type && !is_floating(compute)) throw error("realify::engine: kernels compute in float or double");
-    if (complex_inputs.size() > max_inputs) throw error("realify::engine: at most 3 inputs");
+    if (complex_inputs.size() > max_inputs) throw error("realify::engine: at most " + std::to_string(max_inputs) + " inputs");
     block_kernel k;
     k.compute = compute;
     std::copy(complex_inputs.begin(), complex_inputs.end(), k.complex_inputs.begin());

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <new>
@@ -38,6 +39,7 @@
 #include <xtensor/xview.hpp>
 
 #include "realify/eager.hpp"
+#include "realify/simd/arch.hpp"
 #include "realify/ops/reference.hpp"
 
 // ---- a user override of the dispatch table (before any use of op::sinh) --------------
@@ -324,7 +326,7 @@ TEST(GraphDetection, RealInputWithTrailingTwoIsNeverComplex) {
     auto r = prog(a, b);
     ASSERT_EQ(r.shape(), (xt::xarray<cd>::shape_type{3, 2}));  // complex (3, 2): p scaled each element
     for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(std::abs(r.data()[i] - a.data()[i] * b.data()[i]), 0.0, 1e-14);
-    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop (the element kernel of mul)");
+    EXPECT_EQ(prog.ir().nodes.back().lowering, "fused loop: out = mul(in0, in1) (in0 = %0, in1 = %1)");
     // and a real (…,2) tensor is refused where a complex one is declared
     EXPECT_THROW(prog(b, b), realify::layout_error);
 }
@@ -711,10 +713,9 @@ TEST(GraphEvaluation, LoneComplexMulOnTheSimdRowKernelMatchesStdComplexOnEveryLa
 
 // The SIMD route writes the caller's buffer directly: no temporaries either.
 // Division in a graph gives exactly what the table (the eager API) gives,
-// special values included: a complex divisor is not fused (the table reruns
-// non-finite results with its careful formula, which a per-element loop
-// cannot), and complex ÷ real / ÷ a number use the table's kernel (NaN for a
-// zero divisor, as PyTorch).
+// special values included: fused or not, both run the compiled div and
+// reciprocal kernels, whose fix-up redoes non-finite lanes with the careful
+// formula (NaN for a zero real divisor, as PyTorch).
 TEST(GraphEvaluation, DivisionMatchesTheTableOnSpecialValues) {
     const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
     const xt::xtensor<cd, 1> zv = {{1, 2}, {0, 0}, {inf, 1}, {nan, 0}, {1e300, 1e300}, {-0.0, 3}, {2, -1}};
@@ -723,8 +724,8 @@ TEST(GraphEvaluation, DivisionMatchesTheTableOnSpecialValues) {
     auto z = graph::input<xt::xtensor<cd, 1>>("z");
     auto w = graph::input<xt::xtensor<cd, 1>>("w");
     auto r = graph::input<xt::xtensor<double, 1>>("r");
-    static_assert(graph::rule_v<decltype(z / w)> == graph::node_rule::table);
-    static_assert(graph::rule_v<decltype(graph::reciprocal(w))> == graph::node_rule::table);
+    static_assert(graph::rule_v<decltype(z / w)> == graph::node_rule::fused);
+    static_assert(graph::rule_v<decltype(graph::reciprocal(w))> == graph::node_rule::fused);
     static_assert(graph::rule_v<decltype(z / r)> == graph::node_rule::fused);
     auto prog = graph::lower(z / w, z / r, z / 0.0, graph::reciprocal(w), graph::exp(z) / w);
     auto [by_complex, by_real, by_zero, inverse, chain] = prog(zv, wv, rv);
@@ -971,7 +972,7 @@ TEST(GraphOut, OutputOverAnInputAnotherOutputReadsIsWrittenAfterIt) {
     prog(graph::out(buf, b1), buf);
     for (std::size_t i = 0; i < a.size(); ++i) {
         EXPECT_EQ(buf.data()[i], 2.0 * a.data()[i]);
-        EXPECT_EQ(b1.data()[i], std::exp(a.data()[i]));
+        EXPECT_DOUBLE_EQ(b1.data()[i], std::exp(a.data()[i]));  // the compiled exp: within 4 ulp
     }
     const graph::write_plan plan = prog.plan(graph::out(buf, b1), buf);
     ASSERT_EQ(plan.steps.size(), 2u);
@@ -1060,14 +1061,58 @@ TEST(GraphOut, InPlaceRopeIsZeroCopy) {
     expect_close(xk, want_k, 1e-6);
 }
 
+// ============================================================================ fused regions: compiled kernels
+
+// A fused region is a block program of the compiled kernels, run at the
+// instruction set active when it is evaluated: at every level this machine
+// has, its result is the eager API's to the bit (the same kernels in the same
+// order), whatever flags this file is compiled with — on lengths around the
+// kernels' registers and the program's blocks, with a broadcast operand, in
+// a new tensor and into a strided caller's buffer.
+TEST(GraphFusion, RegionsRunTheCompiledKernelsAtEveryInstructionSet) {
+    auto z = graph::input<cd>("z");
+    auto w = graph::input<cd>("w");
+    auto r = graph::input<double>("r");
+    auto prog = graph::lower(graph::exp(z) * w + z, graph::abs(z / w) * 2.0 - r);
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("t0 = exp(in0); t1 = mul(t0, in1); out = add(t1, in0)"), std::string::npos) << text;
+    EXPECT_NE(text.find("t0 = div(in0, in1); t1 = abs(t0); t2 = mul(t1, 2); out = sub(t2, in2)"), std::string::npos) << text;
+    auto same_bits = [](const auto& got, const auto& want) {
+        ASSERT_EQ(got.size(), want.size());
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(*got.data())), 0);
+    };
+    namespace rs = realify::simd;
+    for (rs::arch level : {rs::arch::sse2, rs::arch::avx2, rs::arch::avx512}) {
+        if (!rs::is_supported(level)) continue;
+        const rs::scoped_arch scope(level);
+        for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{17}, std::size_t{255}, std::size_t{257},
+                              std::size_t{1001}}) {
+            SCOPED_TRACE(std::string(rs::arch_name(level)) + ", n = " + std::to_string(n));
+            const auto a = random_complex({n}, 5), b = random_complex({n}, 6, 2.0);
+            const auto c = random_real({3, n}, 7);  // broadcasts a and b over 3 rows
+            auto [chain, norm] = prog(a, b, c);
+            const xt::xarray<cd> want_chain = realify::add(realify::mul(realify::exp(a), b), a);
+            const xt::xarray<double> want_norm = realify::sub(realify::mul(realify::abs(realify::div(a, b)), 2.0), c);
+            same_bits(chain, want_chain);
+            same_bits(norm, want_norm);
+            xt::xarray<cd> wide = xt::zeros<cd>({2 * n});
+            auto every_other = xt::view(wide, xt::range(0, 2 * n, 2));
+            xt::xarray<double> norm_out = xt::zeros<double>({std::size_t{3}, n});
+            prog(graph::out(every_other, norm_out), a, b, c);
+            same_bits(xt::xarray<cd>(every_other), want_chain);
+            same_bits(norm_out, want_norm);
+            for (std::size_t i = 1; i < 2 * n; i += 2) EXPECT_EQ(wide(i), cd(0, 0));
+        }
+    }
+}
+
 // ============================================================================ fusion decided once
 
 // The fuse_elementwise pass decides every loop; evaluation follows it and
-// explain() prints it. A chain whose inner node is shared cannot be one loop:
-// the pass says so (each root runs its own loop), and evaluation allocates
-// exactly one temporary per loop whose value is not written into the caller's
-// buffer — before, the pass marked the private nodes as fused while
-// evaluation ran them as separate loops.
+// explain() prints it. A node shared with another consumer (here an output)
+// is not inlined: its own loop computes it once and the region reads its
+// value, as it reads an input. Evaluation allocates exactly one temporary per
+// loop whose value is not written into the caller's buffer.
 TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     auto z = graph::input<cd>("z");
     auto shared = graph::exp(z);                        // read by the chain and returned
@@ -1079,19 +1124,20 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
             if (n.op == op) return n.fusion;
         return graph::fusion_mode::none;
     };
-    EXPECT_EQ(fusion_of("abs"), graph::fusion_mode::own_loop);   // its region would inline the shared exp
-    EXPECT_EQ(fusion_of("mul"), graph::fusion_mode::own_loop);
-    EXPECT_EQ(fusion_of("conj"), graph::fusion_mode::own_loop);
-    EXPECT_EQ(fusion_of("exp"), graph::fusion_mode::own_loop);
+    EXPECT_EQ(fusion_of("abs"), graph::fusion_mode::region);    // abs(conj(z) · exp(z)), exp read as a value
+    EXPECT_EQ(fusion_of("mul"), graph::fusion_mode::inlined);
+    EXPECT_EQ(fusion_of("conj"), graph::fusion_mode::inlined);
+    EXPECT_EQ(fusion_of("exp"), graph::fusion_mode::own_loop);  // shared: computed once, by its own loop
     const std::string text = graph::explain(prog);
-    EXPECT_NE(text.find("fused into a consumer's loop: 0"), std::string::npos) << text;
+    EXPECT_NE(text.find("fused into a consumer's loop: 2"), std::string::npos) << text;
+    EXPECT_NE(text.find("t0 = conj(in0); t1 = mul(t0, in1); out = abs(t1)"), std::string::npos) << text;
     const std::size_t n = 1 << 13;  // 128 KiB of complex<double>: every temporary is a large block
     const auto a = random_complex({n}, 73);
     xt::xarray<double> magnitude = xt::zeros<double>({n});
     xt::xarray<cd> e = xt::zeros<cd>({n});
     std::size_t before = large_allocations.load();
     prog(graph::out(magnitude, e), a);
-    EXPECT_EQ(large_allocations.load() - before, 3u);  // the values of exp, conj and mul; abs writes the buffer
+    EXPECT_EQ(large_allocations.load() - before, 1u);  // the value of exp; the region writes magnitude
     for (std::size_t i = 0; i < n; i += 101) {
         EXPECT_NEAR(magnitude(i), std::abs(std::conj(a(i)) * std::exp(a(i))), 1e-12);
         EXPECT_NEAR(std::abs(e(i) - std::exp(a(i))), 0.0, 1e-12);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstring>
@@ -23,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "realify/engine/program.hpp"
 #include "realify/errors.hpp"
 #include "realify/kernels.hpp"
 #include "realify/simd.hpp"
@@ -622,6 +624,143 @@ TEST_P(ElementwiseKernels, ResultsAreBitIdenticalAcrossOffsetsAndStorePaths) {
             ASSERT_EQ(std::memcmp(&aligned[i], &streamed[i + 2], sizeof(float)), 0) << rs::name(op) << " real " << i;
         }
     }
+}
+
+// ---- block programs: chains of kernels in one pass (realify/engine/program.hpp) ------------
+
+namespace program_check {
+
+namespace re = realify::engine;
+
+template <class T>
+re::tensor_ref vector_ref(const T* data, std::size_t n, bool complex, std::ptrdiff_t step = 1) {
+    re::tensor_ref r;
+    r.data = const_cast<T*>(data);
+    r.type = re::component_of<T>();
+    r.complex = complex;
+    r.shape.rank = 1;
+    r.shape.extent[0] = n;
+    r.strides[0] = step * (complex ? 2 : 1);
+    return r;
+}
+
+/// exp(a)·b + a, then |…|·2 − c: two programs against their ops run one by
+/// one through the same kernels — equal to the bit, on every length (blocks
+/// of the program, partial ones, the kernels' tails), unaligned, strided, in
+/// place, with a broadcast input and with numbers.
+template <class T>
+void check_chains() {
+    using std::size_t;
+    const T number = T(2);
+    for (size_t n : {size_t(0), size_t(1), size_t(3), size_t(7), size_t(15), size_t(16), size_t(17), size_t(255),
+                     size_t(256), size_t(257), size_t(131071)}) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        const auto a = random_reals<T>(2 * n + 1, 11), b = random_reals<T>(2 * n + 1, 12), c = random_reals<T>(n + 1, 13);
+        const T* a1 = a.data() + 1;  // unaligned
+        // reference: one op at a time
+        std::vector<T> t0(2 * n), t1(2 * n), want(2 * n), m(n), want_real(n);
+        auto un = [&](elementwise_op op, operand_kind k, const T* x, T* out) {
+            rs::unary_kernel_for<T>(op, k)(x, out, n, nullptr, false);
+        };
+        auto bin = [&](elementwise_op op, operand_kind kx, const T* x, bool xb, operand_kind ky, const T* y, bool yb, T* out) {
+            rs::binary_kernel_for<T>(op, kx, ky)(x, xb, y, yb, out, n, nullptr, false);
+        };
+        un(elementwise_op::exp, C, a1, t0.data());
+        bin(elementwise_op::mul, C, t0.data(), false, C, b.data(), false, t1.data());
+        bin(elementwise_op::add, C, t1.data(), false, C, a1, false, want.data());
+        un(elementwise_op::abs, C, want.data(), m.data());
+        bin(elementwise_op::mul, R, m.data(), false, R, &number, true, t0.data());
+        bin(elementwise_op::sub, R, t0.data(), false, R, c.data(), false, want_real.data());
+
+        const bool cc[] = {true, true};
+        re::block_program chain(re::component_of<T>(), cc);
+        const re::program_operand in0 = chain.input(0);
+        const re::program_operand e = chain.append(elementwise_op::exp, std::array{in0});
+        const re::program_operand p = chain.append(elementwise_op::mul, std::array{e, chain.input(1)});
+        chain.append(elementwise_op::add, std::array{p, in0});
+        EXPECT_EQ(chain.text(), "t0 = exp(in0); t1 = mul(t0, in1); out = add(t1, in0)");
+        std::vector<T> got(2 * n, T(-1));
+        const std::array ins{vector_ref(a1, n, true), vector_ref(b.data(), n, true)};
+        re::evaluate_program("chain", chain, ins, vector_ref(got.data(), n, true));
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(T)), 0);
+        // in place: out is input 0
+        std::vector<T> inplace(a1, a1 + 2 * n);
+        const std::array ins_inplace{vector_ref(inplace.data(), n, true), vector_ref(b.data(), n, true)};
+        re::evaluate_program("chain", chain, ins_inplace, vector_ref(inplace.data(), n, true));
+        ASSERT_EQ(std::memcmp(inplace.data(), want.data(), inplace.size() * sizeof(T)), 0);
+        // strided out (every other element of a buffer twice as long)
+        std::vector<T> strided(4 * n, T(-7));
+        re::evaluate_program("chain", chain, ins, vector_ref(strided.data(), n, true, 2));
+        for (size_t i = 0; i < n; ++i) {
+            ASSERT_EQ(std::memcmp(&strided[4 * i], &want[2 * i], 2 * sizeof(T)), 0) << i;  // NaN included
+            ASSERT_EQ(strided[4 * i + 2], T(-7));                                           // untouched between
+        }
+
+        // a real result, a number, a complex → real step
+        const bool cr[] = {true, false};
+        re::block_program norm(re::component_of<T>(), cr);
+        const re::program_operand absolute = norm.append(elementwise_op::abs, std::array{norm.input(0)});
+        const re::program_operand twice =
+            norm.append(elementwise_op::mul, std::array{absolute, re::block_program::number(2.0, false)});
+        norm.append(elementwise_op::sub, std::array{twice, norm.input(1)});
+        EXPECT_FALSE(norm.complex_result());
+        std::vector<T> got_real(n);
+        const std::array ins_norm{vector_ref(want.data(), n, true), vector_ref(c.data(), n, false)};
+        re::evaluate_program("norm", norm, ins_norm, vector_ref(got_real.data(), n, false));
+        ASSERT_EQ(std::memcmp(got_real.data(), want_real.data(), got_real.size() * sizeof(T)), 0);
+
+        // a broadcast input: a step on it alone computes once, the output repeats it
+        re::tensor_ref scalar = vector_ref(c.data(), 1, false);
+        scalar.shape.rank = 0;
+        const bool r1[] = {false, false};
+        re::block_program shifted(re::component_of<T>(), r1);
+        const re::program_operand once = shifted.append(elementwise_op::exp, std::array{shifted.input(0)});
+        shifted.append(elementwise_op::add, std::array{once, shifted.input(1)});
+        std::vector<T> got_shift(n);
+        const std::array ins_shift{scalar, vector_ref(c.data(), n, false)};
+        re::evaluate_program("shifted", shifted, ins_shift, vector_ref(got_shift.data(), n, false));
+        T e0;
+        rs::unary_kernel_for<T>(elementwise_op::exp, R)(c.data(), &e0, 1, nullptr, false);
+        for (size_t i = 0; i < n; ++i) {
+            const T want_shift = e0 + c[i];
+            ASSERT_EQ(std::memcmp(&got_shift[i], &want_shift, sizeof(T)), 0) << i;
+        }
+    }
+}
+
+}  // namespace program_check
+
+TEST_P(ElementwiseKernels, BlockProgramsEqualTheirOpsRunOneByOne) {
+    program_check::check_chains<float>();
+    program_check::check_chains<double>();
+}
+
+TEST(BlockProgram, RefusesWhatItCannotRun) {
+    namespace re = realify::engine;
+    const bool c1[] = {true};
+    re::block_program p(re::component::float32, c1);
+    // abs of a real number exists, add of one operand does not, angle × complex neither
+    EXPECT_THROW(p.append(elementwise_op::add, std::array{p.input(0)}), realify::error);
+    EXPECT_THROW(p.append(elementwise_op::polar, std::array{p.input(0), p.input(0)}), realify::error);
+    EXPECT_THROW((void)p.input(1), realify::error);
+    const re::program_operand e = p.append(elementwise_op::exp, std::array{p.input(0)});
+    p.append(elementwise_op::neg, std::array{e});
+    EXPECT_THROW(p.append(elementwise_op::conj, std::array{e}), realify::error);  // a tree: e is read once
+    EXPECT_THROW(re::block_program(re::component::int32, c1), realify::error);
+    const bool five[] = {true, true, true, true, true};
+    EXPECT_THROW(re::block_program(re::component::float64, five), realify::error);
+    // more results alive than scratch blocks: a balanced tree deeper than max_live
+    re::block_program deep(re::component::float32, c1);
+    std::vector<re::program_operand> pending;
+    EXPECT_THROW(
+        for (std::size_t i = 0; i <= re::block_program::max_live; ++i) pending.push_back(
+            deep.append(elementwise_op::exp, std::array{deep.input(0)})),
+        realify::error);
+    // the inputs given must be the inputs declared
+    std::vector<float> x(2);
+    const std::array none = std::array<re::tensor_ref, 0>{};
+    re::tensor_ref out = program_check::vector_ref(x.data(), 1, true);
+    EXPECT_THROW(re::evaluate_program("p", p, none, out), realify::error);
 }
 
 // ---- the scalar forms against std::complex (glibc), special values included -------------

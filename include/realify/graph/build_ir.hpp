@@ -18,6 +18,7 @@
 #include "realify/graph/detect.hpp"
 #include "realify/graph/evaluate.hpp"
 #include "realify/graph/ir.hpp"
+#include "realify/graph/loop_program.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/traits.hpp"
 
@@ -120,7 +121,7 @@ inline ir_node make_record(const node_facts& f, std::string label) {
     case node_rule::zero_copy: r.lowering = "zero-copy view of the contiguous (…,2) memory"; break;
     case node_rule::fused:  // until fuse_elementwise decides the loops: each op its own loop
         r.fusion = fusion_mode::own_loop;
-        r.lowering = f.in_complex_subgraph ? "fused loop (the element kernel of " + r.op + ")" : "fused loop (real arithmetic)";
+        r.lowering = "fused loop (compiled kernel of " + r.op + ")";
         break;
     case node_rule::table: r.lowering = std::string(f.table_entry); break;
     case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
@@ -174,12 +175,10 @@ std::string label_of(const N& n) {
 
 /// Adds n (and, first, its children) to the run-time mirror; a node shared
 /// by several consumers is added once. The record points at n (constants'
-/// values, user ops' references, a region's expression): n must outlive it.
-/// An elementwise node reached first as the operand of another (InLoop) gets
-/// no region of its own: it is meant to be inlined in its consumer's loop,
-/// and should that region not form, it runs its own loop — so a chain of k
-/// elementwise ops compiles one region, not k.
-template <bool Strict, class N, bool InLoop = false>
+/// values, user ops' references): n must outlive it. A fused node gets the
+/// program of its own loop (its op alone over its operands); the
+/// fuse_elementwise pass replaces it for the regions it forms.
+template <bool Strict, class N>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (auto it = g.slot_of.find(n.id); it != g.slot_of.end()) return it->second;
     static constexpr node_facts facts = facts_of<N>();
@@ -187,7 +186,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     if constexpr (requires { n.children; }) {
         std::apply(
             [&](const auto&... c) {
-                ((r.children.push_back(add_to_ir<Strict, std::remove_cvref_t<decltype(c)>, facts.rule == node_rule::fused>(g, c)),
+                ((r.children.push_back(add_to_ir<Strict, std::remove_cvref_t<decltype(c)>>(g, c)),
                   is_boundary_v<N, std::remove_cvref_t<decltype(c)>> ? void(g.nodes[r.children.back()].boundary_input = true)
                                                                      : void()),
                  ...);
@@ -202,9 +201,10 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     }
     r.object = &n;
     r.evaluator = evaluator_of<Strict, N>();
-    if constexpr (!InLoop) r.region_evaluator = region_evaluator_of<N>();
     r.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
-    return append_record(g, std::move(r), n.id);
+    const std::size_t slot = append_record(g, std::move(r), n.id);
+    if constexpr (facts.rule == node_rule::fused) set_loop_program(g, slot, false);
+    return slot;
 }
 
 }  // namespace realify::graph::detail

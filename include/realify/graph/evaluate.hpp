@@ -11,7 +11,7 @@
 // The evaluators of the rules (graph/rules.hpp):
 //   input, number, constant, cast   here
 //   erased, zero-copy               here (the memory re-described; zero_copy.hpp: the shape)
-//   fused                           graph/fusion.hpp (own loop or region, as the
+//   fused                           graph/fusion.hpp (the block program the
 //                                   fuse_elementwise pass recorded), graph/simd_rows.hpp
 //   table                           graph/table_route.hpp
 //   fallback                        graph/fallback.hpp
@@ -118,8 +118,6 @@ struct children_kinds;
 template <class Tag, class... C>
 struct children_kinds<node<Tag, C...>> {
     template <class T>
-    static constexpr evaluator_fn own_loop = &evaluate_own_loop<Tag, T, operand_kind_t<C>...>;
-    template <class T>
     static constexpr evaluator_fn table = &evaluate_table<Tag, T, operand_kind_t<C>...>;
 };
 template <class Tag, class R, class... C>
@@ -151,7 +149,7 @@ constexpr evaluator_fn evaluator_of() {
     } else if constexpr (rule == node_rule::zero_copy) {
         return &evaluate_view<T>;
     } else if constexpr (rule == node_rule::fused) {
-        return children_kinds<N>::template own_loop<T>;
+        return &evaluate_fused<T>;
     } else if constexpr (rule == node_rule::table) {
         return children_kinds<N>::template table<T>;
     } else if constexpr (rule == node_rule::tensor_op) {
@@ -164,13 +162,6 @@ constexpr evaluator_fn evaluator_of() {
     } else {
         return &evaluate_fallback<N>;
     }
-}
-
-/// The evaluator of the region rooted at node type N, when N may inline children.
-template <class N>
-constexpr evaluator_fn region_evaluator_of() {
-    if constexpr (rule_of<N>() == node_rule::fused && has_inline_child_v<N>) return &evaluate_region<N>;
-    else return nullptr;
 }
 
 }  // namespace realify::graph::detail

@@ -15,12 +15,14 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
+#include "realify/engine/program.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/version.hpp"
 
@@ -59,7 +61,7 @@ enum class node_rule : unsigned char {
     cast,       // component conversion (.float(), type_as); erased when the type is the same
     erased,     // view_as_complex / view_as_real: re-described, no code
     zero_copy,  // shape op on the contiguous (…,2) memory
-    fused,      // elementwise: part of one loop (its element kernel)
+    fused,      // elementwise: part of one loop (a block program of compiled kernels)
     table,      // realify::dispatch::call<Tag>
     fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
     tensor_op,  // a tensor-level user function on whole tensors (a graph break, graph/tensor_op.hpp)
@@ -88,7 +90,7 @@ enum class fusion_mode : unsigned char {
     none,      // not an elementwise node of the fused loop
     own_loop,  // one loop for this op alone, its operands evaluated first
     region,    // one loop for this op and every elementwise node it inlines
-    inlined,   // computed inside its consumer's loop (a region's)
+    inlined,   // computed inside its consumer's loop (a step of a region's program)
 };
 
 /// One node of the graph as passes see it.
@@ -130,21 +132,17 @@ struct ir_node {
     shape_vector folded_shape;
     // fusion (fuse_elementwise); evaluation follows these
     fusion_mode fusion = fusion_mode::none;
-    std::vector<std::size_t> loop_operands;  // loop roots: the slots the loop reads, in order
+    std::vector<std::size_t> loop_operands;  // loop roots: the values the loop reads (its program's inputs), in order
+    std::shared_ptr<const engine::block_program> program;  // loop roots: the loop's steps (graph/loop_program.hpp)
     bool simd_rows = false;            // the loop is a lone complex × complex mul: SIMD row kernel when the layout fits
     // evaluation
     const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)
-    evaluator_fn evaluator = nullptr;       // the node's rule (fused nodes: the loop of the op alone)
-    evaluator_fn region_evaluator = nullptr;  // fused nodes with elementwise children: the region's loop
+    evaluator_fn evaluator = nullptr;       // the node's rule (fused nodes: the loop its record holds)
     const value_ops* values = nullptr;      // for its values, whatever their component type
 
     bool has_evaluator() const noexcept { return evaluator != nullptr; }
-    /// The evaluator evaluation runs for this (canonical) record, as the passes decided.
-    evaluator_fn active_evaluator() const noexcept {
-        return fusion == fusion_mode::region && region_evaluator != nullptr ? region_evaluator : evaluator;
-    }
     /// The node's value, its children's values taken from ctx (value_at, graph/value.hpp).
-    std::any evaluate(eval_context& ctx) const { return active_evaluator()(*this, ctx, nullptr); }
+    std::any evaluate(eval_context& ctx) const { return evaluator(*this, ctx, nullptr); }
 };
 
 /// The graph: nodes in topological order, outputs, inputs in creation order.

@@ -14,7 +14,8 @@
 //   5 fuse_elementwise           the loops: which elementwise nodes form one
 //                                loop (a region), which run alone, and which
 //                                loops may take the SIMD row kernel — decided
-//                                here, once; evaluation follows the records
+//                                here, once, each loop's block program built;
+//                                evaluation follows the records
 #pragma once
 
 #include <any>
@@ -29,6 +30,7 @@
 
 #include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"
+#include "realify/graph/loop_program.hpp"
 
 namespace realify::graph {
 
@@ -146,49 +148,18 @@ inline void fold_constants(graph_ir& g) {
     }
 }
 
-namespace detail {
-
-/// The elementwise descendants a loop rooted at `root` inlines (every
-/// fusable node reached through fusable children), appended to `members`;
-/// false when one of them is not private to the loop (shared, a CSE
-/// duplicate, folded or an output) — then the root runs alone.
-inline bool collect_region(const graph_ir& g, std::size_t root, std::vector<std::size_t>& members) {
-    for (std::size_t c : g.nodes[root].children) {
-        const ir_node& child = g.nodes[c];
-        if (!child.fusable) continue;
-        if (child.canonical != c || child.folded || child.uses != 1 || child.output) return false;
-        members.push_back(c);
-        if (!collect_region(g, c, members)) return false;
-    }
-    return true;
-}
-
-/// The operands a loop reads, in the order the typed loop reads them:
-/// each child of the root, an inlined child replaced by its own operands.
-inline void collect_operands(const graph_ir& g, std::size_t node, bool region, std::vector<std::size_t>& operands) {
-    for (std::size_t c : g.nodes[node].children) {
-        if (region && g.nodes[c].fusable) collect_operands(g, c, region, operands);
-        else operands.push_back(c);
-    }
-}
-
-inline std::string pair_kernel_text(const ir_node& n) {
-    return n.in_complex_subgraph ? "the element kernel of " + n.op : "real arithmetic";
-}
-
-}  // namespace detail
-
 /// Decides every loop once: a live elementwise node no other loop inlines is
-/// a loop root; it inlines all its elementwise descendants when they are
-/// private to it and the node has a region (an elementwise node built as
-/// another's operand has none), else it runs alone over its operands'
-/// values (own_loop) and its elementwise children become roots of their own.
-/// A lone complex × complex multiply of two tensors may take the SIMD row
-/// kernel. Evaluation reads these records; explain() prints them.
+/// a loop root; it inlines the elementwise descendants private to it (a
+/// shared one is read as a value, computed by its own loop) when the whole
+/// fits one block program (at most engine::max_inputs distinct values read),
+/// else it runs alone over its operands' values (own_loop) and its
+/// elementwise children become roots of their own. Each root's record holds
+/// its program (graph/loop_program.hpp). A lone complex × complex multiply
+/// of two tensors may take the SIMD row kernel. Evaluation reads these
+/// records; explain() prints them.
 inline void fuse_elementwise(graph_ir& g) {
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
-        n.loop_operands.clear();
         n.simd_rows = false;
         n.fusion = n.fusable && n.live && n.canonical == s && !n.folded ? fusion_mode::own_loop : fusion_mode::none;
     }
@@ -196,8 +167,13 @@ inline void fuse_elementwise(graph_ir& g) {
         ir_node& n = g.nodes[s];
         if (n.fusion != fusion_mode::own_loop) continue;
         std::vector<std::size_t> members;
-        const bool region = n.region_evaluator != nullptr && detail::collect_region(g, s, members) && !members.empty();
-        detail::collect_operands(g, s, region, n.loop_operands);
+        graph::detail::collect_region(g, s, members);
+        const bool region = !members.empty() && graph::detail::set_loop_program(g, s, true);
+        if (!region) graph::detail::set_loop_program(g, s, false);
+        std::string steps = n.program->text();
+        for (std::size_t k = 0; k < n.loop_operands.size(); ++k)
+            steps += (k == 0 ? " (in0 = %" : ", in" + std::to_string(k) + " = %") + std::to_string(n.loop_operands[k]);
+        if (!n.loop_operands.empty()) steps += ')';
         if (region) {
             n.fusion = fusion_mode::region;
             std::ostringstream ops;
@@ -205,19 +181,18 @@ inline void fuse_elementwise(graph_ir& g) {
             for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
                 ir_node& m = g.nodes[members[k]];
                 m.fusion = fusion_mode::inlined;
-                std::ostringstream text;
-                text << "inlined in %" << s << "'s fused loop (" << detail::pair_kernel_text(m) << ')';
-                m.lowering = text.str();
+                m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
                 ops << '%' << members[k] << ' ' << m.op << ", ";
             }
-            ops << '%' << s << ' ' << n.op << "), one pass, no temporaries";
+            ops << '%' << s << ' ' << n.op << "), one pass in blocks of " << engine::block_program::block
+                << " elements, no temporaries: " << steps;
             n.lowering = ops.str();
         } else if (n.simd_mul) {
             n.simd_rows = true;
             n.lowering = "realify::simd::mul_block_rows when one operand is the result's contiguous layout and the "
-                         "other repeats rows of >= 16 of it, else the fused loop (" + detail::pair_kernel_text(n) + ")";
+                         "other repeats rows of >= 16 of it, else the fused loop: " + steps;
         } else {
-            n.lowering = "fused loop (" + detail::pair_kernel_text(n) + ")";
+            n.lowering = "fused loop: " + steps;
         }
     }
 }

@@ -5,11 +5,11 @@
 //   zero-copy     reshape, view, flatten, unsqueeze, squeeze, alias, … on the
 //                 contiguous (…,2) memory: a new shape, the same memory
 //                 (graph/zero_copy.hpp);
-//   fused         elementwise ops (mul, exp, conj, abs, polar, …) whose table
-//                 entry is the built-in one: a chain of them is ONE loop over
-//                 the broadcast shape, calling the ops' element kernels
-//                 (realify/kernels, graph/fusion.hpp); which chains form one loop is decided
-//                 once, by the fuse_elementwise pass;
+//   fused         elementwise ops (mul, div, exp, conj, abs, polar, …) whose
+//                 table entry is the built-in one: a chain of them is ONE
+//                 pass over the broadcast shape, a block program of the ops'
+//                 compiled kernels (graph/fusion.hpp); which chains form one
+//                 loop is decided once, by the fuse_elementwise pass;
 //   table         anything else: realify::dispatch::call<Tag>
 //                 (graph/table_route.hpp);
 //   fallback      a user op no lowering accepts: that one node is evaluated
@@ -65,20 +65,10 @@ inline constexpr bool user_overridden_v = dispatch::user_lowerings<Tag>::type::s
 
 template <class N>
 inline constexpr bool fusable_v = false;
-/// Division by a complex value (div with a complex divisor, reciprocal of a
-/// complex value): the table reruns the whole result with div_careful when
-/// any element is not finite, which a fused loop cannot do element by element
-/// — these nodes go through the table instead.
-template <class Tag, class... C>
-inline constexpr bool divides_by_complex_v =
-    (std::is_same_v<Tag, op::div> || std::is_same_v<Tag, op::reciprocal>) &&
-    traits_t<std::tuple_element_t<sizeof...(C) - 1, std::tuple<C...>>>::is_complex;
-
 template <class Tag, class... C>
 inline constexpr bool fusable_v<node<Tag, C...>> = [] {
     using T = typename traits_t<node<Tag, C...>>::real_type;
-    if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T> ||
-                  divides_by_complex_v<Tag, C...>) {
+    if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T>) {
         return false;
     } else {
         // every tensor operand already in the node's component type: one loop, no promotion

@@ -175,7 +175,7 @@ inline output_plan plan_route(const eval_context& ctx, const std::vector<std::op
                           *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
         (same ? in_place : overlapped) = true;
     }
-    if (overlapped || !loop_writes(plan.target, n.loop_operands.size(), n.is_complex)) {
+    if (overlapped || !loop_writes(plan.target, n.is_complex)) {
         plan.route = write_route::temporary;
     } else {
         plan.route = packed ? write_route::direct : write_route::rows;
@@ -306,7 +306,7 @@ inline void copy_value_into(const buffer_layout& b, const value_memory& value) {
 inline void write_output(eval_context& ctx, const output_plan& plan) {
     const ir_node& writer = ctx.ir->nodes[plan.writer];
     if (plan.route != write_route::copied && is_loop(writer)) {  // a private loop root (plan_route)
-        writer.active_evaluator()(writer, ctx, &plan.target);
+        writer.evaluator(writer, ctx, &plan.target);
         return;
     }
     const ir_node& record = ctx.ir->resolve(plan.writer);
