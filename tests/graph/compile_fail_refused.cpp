@@ -1,8 +1,9 @@
 // Compile-fail test (run by ctest through check_compile_fail.cmake): a builder
 // op that no lowering accepts for its operand kinds is refused at the builder
 // call by ONE static_assert naming the op and the kinds; lowering and running
-// the graph add no second error. REALIFY_CASE picks the op: 1 a unary op on a
-// real operand, 2 a binary op on (complex, real). Built with
+// the graph add no second error. REALIFY_CASE picks the op: 1 a unary op on
+// an integer operand (no math lowering takes one), 2 a binary op on
+// (complex, real). Built with
 // -DREALIFY_EXPECT_SUCCESS (the control) the same graph with operands the
 // table accepts compiles: the failure is the refusal, not a typo's.
 #include <complex>
@@ -17,11 +18,13 @@ int main() {
     xt::xarray<double> b = xt::ones<double>({2, 2});
 #if REALIFY_CASE == 1
 #ifdef REALIFY_EXPECT_SUCCESS
-    auto y = graph::sgn(x * z);
-#else
-    auto y = graph::sgn(x) * z;  // realify::graph::sgn: no lowering accepts a real operand
-#endif
+    auto y = graph::sqrt(x * z);
     return graph::lower(y)(b, a).size() == 4 ? 0 : 1;
+#else
+    auto k = graph::input<int>("k");
+    auto y = graph::sqrt(k) * z;  // realify::graph::sqrt: no lowering accepts a real operand
+    return graph::lower(y)(xt::xarray<int>(xt::ones<int>({2, 2})), a).size() == 4 ? 0 : 1;
+#endif
 #elif REALIFY_CASE == 2
 #ifdef REALIFY_EXPECT_SUCCESS
     auto y = graph::mm(z, x * z);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <complex>
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -75,7 +76,9 @@ inline engine::program_operand append_steps(const graph_ir& g, std::size_t node,
     }
     if (n.op == "mul_scalar" || n.op == "div_scalar")
         operands.push_back(engine::block_program::number(n.attrs.scalar.real(), false));
-    return program.append(compiled_op_of(n), operands);
+    std::optional<std::complex<double>> constant;  // pow_scalar's exponent
+    if (n.op == "pow_scalar") constant = n.attrs.scalar;
+    return program.append(compiled_op_of(n), operands, constant);
 }
 
 /// The program of the loop rooted at `root` (region: with the descendants

@@ -5,7 +5,7 @@
 //   zero-copy     reshape, view, flatten, unsqueeze, squeeze, alias, … on the
 //                 contiguous (…,2) memory: a new shape, the same memory
 //                 (graph/zero_copy.hpp);
-//   fused         elementwise ops (mul, div, exp, conj, abs, polar, …) whose
+//   fused         elementwise ops (mul, div, exp, conj, abs, polar, pow, …) whose
 //                 table entry is the built-in one: a chain of them is ONE
 //                 pass over the broadcast shape, a block program of the ops'
 //                 compiled kernels (graph/fusion.hpp); which chains form one
@@ -28,6 +28,7 @@
 #include "realify/graph/node.hpp"
 #include "realify/graph/table_route.hpp"
 #include "realify/graph/traits.hpp"
+#include "realify/simd/elementwise.hpp"
 
 namespace realify::graph {
 
@@ -49,16 +50,15 @@ inline constexpr bool zero_copy_tag =
 template <class Tag>
 inline constexpr bool erased_tag = std::is_same_v<Tag, op::view_as_complex> || std::is_same_v<Tag, op::view_as_real>;
 
+/// The ops a fused loop runs: every op with compiled elementwise kernels
+/// (realify/simd/elementwise.hpp) but the rounding ops (whose complex form is
+/// the real kernel over the components), and the tensor × number forms mul_scalar,
+/// div_scalar (mul and div by the number) and pow_scalar (the exponent a constant).
 template <class Tag>
 inline constexpr bool elementwise_tag =
-    std::is_same_v<Tag, op::mul> || std::is_same_v<Tag, op::div> || std::is_same_v<Tag, op::add> ||
-    std::is_same_v<Tag, op::sub> || std::is_same_v<Tag, op::polar> || std::is_same_v<Tag, op::conj> ||
-    std::is_same_v<Tag, op::neg> || std::is_same_v<Tag, op::exp> || std::is_same_v<Tag, op::log> ||
-    std::is_same_v<Tag, op::sqrt> || std::is_same_v<Tag, op::sin> || std::is_same_v<Tag, op::cos> ||
-    std::is_same_v<Tag, op::tan> || std::is_same_v<Tag, op::sinh> || std::is_same_v<Tag, op::cosh> ||
-    std::is_same_v<Tag, op::tanh> || std::is_same_v<Tag, op::reciprocal> || std::is_same_v<Tag, op::square> ||
-    std::is_same_v<Tag, op::abs> || std::is_same_v<Tag, op::angle> || std::is_same_v<Tag, op::real> ||
-    std::is_same_v<Tag, op::imag> || std::is_same_v<Tag, op::mul_scalar> || std::is_same_v<Tag, op::div_scalar>;
+    (simd::elementwise_op_of<Tag>.has_value() && !std::is_same_v<Tag, op::ceil> && !std::is_same_v<Tag, op::floor> &&
+     !std::is_same_v<Tag, op::round> && !std::is_same_v<Tag, op::trunc>) ||
+    std::is_same_v<Tag, op::mul_scalar> || std::is_same_v<Tag, op::div_scalar>;
 
 template <class Tag>
 inline constexpr bool user_overridden_v = dispatch::user_lowerings<Tag>::type::size != 0;
@@ -70,6 +70,8 @@ inline constexpr bool fusable_v<node<Tag, C...>> = [] {
     using T = typename traits_t<node<Tag, C...>>::real_type;
     if constexpr (!elementwise_tag<Tag> || user_overridden_v<Tag> || !std::is_floating_point_v<T>) {
         return false;
+    } else if constexpr (std::is_same_v<Tag, op::pow_scalar> && !(traits_t<C>::is_complex && ...)) {
+        return false;  // a real base: a complex exponent would make the result complex, the real kernel would not
     } else {
         // every tensor operand already in the node's component type: one loop, no promotion
         constexpr bool same_type =
