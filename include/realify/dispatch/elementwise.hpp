@@ -1,15 +1,15 @@
-// The loop pieces of the elementwise engine that preceded realify/engine:
-// operand_ref / prepared_operand / prepare (an operand as pointer, element
-// shape and strides in units of the component type, evaluated into a
-// contiguous temporary when it has no memory), NumPy broadcasting of their
-// shapes, and the tight and strided loops over them.
+// Operands of the pieces that preceded realify/engine: operand_ref /
+// prepared_operand / prepare (an operand as pointer, element shape and
+// strides in units of the component type, evaluated into a contiguous
+// temporary when it has no memory), NumPy broadcasting of their shapes, and
+// the layout questions the graph's SIMD row route asks (is_contiguous_as,
+// aligned_strides).
 //
-// KEPT FOR THE GRAPH AND THE MATRIX PRODUCTS ONLY: the eager ops run on
-// realify/engine/elementwise.hpp (one compiled engine, any layout, out=).
-// realify/graph/evaluate.hpp and graph/program.hpp (broadcast_shapes,
-// run_into, general_path: the fused loops, the std::complex fallback) and
-// realify/dispatch/lowerings/linalg.hpp (prepare) still use these; remove
-// this header once they move to the engine.
+// KEPT FOR THESE ONLY: every elementwise loop runs on the compiled engine
+// (realify/engine/elementwise.hpp: the eager ops, the graph's fused loops and
+// fallback). realify/dispatch/lowerings/linalg.hpp (prepare),
+// graph/simd_rows.hpp and graph/infer_shapes.hpp (broadcast_shapes) still
+// use these.
 #pragma once
 
 #include <algorithm>
@@ -164,68 +164,6 @@ bool is_contiguous_as(const operand_ref<T, Complex>& ref, const dim_vector& shap
     return true;
 }
 
-// ---- loaders: how the loops read one operand ---------------------------------
-template <class T, bool Complex>
-auto load_at(const T* p) {
-    if constexpr (Complex) return kernel::cpair<T>{p[0], p[1]};
-    else return p[0];
-}
-/// Tensor with the result's shape, contiguous: element i.
-template <class T, bool Complex>
-struct contiguous_loader {
-    const T* p;
-    auto operator()(std::size_t i) const { return load_at<T, Complex>(p + (Complex ? 2 * i : i)); }
-};
-/// A number or a single element broadcast everywhere.
-template <class T, bool Complex>
-struct constant_loader {
-    const T* p;
-    auto operator()(std::size_t) const { return load_at<T, Complex>(p); }
-};
-/// Strided inner axis of the general path.
-template <class T, bool Complex>
-struct strided_loader {
-    const T* p;
-    std::ptrdiff_t step;
-    auto operator()(std::size_t i) const { return load_at<T, Complex>(p + static_cast<std::ptrdiff_t>(i) * step); }
-};
-
-// ---- stores -------------------------------------------------------------------
-template <class O, class T>
-inline void store(O* out, std::size_t i, kernel::cpair<T> v) {
-    out[2 * i] = v.re;
-    out[2 * i + 1] = v.im;
-}
-template <class O, class V>
-    requires std::is_arithmetic_v<V>
-inline void store(O* out, std::size_t i, V v) {
-    out[i] = v;
-}
-
-template <class O, class Kernel, class... Loaders>
-void tight_loop(O* out, std::size_t n, const Kernel& kernel, const Loaders&... loaders) {
-    for (std::size_t i = 0; i < n; ++i) store(out, i, kernel(loaders(i)...));
-}
-
-/// Chooses, per operand at run time, a compile-time loader (contiguous or
-/// constant), then runs the tight loop with all of them.
-template <class O, class Kernel, class Tuple, std::size_t I = 0, class... Chosen>
-void fast_path(O* out, std::size_t n, const Kernel& kernel, const Tuple& refs, const Chosen&... chosen) {
-    if constexpr (I == std::tuple_size_v<Tuple>) {
-        tight_loop(out, n, kernel, chosen...);
-    } else {
-        const auto& ref = *std::get<I>(refs);
-        using ref_type = std::remove_cvref_t<decltype(ref)>;
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(ref.data)>>;
-        constexpr bool complex = std::is_same_v<ref_type, operand_ref<T, true>>;
-        if (ref.shape.empty()) {
-            fast_path<O, Kernel, Tuple, I + 1>(out, n, kernel, refs, chosen..., constant_loader<T, complex>{ref.data});
-        } else {
-            fast_path<O, Kernel, Tuple, I + 1>(out, n, kernel, refs, chosen..., contiguous_loader<T, complex>{ref.data});
-        }
-    }
-}
-
 /// Broadcast strides of an operand aligned to the result's rank (0 where it broadcasts).
 template <class T, bool Complex>
 stride_vector aligned_strides(const operand_ref<T, Complex>& ref, const dim_vector& shape) {
@@ -235,49 +173,6 @@ stride_vector aligned_strides(const operand_ref<T, Complex>& ref, const dim_vect
         result[offset + i] = ref.shape[i] == 1 ? 0 : ref.strides[i];
     }
     return result;
-}
-
-template <class T, bool Complex>
-strided_loader<T, Complex> inner_loader(const operand_ref<T, Complex>& ref, const stride_vector& strides,
-                                         const dim_vector& index) {
-    const T* p = ref.data;
-    const std::size_t rank = index.size();
-    for (std::size_t a = 0; a + 1 < rank; ++a) p += static_cast<std::ptrdiff_t>(index[a]) * strides[a];
-    return {p, rank == 0 ? 0 : strides[rank - 1]};
-}
-
-template <std::size_t Width, class O, class Kernel, class... Refs>
-void general_path(O* out, const dim_vector& shape, const Kernel& kernel, const Refs&... refs) {
-    const std::size_t rank = shape.size();
-    const std::size_t inner = rank == 0 ? 1 : shape[rank - 1];
-    const std::array<stride_vector, sizeof...(Refs)> strides{aligned_strides(refs, shape)...};
-    dim_vector index(rank, 0);
-    std::size_t total = 1;
-    for (std::size_t s : shape) total *= s;
-    if (total == 0) return;
-    for (std::size_t done = 0; done < total; done += inner) {
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            tight_loop(out + done * Width, inner, kernel, inner_loader(refs, strides[I], index)...);
-        }(std::index_sequence_for<Refs...>{});
-        // advance the odometer over the outer axes
-        for (std::size_t a = rank - 1; a-- > 0;) {
-            if (++index[a] < shape[a]) break;
-            index[a] = 0;
-        }
-    }
-}
-
-template <std::size_t Width, class O, class Kernel, class... Refs>
-void run_into(O* out, const dim_vector& shape, const Kernel& kernel, const Refs&... refs) {
-    std::size_t total = 1;
-    for (std::size_t s : shape) total *= s;
-    if (total == 0) return;
-    const bool fast = ((refs.shape.empty() || is_contiguous_as(refs, shape)) && ...);
-    if (fast) {
-        fast_path(out, total, kernel, std::make_tuple(&refs...));
-    } else {
-        general_path<Width>(out, shape, kernel, refs...);
-    }
 }
 
 }  // namespace realify::detail

@@ -30,7 +30,6 @@
 #include "realify/graph/fallback.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/loop_operands.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/table_route.hpp"

@@ -1,7 +1,8 @@
 // The std::complex fallback: a user op no lowering of the dispatch table
 // accepts is evaluated element by element on std::complex (or real) numbers,
-// through its `reference` — that node only (one graph break); its operands
-// and consumers stay lowered. In strict mode such a node does not compile
+// through its `reference`, run by the elementwise engine as a user's element
+// function (dispatch::lowering::elementwise) — that node only (one graph
+// break); its operands and consumers stay lowered. In strict mode such a node does not compile
 // (graph/evaluate.hpp).
 #pragma once
 
@@ -9,14 +10,22 @@
 #include <complex>
 #include <cstddef>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
-#include "realify/dispatch/elementwise.hpp"
-#include "realify/graph/loop_operands.hpp"
+#include "realify/dispatch/lowerings/common.hpp"
 #include "realify/graph/node.hpp"
+#include "realify/graph/table_route.hpp"
 #include "realify/graph/traits.hpp"
 #include "realify/graph/value.hpp"
 
 namespace realify::graph::detail {
+
+using kernel::cpair;
+
+/// A complex pair (kernel::cpair) rather than a real number.
+template <class X>
+inline constexpr bool is_pair_v = !std::is_arithmetic_v<X>;
 
 template <class N>
 struct fallback_loop;
@@ -25,26 +34,29 @@ struct fallback_loop<custom_node<Tag, R, C...>> {
     using N = custom_node<Tag, R, C...>;
     using T = typename traits_t<N>::real_type;
 
-    static std::any evaluate(const ir_node& self, eval_context& ctx, const buffer_layout*) {
-        const N& n = *static_cast<const N*>(self.object);
-        auto leaves = leaves_from<T, operand_kind_t<C>...>(ctx, self.children);
-        auto refs = std::apply([](const auto&... l) { return std::make_tuple(make_ref(l)...); }, leaves);
-        const shape_vector shape =
-            std::apply([&](const auto&... r) { return realify::detail::broadcast_shapes(Tag::name, r...); }, refs);
-        constexpr bool complex_result = traits_t<N>::is_complex;
-        auto result = allocate<T>(shape, complex_result);
-        auto to_std = []<class X>(X x) {
-            if constexpr (is_pair_v<X>) return std::complex<decltype(x.re)>(x.re, x.im);
-            else return x;
-        };
-        auto kernel = [&](auto... loaded) {
-            const auto r = n.reference(to_std(loaded)...);
+    /// The reference on one element: pairs in as std::complex, out as a pair.
+    struct on_std_complex {
+        const N* node;
+        template <class... X>
+        auto operator()(X... x) const {
+            auto to_std = []<class V>(V v) {
+                if constexpr (is_pair_v<V>) return std::complex<decltype(v.re)>(v.re, v.im);
+                else return v;
+            };
+            const auto r = node->reference(to_std(x)...);
             if constexpr (is_std_complex<std::remove_cvref_t<decltype(r)>>::value) return cpair<T>{T(r.real()), T(r.imag())};
             else return static_cast<T>(r);
-        };
-        std::apply([&](const auto&... r) { realify::detail::run_into<complex_result ? 2 : 1>(result.data, shape, kernel, r...); },
-                   refs);
-        return result;
+        }
+    };
+
+    /// The children's values first (they own the memory the operands view),
+    /// then the reference run by the engine as a user's element function.
+    static std::any evaluate(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+        const on_std_complex f{static_cast<const N*>(self.object)};
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            const std::tuple<held<operand_kind_t<C>>...> values{held<operand_kind_t<C>>(ctx, self.children[I])...};
+            return std::any(from_result<T>(dispatch::lowering::elementwise<Tag>(f, std::get<I>(values).operand()...)));
+        }(std::index_sequence_for<C...>{});
     }
 };
 

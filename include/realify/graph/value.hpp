@@ -69,6 +69,20 @@ tensor_value<T> allocate(const shape_vector& shape, bool complex) {
     return v;
 }
 
+/// A number as a 0-d value of component type T.
+template <class T, class S>
+tensor_value<T> number_value(S s) {
+    constexpr bool c = is_std_complex<S>::value;
+    auto v = allocate<T>({}, c);
+    if constexpr (c) {
+        v.data[0] = static_cast<T>(s.real());
+        v.data[1] = static_cast<T>(s.imag());
+    } else {
+        v.data[0] = static_cast<T>(s);
+    }
+    return v;
+}
+
 /// A real container (value_type T) taken over by a value: moved when it is an
 /// owning row-major container, evaluated into one otherwise.
 template <class T, class C>
