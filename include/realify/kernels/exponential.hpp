@@ -110,9 +110,11 @@ struct element<op::expm1> {
     }
     template <class V>
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
+        using B = typename V::batch;
         using T = typename V::value_type;
-        return detail::real_batch<V>(x, detail::exp_low<T>, detail::exp_high<T>, redo,
-                                     [](const auto& v) { return V::expm1(v); });
+        const B r = detail::real_batch<V>(x, detail::exp_low<T>, detail::exp_high<T>, redo,
+                                          [](const auto& v) { return V::expm1(v); });
+        return V::select(x == B(T(0)), x, r);  // expm1(±0) is ±0; xsimd's batch gives +0 for −0
     }
 };
 
