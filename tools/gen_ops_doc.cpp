@@ -65,8 +65,10 @@ auto l = realify::exp(a);                              // owning complex_layout<
   `.Scalar` overload (`mul(a, 2.0)` is mul.Scalar, `add(a, 1.0)` moves only the real part).
 - Real tensors go through the shape ops, the reductions, `where`, the fills (`zeros_like`,
   `ones_like`, `full_like`), arithmetic with numbers and each other (in float or double, as
-  PyTorch promotes them) and the casts `to<T>`: real ↔ complex, complex → bool (non-zero),
-  double ↔ float.
+  PyTorch promotes them), the unary math — the real function of a float or double tensor, as
+  PyTorch's real ops (`exp` … `atanh`, `sgn`, `abs`, `angle`, `ceil`/`floor`/`round`/`trunc`,
+  `isnan`/`isinf`, `pow` by a number: the `…_reals` entries below) — and the casts `to<T>`:
+  real ↔ complex, complex → bool (non-zero), double ↔ float.
 - Allocating forms return what a user of the operands expects: an owning `complex_layout` when
   an operand is one, `xt::xtensor<std::complex<T>, N>` for `std::complex` operands,
   `xt::xtensor<T, N>` for real results (`bool` for isnan/isinf) — `xt::xarray` when the rank

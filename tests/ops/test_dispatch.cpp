@@ -115,8 +115,16 @@ static_assert(std::is_same_v<realify::dispatch::candidates_t<realify::op::mul>,
 // integer arithmetic is not lowered (PyTorch keeps int64; the kernels compute in float or double)
 static_assert(!realify::dispatch::has_lowering_v<realify::op::add, xt::xtensor<int, 1>, int>);
 static_assert(realify::dispatch::has_lowering_v<realify::op::add, xt::xtensor<int, 1>, float>);
-static_assert(!realify::dispatch::has_lowering_v<realify::op::exp, real_vec>, "exp of a real tensor is not a complex op");
-static_assert(realify::dispatch::has_lowering_v<realify::op::exp, f_layout>);
+// the unary math of a real float / double tensor is the real function (PyTorch's real op), not of an integer one
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::exp, real_vec>,
+                             realify::dispatch::lowering::exp_reals>);
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::exp, f_layout>,
+                             realify::dispatch::lowering::exp_pairs>);
+static_assert(!realify::dispatch::has_lowering_v<realify::op::exp, xt::xtensor<int, 1>>);
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::isnan, real_vec>,
+                             realify::dispatch::lowering::isnan_reals>);
+static_assert(std::is_same_v<realify::dispatch::selected_lowering_t<realify::op::pow_scalar, real_vec, double>,
+                             realify::dispatch::lowering::pow_scalar_reals>);
 
 /// The unqualified name of a type, from the compiler's function signature.
 template <class T>

@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -950,6 +951,34 @@ TEST(EagerContainers, OperandsOfOtherComponentTypesAreConvertedPerBlock) {
 template <class R>
 xt::xarray<double> real_part(const R& r) {
     return xt::real(xt::xarray<C>(r));
+}
+
+// The unary math of a real tensor is the real function, as PyTorch's real ops
+// (std::'s values; sgn of NaN 0, angle π below 0), allocating and into out=.
+TEST(EagerRealTensors, UnaryMathIsTheRealFunction) {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const xt::xtensor<double, 1> x = {-0.0, 0.0, 0.25, -0.75, 2.5, -2.5, inf, -inf, nan};
+    auto same = [](double got, double want) { return std::isnan(want) ? std::isnan(got) : (got == want && std::signbit(got) == std::signbit(want)); };
+    auto check = [&](const auto& got, auto reference, const char* what) {
+        static_assert(std::is_same_v<std::remove_cvref_t<decltype(got)>, xt::xtensor<double, 1>>);
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            const double want = reference(x(i));
+            EXPECT_TRUE(same(got(i), want) || std::abs(got(i) - want) <= 1e-12 * std::abs(want)) << what << "(" << x(i) << ") = " << got(i);
+        }
+    };
+    check(realify::atanh(x), [](double v) { return std::atanh(v); }, "atanh");
+    check(realify::expm1(x), [](double v) { return std::expm1(v); }, "expm1");
+    check(realify::log1p(x), [](double v) { return std::log1p(v); }, "log1p");
+    check(realify::sgn(x), [](double v) { return double((0.0 < v) - (v < 0.0)); }, "sgn");
+    check(realify::angle(x), [](double v) { return std::isnan(v) ? v : (v < 0 ? std::numbers::pi : 0.0); }, "angle");
+    check(realify::round(x), [](double v) { return std::nearbyint(v); }, "round");
+    check(realify::pow_scalar(x, 3.0), [](double v) { return std::pow(v, 3.0); }, "pow_scalar");
+    const auto nans = realify::isnan(x);
+    static_assert(std::is_same_v<std::remove_cvref_t<decltype(nans)>, xt::xtensor<bool, 1>>);
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(nans(i), std::isnan(x(i))) << i;
+    xt::xtensor<float, 1> into = xt::zeros<float>({x.size()});
+    realify::floor(x, realify::out(into));
+    for (std::size_t i = 0; i < x.size(); ++i) EXPECT_TRUE(same(into(i), float(std::floor(x(i))))) << i;
 }
 
 TEST(EagerRealTensors, ShapeOpsReductionsAndFillsMatchTheReferences) {

@@ -65,6 +65,13 @@ inline constexpr bool one_complex_tensor = false;
 template <class A>
 inline constexpr bool one_complex_tensor<A> = complex_tensor_operand<A>;
 
+/// One float or double real tensor (the real forms of the unary ops;
+/// integer tensors would need PyTorch's promotion to float, not lowered).
+template <class... A>
+inline constexpr bool one_real_tensor = false;
+template <class A>
+inline constexpr bool one_real_tensor<A> = real_tensor_operand<A> && std::is_floating_point_v<operand_component_t<A>>;
+
 /// An optional α as the kernels' constant.
 template <class... Alpha>
 std::optional<std::complex<double>> alpha_of(const Alpha&... alpha) {
@@ -153,6 +160,10 @@ template <class... A>
 inline constexpr bool tensor_to_number = false;
 template <class A, class S>
 inline constexpr bool tensor_to_number<A, S> = complex_tensor_operand<A> && number_operand<S>;
+template <class... A>
+inline constexpr bool real_tensor_to_real_number = false;
+template <class A, class S>
+inline constexpr bool real_tensor_to_real_number<A, S> = one_real_tensor<A> && real_number_operand<S>;
 
 /// pow.Tensor_Scalar: the unary kernel with the exponent as its constant.
 struct pow_scalar_polar {
@@ -171,6 +182,13 @@ struct pow_scalar_polar {
     static void apply_into(out_arg<O>& o, const A& a, const S& exponent) {
         run_compiled_into<simd::elementwise_op::pow_scalar>(op::name, o, constant_of(exponent), a);
     }
+};
+/// pow.Tensor_Scalar of a real tensor by a real number: the real kernel, std::pow's values.
+struct pow_scalar_reals : pow_scalar_polar {
+    static constexpr std::string_view name = "pow_scalar_reals";
+    static constexpr std::string_view formula = "std::pow(x, w) on real tensors";
+    template <class... A>
+    static constexpr bool accepts = real_tensor_to_real_number<A...>;
 };
 template <class... A>
 inline constexpr bool some_complex_pair = false;
@@ -193,6 +211,14 @@ REALIFY_UNARY_LOWERING(conj, conj_pairs, "a − i·b")
 REALIFY_UNARY_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)")
 REALIFY_UNARY_LOWERING(square, square_pairs, "(a − b)(a + b) + i·2ab (the special values of z·z)")
 
+/// A lowering NAME of the unary op OP on real tensors: its compiled real
+/// kernel (the real function, std::'s values on special inputs).
+#define REALIFY_REAL_UNARY_LOWERING(OP, NAME, FORMULA) REALIFY_COMPILED_LOWERING(OP, NAME, OP, one_real_tensor, FORMULA)
+
+REALIFY_REAL_UNARY_LOWERING(neg, neg_reals, "−x on real tensors")
+REALIFY_REAL_UNARY_LOWERING(reciprocal, reciprocal_reals, "1 / x on real tensors")
+REALIFY_REAL_UNARY_LOWERING(square, square_reals, "x · x on real tensors")
+
 }  // namespace lowering
 
 REALIFY_BUILTIN_CANDIDATES(mul, lowering::mul_pairs, lowering::mul_by_real, lowering::mul_reals)
@@ -203,11 +229,11 @@ REALIFY_BUILTIN_CANDIDATES(add_scalar, lowering::add_scalar_real_part)
 REALIFY_BUILTIN_CANDIDATES(sub_scalar, lowering::sub_scalar_real_part)
 REALIFY_BUILTIN_CANDIDATES(mul_scalar, lowering::mul_scalar_passthrough)
 REALIFY_BUILTIN_CANDIDATES(div_scalar, lowering::div_scalar_passthrough)
-REALIFY_BUILTIN_CANDIDATES(neg, lowering::neg_passthrough)
+REALIFY_BUILTIN_CANDIDATES(neg, lowering::neg_passthrough, lowering::neg_reals)
 REALIFY_BUILTIN_CANDIDATES(conj, lowering::conj_pairs)
-REALIFY_BUILTIN_CANDIDATES(reciprocal, lowering::reciprocal_scaled)
-REALIFY_BUILTIN_CANDIDATES(square, lowering::square_pairs)
-REALIFY_BUILTIN_CANDIDATES(pow_scalar, lowering::pow_scalar_polar)
+REALIFY_BUILTIN_CANDIDATES(reciprocal, lowering::reciprocal_scaled, lowering::reciprocal_reals)
+REALIFY_BUILTIN_CANDIDATES(square, lowering::square_pairs, lowering::square_reals)
+REALIFY_BUILTIN_CANDIDATES(pow_scalar, lowering::pow_scalar_polar, lowering::pow_scalar_reals)
 REALIFY_BUILTIN_CANDIDATES(pow_tensor, lowering::pow_tensor_exp_log, lowering::pow_reals)
 
 }  // namespace realify::dispatch

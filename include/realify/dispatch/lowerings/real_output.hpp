@@ -23,6 +23,14 @@ REALIFY_UNARY_LOWERING(floor, floor_passthrough, "floor on both components")
 REALIFY_UNARY_LOWERING(round, round_passthrough, "round half to even on both components")
 REALIFY_UNARY_LOWERING(trunc, trunc_passthrough, "trunc on both components")
 
+// … and on real (float, double) tensors, as PyTorch's real ops.
+REALIFY_REAL_UNARY_LOWERING(abs, abs_reals, "|x| on real tensors")
+REALIFY_REAL_UNARY_LOWERING(angle, angle_reals, "π for x < 0, else 0 (NaN propagates) on real tensors")
+REALIFY_REAL_UNARY_LOWERING(ceil, ceil_reals, "ceil x on real tensors")
+REALIFY_REAL_UNARY_LOWERING(floor, floor_reals, "floor x on real tensors")
+REALIFY_REAL_UNARY_LOWERING(round, round_reals, "round half to even on real tensors")
+REALIFY_REAL_UNARY_LOWERING(trunc, trunc_reals, "trunc x on real tensors")
+
 /// A lowering NAME of op::OP running the engine's built-in kernel BUILTIN on
 /// one tensor, whose result has element type RESULT<T> (T: the component type).
 #define REALIFY_BUILTIN_LOWERING(OP, NAME, BUILTIN, ACCEPTS, RESULT, FORMULA)                                  \
@@ -52,21 +60,23 @@ template <class A>
 using bool_element = bool;
 REALIFY_BUILTIN_LOWERING(isnan, isnan_components, isnan, one_complex_tensor, bool_element, "isnan(a) ∨ isnan(b)")
 REALIFY_BUILTIN_LOWERING(isinf, isinf_components, isinf, one_complex_tensor, bool_element, "isinf(a) ∨ isinf(b)")
+REALIFY_BUILTIN_LOWERING(isnan, isnan_reals, isnan, one_real_tensor, bool_element, "isnan(x) on real tensors")
+REALIFY_BUILTIN_LOWERING(isinf, isinf_reals, isinf, one_real_tensor, bool_element, "isinf(x) on real tensors")
 REALIFY_BUILTIN_LOWERING(clone, clone_passthrough, copy, one_tensor, element_t, "copy of the tensor")
 REALIFY_BUILTIN_LOWERING(detach, detach_passthrough, copy, one_tensor, element_t, "copy of the tensor (no autograd here)")
 
 }  // namespace lowering
 
-REALIFY_BUILTIN_CANDIDATES(abs, lowering::abs_hypot)
-REALIFY_BUILTIN_CANDIDATES(angle, lowering::angle_atan2)
+REALIFY_BUILTIN_CANDIDATES(abs, lowering::abs_hypot, lowering::abs_reals)
+REALIFY_BUILTIN_CANDIDATES(angle, lowering::angle_atan2, lowering::angle_reals)
 REALIFY_BUILTIN_CANDIDATES(real, lowering::real_component)
 REALIFY_BUILTIN_CANDIDATES(imag, lowering::imag_component)
-REALIFY_BUILTIN_CANDIDATES(isnan, lowering::isnan_components)
-REALIFY_BUILTIN_CANDIDATES(isinf, lowering::isinf_components)
-REALIFY_BUILTIN_CANDIDATES(ceil, lowering::ceil_passthrough)
-REALIFY_BUILTIN_CANDIDATES(floor, lowering::floor_passthrough)
-REALIFY_BUILTIN_CANDIDATES(round, lowering::round_passthrough)
-REALIFY_BUILTIN_CANDIDATES(trunc, lowering::trunc_passthrough)
+REALIFY_BUILTIN_CANDIDATES(isnan, lowering::isnan_components, lowering::isnan_reals)
+REALIFY_BUILTIN_CANDIDATES(isinf, lowering::isinf_components, lowering::isinf_reals)
+REALIFY_BUILTIN_CANDIDATES(ceil, lowering::ceil_passthrough, lowering::ceil_reals)
+REALIFY_BUILTIN_CANDIDATES(floor, lowering::floor_passthrough, lowering::floor_reals)
+REALIFY_BUILTIN_CANDIDATES(round, lowering::round_passthrough, lowering::round_reals)
+REALIFY_BUILTIN_CANDIDATES(trunc, lowering::trunc_passthrough, lowering::trunc_reals)
 REALIFY_BUILTIN_CANDIDATES(clone, lowering::clone_passthrough)
 REALIFY_BUILTIN_CANDIDATES(detach, lowering::detach_passthrough)
 
