@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "realify/dispatch/elementwise.hpp"
@@ -21,6 +22,26 @@ inline shape_vector broadcast_two(std::string_view op, const shape_vector& a, co
     x.shape = a;
     y.shape = b;
     return realify::detail::broadcast_shapes(op, x, y);
+}
+
+/// The shape a reduction (rule reduce_dims: attrs.dims, all axes when none;
+/// reduce_dim: the one dim attrs.i0) gives an operand of shape `from`:
+/// each reduced axis dropped, or kept as extent 1 when attrs.i1 (keepdim) —
+/// the eager reductions' shapes; nothing for a 0-d operand (its dims are
+/// checked when it is evaluated).
+inline std::optional<shape_vector> reduced_shape(shape_rule rule, std::string_view where, const node_attrs& a,
+                                                 const shape_vector& from) {
+    if (from.empty()) return std::nullopt;
+    std::vector<bool> reduced(from.size(), rule == shape_rule::reduce_dims && a.dims.empty());
+    if (rule == shape_rule::reduce_dim) reduced[realify::detail::wrap_dim(where, a.i0, from.size())] = true;
+    else
+        for (std::ptrdiff_t d : a.dims) reduced[realify::detail::wrap_dim(where, d, from.size())] = true;
+    shape_vector shape;
+    for (std::size_t i = 0; i < from.size(); ++i) {
+        if (!reduced[i]) shape.push_back(from[i]);
+        else if (a.i1 != 0) shape.push_back(1);
+    }
+    return shape;
 }
 
 /// The shape of every live node that follows from the bound inputs (by
@@ -66,6 +87,10 @@ inline std::vector<std::optional<shape_vector>> infer_shapes(const eval_context&
             if (known) shapes[s] = result;
             break;
         }
+        case shape_rule::reduce_dims:
+        case shape_rule::reduce_dim:
+            if (*first) shapes[s] = reduced_shape(n.shape, n.entry_point, n.attrs, **first);
+            break;
         case shape_rule::unknown: break;
         default:  // the zero-copy views
             if (*first) shapes[s] = view_shape(n.shape, n.entry_point, n.attrs, **first);

@@ -82,6 +82,8 @@ enum class shape_rule : unsigned char {
     squeeze_dim,
     squeeze_all,
     broadcast,        // fused elementwise ops: the children's broadcast
+    reduce_dims,      // sum / mean over dims (all when none), keepdim or not
+    reduce_dim,       // prod over one dim, keepdim or not
 };
 
 /// The fusion decision of an elementwise node (rule fused), taken by the

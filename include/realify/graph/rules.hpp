@@ -152,8 +152,17 @@ constexpr shape_rule shape_rule_of() {
         else if constexpr (std::is_same_v<Tag, op::squeeze_dim>) return shape_rule::squeeze_dim;
         else if constexpr (std::is_same_v<Tag, op::squeeze>) return shape_rule::squeeze_all;
         else return shape_rule::same_as_child;  // alias, detach, clone
+    } else if constexpr (rule == node_rule::table && requires { typename N::tag; }) {
+        // the reductions' shapes follow from their attributes (keepdim
+        // included), so what they feed (r / r.sum(-1, keepdim=True)) has a
+        // shape before evaluation too
+        using Tag = typename N::tag;
+        if constexpr (std::is_same_v<Tag, op::sum_dim> || std::is_same_v<Tag, op::mean_dim>) return shape_rule::reduce_dims;
+        else if constexpr (std::is_same_v<Tag, op::prod_dim>) return shape_rule::reduce_dim;
+        else if constexpr (std::is_same_v<Tag, op::cumsum>) return shape_rule::same_as_child;
+        else return shape_rule::unknown;
     } else {
-        return shape_rule::unknown;  // constants (unless folded), table ops, fallbacks
+        return shape_rule::unknown;  // constants (unless folded), other table ops, fallbacks
     }
 }
 

@@ -43,8 +43,8 @@ REALIFY_GRAPH_ATTRS(unsafe_view, dim_list)
 REALIFY_GRAPH_ATTRS(expand, dim_list)
 REALIFY_GRAPH_ATTRS(flip, dim_list)
 REALIFY_GRAPH_ATTRS(squeeze_dims, dim_list)
-REALIFY_GRAPH_ATTRS(sum_dim, dim_list)
-REALIFY_GRAPH_ATTRS(mean_dim, dim_list)
+REALIFY_GRAPH_ATTRS(sum_dim, dim_list, bool)
+REALIFY_GRAPH_ATTRS(mean_dim, dim_list, bool)
 REALIFY_GRAPH_ATTRS(roll, dim_list, dim_list)
 REALIFY_GRAPH_ATTRS(flatten, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(transpose, std::ptrdiff_t, std::ptrdiff_t)
@@ -52,7 +52,7 @@ REALIFY_GRAPH_ATTRS(select, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(unsqueeze, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(squeeze_dim, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(cumsum, std::ptrdiff_t)
-REALIFY_GRAPH_ATTRS(prod_dim, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(prod_dim, std::ptrdiff_t, bool)
 REALIFY_GRAPH_ATTRS(narrow, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(slice, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(repeat, std::vector<std::size_t>)
@@ -155,6 +155,10 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., std::vector<std::size_t>(a.dims.begin(), a.dims.end()));
     } else if constexpr (std::is_same_v<sig, type_list<dim_list>>) {
         return dispatch::call<Tag>(ops..., a.dims);
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list, bool>>) {  // a reduction's dims, keepdim
+        return dispatch::call<Tag>(ops..., a.dims, a.i1 != 0);
+    } else if constexpr (std::is_same_v<sig, type_list<std::ptrdiff_t, bool>>) {  // prod's dim, keepdim
+        return dispatch::call<Tag>(ops..., a.i0, a.i1 != 0);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, dim_list>>) {
         const auto n = static_cast<std::size_t>(a.i0);
         const dim_list shifts(a.dims.begin(), a.dims.end() - static_cast<std::ptrdiff_t>(n));
