@@ -15,6 +15,8 @@
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/build_ir.hpp"
 #include "realify/graph/builder.hpp"
+#include "realify/graph/cast.hpp"
+#include "realify/graph/compare.hpp"
 #include "realify/graph/detect.hpp"
 #include "realify/graph/evaluate.hpp"
 #include "realify/graph/explain.hpp"

@@ -36,11 +36,14 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
         s << ')';
     }
     if (op == "flatten" || op == "transpose" || op == "select") s << a.i0 << ", " << a.i1;
-    else if (op == "unsqueeze" || op == "squeeze_dim" || op == "cumsum" || op == "prod_dim") s << a.i0;
+    else if (op == "unsqueeze" || op == "squeeze_dim" || op == "cumsum" || op == "prod_dim" || op == "cat" ||
+             op == "stack" || op == "getitem")
+        s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
     else if (op == "narrow") s << a.i0 << ", " << a.i1 << ", " << a.i2;
     else if (op == "slice") s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
     else if (op == "split" || op == "chunk") s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
     else if (op == "split_with_sizes") s << ", " << a.i1 << "; piece " << a.i2;
+    if ((op == "sum_dim" || op == "mean_dim" || op == "prod_dim") && a.i1 != 0) s << ", keepdim";
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();
         else s << a.scalar;
@@ -118,7 +121,9 @@ inline ir_node make_record(const node_facts& f, std::string label) {
         r.lowering = f.same_type_cast ? "erased (same component type)" : "component conversion";
         break;
     case node_rule::erased: r.lowering = "erased"; break;
-    case node_rule::zero_copy: r.lowering = "zero-copy view of the contiguous (…,2) memory"; break;
+    case node_rule::zero_copy:
+        r.lowering = f.is_complex ? "zero-copy view of the contiguous (…,2) memory" : "zero-copy view of the contiguous memory";
+        break;
     case node_rule::fused:  // until fuse_elementwise decides the loops: each op its own loop
         r.fusion = fusion_mode::own_loop;
         r.lowering = "fused loop (compiled kernel of " + r.op + ")";

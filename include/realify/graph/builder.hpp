@@ -298,9 +298,25 @@ template <graph_node X>
 auto cumsum(X x, std::ptrdiff_t dim) {
     REALIFY_GRAPH_BUILD(1, "cumsum", detail::make<op::cumsum>(detail::with_ints(dim), std::move(x)));
 }
+/// x.prod(dim, keepdim): keepdim keeps the reduced axis as extent 1.
 template <graph_node X>
-auto prod(X x, std::ptrdiff_t dim) {
-    REALIFY_GRAPH_BUILD(1, "prod", detail::make<op::prod_dim>(detail::with_ints(dim), std::move(x)));
+auto prod(X x, std::ptrdiff_t dim, bool keepdim = false) {
+    REALIFY_GRAPH_BUILD(1, "prod", detail::make<op::prod_dim>(detail::with_ints(dim, keepdim ? 1 : 0), std::move(x)));
+}
+/// x.sum(dims, keepdim) / x.mean(dims, keepdim) (PyTorch's sum.dim_IntList):
+/// keepdim keeps each reduced axis as extent 1, so the result broadcasts
+/// against x — `r / r.sum(-1, keepdim=True)` is `r / graph::sum(r, {-1}, true)`.
+template <graph_node X>
+auto sum(X x, dim_list dims, bool keepdim = false) {
+    node_attrs a = detail::with_dims(std::move(dims));
+    a.i1 = keepdim ? 1 : 0;
+    REALIFY_GRAPH_BUILD(1, "sum", detail::make<op::sum_dim>(std::move(a), std::move(x)));
+}
+template <graph_node X>
+auto mean(X x, dim_list dims, bool keepdim = false) {
+    node_attrs a = detail::with_dims(std::move(dims));
+    a.i1 = keepdim ? 1 : 0;
+    REALIFY_GRAPH_BUILD(1, "mean", detail::make<op::mean_dim>(std::move(a), std::move(x)));
 }
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {
@@ -374,18 +390,21 @@ auto stack(std::ptrdiff_t dim, X x, Xs... xs) {
                   "realify::graph::stack: every operand must have the same element type.");
     REALIFY_GRAPH_BUILD(1, "stack", detail::make<op::stack>(detail::with_ints(dim), std::move(x), std::move(xs)...));
 }
-template <graph_node C, graph_node A, graph_node B>
-auto where(C c, A a, B b) {
-    REALIFY_GRAPH_BUILD(3, "where", detail::make<op::where>({}, std::move(c), std::move(a), std::move(b)));
+/// torch.where(cond, a, b): cond a bool (or real) node — `x > 0`, isnan(x) —,
+/// a and b nodes or numbers (`where(r > 0, r, 0.0)`).
+template <graph_node C, class A, class B>
+    requires(detail::node_or_number<A> && detail::node_or_number<B>)
+auto where(C c, A&& a, B&& b) {
+    auto built = detail::make<op::where>({}, std::move(c), std::forward<A>(a), std::forward<B>(b));
+    REALIFY_GRAPH_REFUSE_3("where", decltype(built));
+    // numbers as a and b: refused (as integers or bools, not lowered) by one more message
+    constexpr int code = detail::refused_kinds_v<decltype(built)>;
+    static_assert(code == -1 || code == 0 || code == 1 || code == 4 || code == 5 || code == 16 || code == 17 ||
+                      code == 20 || code == 21,
+                  "realify::graph::where: no lowering accepts these operands (a and b: float, double or complex "
+                  "nodes or numbers)");
+    return built;
 }
-
-// ---- casts (PyTorch's .float() and type_as) -------------------------------------------
-template <class To, graph_node X>
-auto to(X x) { return cast_node<To, X>(std::move(x)); }
-template <graph_node X>
-auto to_float(X x) { return to<float>(std::move(x)); }
-template <graph_node X, graph_node Like>
-auto type_as(X x, const Like&) { return to<typename traits_t<Like>::real_type>(std::move(x)); }
 
 // ---- user ops ---------------------------------------------------------------------
 /// A node of a user op tag Tag (name, arity, kind — see realify::op_tag).

@@ -186,8 +186,8 @@ private:
             return result{true, ew::rank, true, false};
         } else if constexpr (std::is_same_v<Tag, op::scalar_tensor>) {
             return result{true, 0, false, false};
-        } else if constexpr (Tag::kind == op_kind::construction) {
-            return result{true, first::rank, true, false};
+        } else if constexpr (Tag::kind == op_kind::construction) {  // ones_like, full_like: the operand's kind
+            return result{first::is_complex, first::rank, true, false};
         } else {
             return result{ew::any_complex, ew::rank, true, false};
         }

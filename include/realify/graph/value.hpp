@@ -57,14 +57,15 @@ inline constexpr bool owning_row_major_v<xt::xarray<T>> = true;
 template <class T, std::size_t N>
 inline constexpr bool owning_row_major_v<xt::xtensor<T, N>> = true;
 
-/// A fresh zero-initialised value of the given shape.
+/// A fresh zero-initialised value of the given shape (an array, not a
+/// std::vector: bool values — comparisons, isnan — need addressable elements).
 template <class T>
 tensor_value<T> allocate(const shape_vector& shape, bool complex) {
     tensor_value<T> v;
     v.shape = shape;
     v.complex = complex;
-    auto storage = std::make_shared<std::vector<T>>(v.components());
-    v.data = storage->data();
+    std::shared_ptr<T[]> storage(new T[v.components()]());
+    v.data = storage.get();
     v.keep = std::move(storage);
     return v;
 }
@@ -109,6 +110,21 @@ tensor_value<T> from_result(R&& r) {
         using E = typename D::expression_type;
         if constexpr (std::is_same_v<typename E::value_type, T>) return take_container<T>(std::move(r.real_layout()), true);
         else return take_container<T>(xt::xarray<T>(xt::cast<T>(r.real_layout())), true);
+    } else if constexpr (is_std_complex<typename D::value_type>::value) {
+        // a std::complex container (the eager cast to complex): its memory
+        // re-described as (re, im) pairs, moved when it is an owning one
+        using Z = std::complex<T>;
+        auto keep = [&] {
+            if constexpr (std::is_same_v<typename D::value_type, Z> && owning_row_major_v<D> && std::is_rvalue_reference_v<R&&>)
+                return std::make_shared<D>(std::move(r));
+            else return std::make_shared<xt::xarray<Z>>(xt::cast<Z>(r));
+        }();
+        tensor_value<T> v;
+        v.complex = true;
+        v.data = realify::detail::as_real_pointer(keep->data());
+        v.shape.assign(keep->shape().begin(), keep->shape().end());
+        v.keep = std::move(keep);
+        return v;
     } else if constexpr (std::is_same_v<typename D::value_type, T>) {
         return take_container<T>(std::forward<R>(r), false);
     } else {
