@@ -3,7 +3,8 @@
 // call by ONE static_assert naming the op and the kinds; lowering and running
 // the graph add no second error. REALIFY_CASE picks the op: 1 a unary op on
 // an integer operand (no math lowering takes one), 2 a binary op on
-// (complex, real). Built with
+// (complex, real), 3 an ordering comparison of a complex operand (PyTorch
+// refuses it too). Built with
 // -DREALIFY_EXPECT_SUCCESS (the control) the same graph with operands the
 // table accepts compiles: the failure is the refusal, not a typo's.
 #include <complex>
@@ -32,5 +33,12 @@ int main() {
     auto y = graph::mm(z, x);  // realify::graph::mm: no lowering accepts operands (complex, real)
 #endif
     return graph::lower(y)(a, b).size() == 4 ? 0 : 1;
+#elif REALIFY_CASE == 3
+#ifdef REALIFY_EXPECT_SUCCESS
+    return graph::lower(graph::where(graph::abs(z) > 0.5, z, 0.0))(a).size() == 4 ? 0 : 1;
+#else
+    auto c = z > 0.5;  // realify::graph::gt (>): operands (complex, real number): …
+    return c == 0 ? 0 : 1;
+#endif
 #endif
 }

@@ -1,0 +1,615 @@
+// Real tensors first-class in realify::graph: the shape ops, indexing (the
+// last axis of a real view of a complex tensor included), joins, fills,
+// products and casts on real nodes, reductions with keepdim, comparisons and
+// where, the real unary math on ordinary and special values — each against
+// xtensor, double loops, std:: or std::complex — and small models of
+// PyTorch / Hugging Face code written with them.
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <limits>
+#include <numbers>
+#include <random>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xcomplex.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xview.hpp>
+
+#include "realify/graph.hpp"
+
+namespace graph = realify::graph;
+using cd = std::complex<double>;
+using cf = std::complex<float>;
+
+namespace {
+
+template <class E>
+xt::xarray<E> random_array(std::vector<std::size_t> shape, unsigned seed, double lo = -1.0, double hi = 1.0) {
+    std::mt19937 gen(seed);
+    std::uniform_real_distribution<double> u(lo, hi);
+    xt::xarray<E> a = xt::xarray<E>::from_shape(shape);
+    for (auto& x : a) {
+        if constexpr (graph::detail::is_std_complex<E>::value) {
+            using T = typename E::value_type;
+            const T re = static_cast<T>(u(gen));
+            x = E(re, static_cast<T>(u(gen)));
+        } else {
+            x = static_cast<E>(u(gen));
+        }
+    }
+    return a;
+}
+
+/// Same shape, element for element equal (shape ops move values, never round them).
+template <class A, class B>
+void expect_same(const A& got, const B& want, const std::string& what) {
+    ASSERT_EQ(std::vector<std::size_t>(got.shape().begin(), got.shape().end()),
+              std::vector<std::size_t>(want.shape().begin(), want.shape().end()))
+        << what;
+    auto g = got.begin();
+    auto w = want.begin();
+    for (std::size_t i = 0; g != got.end(); ++g, ++w, ++i) EXPECT_EQ(*g, *w) << what << " at " << i;
+}
+
+/// Same shape, values within rtol (products and sums round differently from the loops).
+template <class A, class B>
+void expect_near(const A& got, const B& want, double rtol, const std::string& what) {
+    ASSERT_EQ(std::vector<std::size_t>(got.shape().begin(), got.shape().end()),
+              std::vector<std::size_t>(want.shape().begin(), want.shape().end()))
+        << what;
+    auto g = got.begin();
+    auto w = want.begin();
+    for (std::size_t i = 0; g != got.end(); ++g, ++w, ++i) {
+        const auto want_value = *w;
+        EXPECT_LE(std::abs(*g - static_cast<std::remove_cvref_t<decltype(*g)>>(want_value)),
+                  rtol * (1.0 + std::abs(want_value)))
+            << what << " at " << i;
+    }
+}
+
+template <class T>
+constexpr double rtol_of() {
+    return std::is_same_v<T, float> ? 1e-5 : 1e-12;
+}
+
+template <class T>
+class GraphReal : public ::testing::Test {};
+using Components = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(GraphReal, Components);
+
+/// Element types: the shape ops are checked on real and complex nodes alike.
+template <class E>
+class GraphShapeOps : public ::testing::Test {};
+using Elements = ::testing::Types<float, double, cf, cd>;
+TYPED_TEST_SUITE(GraphShapeOps, Elements);
+
+}  // namespace
+
+// ============================================================================ shape ops
+
+TYPED_TEST(GraphShapeOps, IndexingOnEveryAxisMatchesXtensorViews) {
+    using E = TypeParam;
+    const auto x = random_array<E>({2, 3, 4}, 1);
+    auto in = graph::input<E>("x");
+    auto prog = graph::lower(graph::select(in, 1, 2), graph::select(in, -1, 0), graph::getitem(in, 1),
+                             graph::slice(in, 1, 0, 3, 2), graph::narrow(in, -1, 1, 2), graph::slice(in, -1, 1, 4, 2),
+                             graph::select(in, 0, -1));
+    const auto [sel1, sel_last, item, sl, nar, sl_last, sel_neg] = prog(x);
+    expect_same(sel1, xt::xarray<E>(xt::view(x, xt::all(), 2, xt::all())), "select(1, 2)");
+    expect_same(sel_last, xt::xarray<E>(xt::view(x, xt::all(), xt::all(), 0)), "select(-1, 0)");
+    expect_same(item, xt::xarray<E>(xt::view(x, 1)), "getitem(1)");
+    expect_same(sl, xt::xarray<E>(xt::view(x, xt::all(), xt::range(0, 3, 2))), "slice(1, 0, 3, 2)");
+    expect_same(nar, xt::xarray<E>(xt::view(x, xt::all(), xt::all(), xt::range(1, 3))), "narrow(-1, 1, 2)");
+    expect_same(sl_last, xt::xarray<E>(xt::view(x, xt::all(), xt::all(), xt::range(1, 4, 2))), "slice(-1, 1, 4, 2)");
+    expect_same(sel_neg, xt::xarray<E>(xt::view(x, 1)), "select(0, -1)");
+    EXPECT_THROW(prog(random_array<E>({2, 2, 4}, 2)), realify::shape_error);  // select(1, 2) past the extent
+}
+
+TYPED_TEST(GraphShapeOps, JoinsMovesAndReshapesMatchXtensor) {
+    using E = TypeParam;
+    const auto x = random_array<E>({2, 3, 4}, 3);
+    const auto y = random_array<E>({2, 3, 4}, 4);
+    const auto u = random_array<E>({2, 1, 4}, 5);
+    const auto m = random_array<E>({3, 5}, 6);
+    auto in = graph::input<E>("x");
+    auto iy = graph::input<E>("y");
+    auto iu = graph::input<E>("u");
+    auto im = graph::input<E>("m");
+    auto joins = graph::lower(graph::cat(-1, in, iy), graph::cat(0, in, iy, in), graph::stack(0, in, iy),
+                              graph::stack(-1, in, iy));
+    const auto [cat_last, cat_first, stack_first, stack_last] = joins(x, y);
+    expect_same(cat_last, xt::xarray<E>(xt::concatenate(xt::xtuple(x, y), 2)), "cat(-1)");
+    expect_same(cat_first, xt::xarray<E>(xt::concatenate(xt::xtuple(x, y, x), 0)), "cat(0)");
+    xt::xarray<E> stacked_first = xt::xarray<E>::from_shape({2, 2, 3, 4}), stacked_last = xt::xarray<E>::from_shape({2, 3, 4, 2});
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+            for (std::size_t k = 0; k < 4; ++k) {
+                stacked_first(0, i, j, k) = stacked_last(i, j, k, 0) = x(i, j, k);
+                stacked_first(1, i, j, k) = stacked_last(i, j, k, 1) = y(i, j, k);
+            }
+    expect_same(stack_first, stacked_first, "stack(0)");
+    expect_same(stack_last, stacked_last, "stack(-1)");
+
+    auto moves = graph::lower(graph::transpose(in, 0, 2), graph::permute(in, {2, 0, 1}), graph::t(im),
+                              graph::flip(in, {0, -1}), graph::roll(in, {1, -2}, {0, 2}), graph::roll(in, {5}, {}),
+                              graph::repeat(in, {2, 1, 3}));
+    const auto [tr, perm, tt, fl, ro, ro_flat, rep] = moves(x, m);
+    expect_same(tr, xt::xarray<E>(xt::transpose(x, {2, 1, 0})), "transpose(0, 2)");
+    expect_same(perm, xt::xarray<E>(xt::transpose(x, {2, 0, 1})), "permute(2, 0, 1)");
+    expect_same(tt, xt::xarray<E>(xt::transpose(m)), "t");
+    expect_same(fl, xt::xarray<E>(xt::flip(xt::xarray<E>(xt::flip(x, 0)), 2)), "flip(0, -1)");
+    expect_same(ro, xt::xarray<E>(xt::roll(xt::xarray<E>(xt::roll(x, 1, 0)), -2, 2)), "roll((1, -2), (0, 2))");
+    expect_same(ro_flat, xt::xarray<E>(xt::roll(x, 5)), "roll(5)");
+    xt::xarray<E> tiled = xt::xarray<E>::from_shape({4, 3, 12});  // PyTorch's repeat: tiles of x
+    for (std::size_t i = 0; i < 4; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+            for (std::size_t k = 0; k < 12; ++k) tiled(i, j, k) = x(i % 2, j, k % 4);
+    expect_same(rep, tiled, "repeat(2, 1, 3)");
+
+    auto shapes = graph::lower(graph::squeeze(iu), graph::squeeze(iu, 1), graph::unsqueeze(in, -1), graph::unsqueeze(in, 0),
+                               graph::reshape(in, {-1, 4}), graph::view(in, {4, 6}), graph::flatten(in, 1),
+                               graph::expand(iu, {2, 3, 4}), graph::expand(iu, {3, -1, 5, -1}));
+    const auto [sq, sq1, unsq_last, unsq_first, resh, vw, flat, ex, ex_new] = shapes(x, u);
+    expect_same(sq, xt::xarray<E>(xt::view(u, xt::all(), 0, xt::all())), "squeeze()");
+    expect_same(sq1, xt::xarray<E>(xt::view(u, xt::all(), 0, xt::all())), "squeeze(1)");
+    expect_same(unsq_last, xt::xarray<E>(xt::view(x, xt::all(), xt::all(), xt::all(), xt::newaxis())), "unsqueeze(-1)");
+    expect_same(unsq_first, xt::xarray<E>(xt::view(x, xt::newaxis())), "unsqueeze(0)");
+    expect_same(resh, xt::xarray<E>(xt::reshape_view(x, {6, 4})), "reshape(-1, 4)");
+    expect_same(vw, xt::xarray<E>(xt::reshape_view(x, {4, 6})), "view(4, 6)");
+    expect_same(flat, xt::xarray<E>(xt::reshape_view(x, {2, 12})), "flatten(1)");
+    expect_same(ex, xt::xarray<E>(xt::broadcast(u, {2, 3, 4})), "expand(2, 3, 4)");
+    expect_same(ex_new, xt::xarray<E>(xt::broadcast(xt::xarray<E>(xt::broadcast(u, {2, 5, 4})), {3, 2, 5, 4})),
+                "expand(3, -1, 5, -1)");
+    EXPECT_THROW(shapes(x, random_array<E>({2, 2, 4}, 7)), realify::shape_error);  // expand of an extent 2 to 3
+}
+
+TYPED_TEST(GraphShapeOps, FillsOfATensorKeepItsShapeAndKind) {
+    using E = TypeParam;
+    const auto x = random_array<E>({3, 2}, 8);
+    auto in = graph::input<E>("x");
+    auto prog = graph::lower(graph::zeros_like(in), graph::ones_like(in), graph::full_like(in, 2.5));
+    const auto [zeros, ones, full] = prog(x);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(zeros)>::value_type, E>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(full)>::value_type, E>);
+    expect_same(zeros, xt::xarray<E>(xt::zeros<E>({3, 2})), "zeros_like");
+    expect_same(ones, xt::xarray<E>(xt::ones<E>({3, 2})), "ones_like");
+    expect_same(full, xt::xarray<E>(xt::xarray<E>::from_shape({3, 2}) * E(0) + E(2.5)), "full_like(2.5)");
+}
+
+// view_as_real(z)[..., 0] and [..., 1]: the last axis of a real view is an
+// ordinary axis of a real tensor.
+TYPED_TEST(GraphReal, LastAxisOfARealViewIsTheRealAndImaginaryParts) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    const auto z = random_array<C>({3, 4}, 9);
+    const auto w = random_array<C>({3, 4}, 10);
+    auto iz = graph::input<C>("z");
+    auto iw = graph::input<C>("w");
+    auto r = graph::view_as_real(iz);
+    auto rp = graph::view_as_real(iz * iw);  // the real view of an op's value
+    auto prog = graph::lower(graph::select(r, -1, 0), graph::select(r, -1, 1), graph::slice(r, -1, 1, 2),
+                             graph::select(rp, -1, 0), graph::select(rp, 2, 1), graph::narrow(rp, 0, 1, 2));
+    const auto [re, im, im_kept, prod_re, prod_im, rows] = prog(z, w);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(re)>::value_type, T>);
+    expect_same(re, xt::xarray<T>(xt::real(z)), "view_as_real(z)[..., 0]");
+    expect_same(im, xt::xarray<T>(xt::imag(z)), "view_as_real(z)[..., 1]");
+    expect_same(im_kept, xt::xarray<T>(xt::view(xt::xarray<T>(xt::imag(z)), xt::all(), xt::all(), xt::newaxis())),
+                "view_as_real(z)[..., 1:2]");
+    xt::xarray<T> want_re = xt::zeros<T>({3, 4}), want_im = xt::zeros<T>({3, 4});
+    for (std::size_t i = 0; i < z.size(); ++i) {
+        const C p = z.data()[i] * w.data()[i];
+        want_re.data()[i] = p.real();
+        want_im.data()[i] = p.imag();
+    }
+    expect_near(prod_re, want_re, rtol_of<T>(), "view_as_real(z * w)[..., 0]");
+    expect_near(prod_im, want_im, rtol_of<T>(), "view_as_real(z * w)[..., 1]");
+    ASSERT_EQ(rows.dimension(), 3u);
+    EXPECT_EQ(rows.shape()[0], 2u);
+    EXPECT_NEAR(rows(0, 0, 0), want_re(1, 0), rtol_of<T>());
+}
+
+// ============================================================================ products
+
+TYPED_TEST(GraphReal, RealAndComplexProductsMatchDoubleLoops) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    const auto a = random_array<T>({2, 3, 4}, 11);
+    const auto b = random_array<T>({2, 4, 5}, 12);
+    const auto w = random_array<T>({4, 5}, 13);
+    const auto v = random_array<T>({4}, 14);
+    auto ia = graph::input<T>("a");
+    auto ib = graph::input<T>("b");
+    auto iw = graph::input<T>("w");
+    auto iv = graph::input<T>("v");
+    auto prog = graph::lower(graph::mm(graph::select(ia, 0, 1), iw), graph::bmm(ia, ib), graph::matmul(ia, iw),
+                             graph::matmul(ia, iv), graph::matmul(graph::t(iw), graph::transpose(ia, 1, 2)));
+    const auto [mm, bmm, mat, mat_vec, mat_bcast] = prog(a, b, w, v);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(mm)>::value_type, T>);
+    xt::xarray<double> want_mm = xt::zeros<double>({3, 5}), want_bmm = xt::zeros<double>({2, 3, 5}),
+                       want_mat = xt::zeros<double>({2, 3, 5}), want_vec = xt::zeros<double>({2, 3}),
+                       want_bcast = xt::zeros<double>({2, 5, 3});
+    for (std::size_t n = 0; n < 2; ++n)
+        for (std::size_t i = 0; i < 3; ++i)
+            for (std::size_t k = 0; k < 4; ++k) {
+                for (std::size_t j = 0; j < 5; ++j) {
+                    if (n == 1) want_mm(i, j) += double(a(1, i, k)) * double(w(k, j));
+                    want_bmm(n, i, j) += double(a(n, i, k)) * double(b(n, k, j));
+                    want_mat(n, i, j) += double(a(n, i, k)) * double(w(k, j));
+                    want_bcast(n, j, i) += double(w(k, j)) * double(a(n, i, k));
+                }
+                want_vec(n, i) += double(a(n, i, k)) * double(v(k));
+            }
+    expect_near(mm, want_mm, rtol_of<T>(), "mm");
+    expect_near(bmm, want_bmm, rtol_of<T>(), "bmm");
+    expect_near(mat, want_mat, rtol_of<T>(), "matmul (3-D, 2-D)");
+    expect_near(mat_vec, want_vec, rtol_of<T>(), "matmul (3-D, 1-D)");
+    expect_near(mat_bcast, want_bcast, rtol_of<T>(), "matmul (2-D, 3-D) of transposes");
+
+    const auto z = random_array<C>({3, 4}, 15);
+    const auto y = random_array<C>({4, 2}, 16);
+    auto iz = graph::input<C>("z");
+    auto iy = graph::input<C>("y");
+    const auto got = graph::lower(graph::mm(iz, iy))(z, y);
+    xt::xarray<std::complex<double>> want = xt::zeros<std::complex<double>>({3, 2});
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 2; ++j)
+            for (std::size_t k = 0; k < 4; ++k) want(i, j) += std::complex<double>(z(i, k)) * std::complex<double>(y(k, j));
+    expect_near(got, want, rtol_of<T>(), "complex mm");
+    EXPECT_THROW(prog(a, random_array<T>({2, 5, 5}, 17), w, v), realify::shape_error);  // bmm's inner extents differ
+}
+
+// ============================================================================ casts
+
+TYPED_TEST(GraphReal, CastsConvertAsPyTorchsTo) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    using Other = std::conditional_t<std::is_same_v<T, float>, double, float>;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    xt::xarray<T> x = {1.5, -0.0, 0.0, nan, -2.25};
+    xt::xarray<C> z = {C(0, 0), C(0, -1), C(2, 0), C(nan, 0), C(-0.0, 0.0)};
+    auto ix = graph::input<T>("x");
+    auto iz = graph::input<C>("z");
+    auto prog = graph::lower(graph::to<C>(ix), graph::to<bool>(iz), graph::to<bool>(ix), graph::to<Other>(ix),
+                             graph::to<T>(iz), graph::to<std::complex<Other>>(iz), graph::type_as(ix, iz));
+    const auto [x_complex, z_bool, x_bool, x_other, z_real, z_other, x_like_z] = prog(x, z);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(x_complex)>::value_type, C>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(z_bool)>::value_type, bool>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(x_other)>::value_type, Other>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(z_real)>::value_type, T>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(z_other)>::value_type, std::complex<Other>>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(x_like_z)>::value_type, C>);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        if (std::isnan(x(i))) {
+            EXPECT_TRUE(std::isnan(x_complex(i).real())) << i;
+            EXPECT_TRUE(std::isnan(x_other(i))) << i;
+        } else {
+            EXPECT_EQ(x_complex(i), C(x(i), 0)) << i;
+            EXPECT_EQ(std::signbit(x_complex(i).real()), std::signbit(x(i))) << i;
+            EXPECT_EQ(x_other(i), static_cast<Other>(x(i))) << i;
+            EXPECT_EQ(std::signbit(x_other(i)), std::signbit(x(i))) << i;
+        }
+        EXPECT_EQ(x_complex(i).imag(), T(0)) << i;
+        EXPECT_EQ(x_bool(i), x(i) != T(0)) << i;  // NaN is true, ±0 false
+        EXPECT_EQ(z_bool(i), z(i) != C(0)) << i;
+        if (std::isnan(z(i).real())) {
+            EXPECT_TRUE(std::isnan(z_real(i))) << i;
+        } else {
+            EXPECT_EQ(z_real(i), z(i).real()) << i;  // the imaginary part discarded
+        }
+        if (!std::isnan(z(i).real())) {
+            EXPECT_EQ(z_other(i), std::complex<Other>(z(i))) << i;
+        }
+        EXPECT_EQ(x_like_z(i).imag(), T(0)) << i;
+    }
+    EXPECT_TRUE(z_bool(1));  // 0 − 1i: either part non-zero
+    EXPECT_FALSE(z_bool(4));
+    // a same-type cast is no node at all
+    static_assert(graph::rule_v<decltype(graph::to<T>(ix))> == graph::node_rule::cast);
+}
+
+// ============================================================================ reductions with keepdim
+
+TYPED_TEST(GraphShapeOps, ReductionsKeepTheReducedAxesWithKeepdim) {
+    using E = TypeParam;
+    using T = typename graph::detail::component_of<E>::type;
+    const auto x = random_array<E>({2, 3, 4}, 18, 0.5, 1.5);
+    auto in = graph::input<E>("x");
+    auto prog = graph::lower(graph::sum(in, {-1}, true), graph::sum(in, {-1}), graph::sum(in, {0, 2}, true),
+                             graph::mean(in, {1}, true), graph::prod(in, 1, true), graph::prod(in, -1),
+                             graph::cumsum(in, 1), graph::sum(in, {}, true));
+    const auto [sum_kept, sum_dropped, sum02, mean1, prod1, prod_last, cum1, sum_all] = prog(x);
+    using W = std::conditional_t<graph::detail::is_std_complex<E>::value, std::complex<double>, double>;
+    xt::xarray<W> w_sum = xt::zeros<W>({2, 3, 1}), w_sum02 = xt::zeros<W>({1, 3, 1}), w_mean = xt::zeros<W>({2, 1, 4}),
+                  w_prod = xt::ones<W>({2, 1, 4}), w_prod_last = xt::ones<W>({2, 3}), w_cum = xt::zeros<W>({2, 3, 4}),
+                  w_all = xt::zeros<W>({1, 1, 1});
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+            for (std::size_t k = 0; k < 4; ++k) {
+                const W v = static_cast<W>(x(i, j, k));
+                w_sum(i, j, 0) += v;
+                w_sum02(0, j, 0) += v;
+                w_mean(i, 0, k) += v / 3.0;
+                w_prod(i, 0, k) *= v;
+                w_prod_last(i, j) *= v;
+                w_all(0, 0, 0) += v;
+                for (std::size_t l = j; l < 3; ++l) w_cum(i, l, k) += v;
+            }
+    const double tol = rtol_of<T>() * 10;
+    expect_near(sum_kept, w_sum, tol, "sum(-1, keepdim=True)");
+    expect_near(sum_dropped, xt::xarray<W>(xt::view(w_sum, xt::all(), xt::all(), 0)), tol, "sum(-1)");
+    expect_near(sum02, w_sum02, tol, "sum((0, 2), keepdim=True)");
+    expect_near(mean1, w_mean, tol, "mean(1, keepdim=True)");
+    expect_near(prod1, w_prod, tol, "prod(1, keepdim=True)");
+    expect_near(prod_last, w_prod_last, tol, "prod(-1)");
+    expect_near(cum1, w_cum, tol, "cumsum(1)");
+    expect_near(sum_all, w_all, tol, "sum((), keepdim=True): every axis, kept");
+
+    // the kept axis broadcasts: x / x.sum(-1, keepdim=True), x - x.mean(1, keepdim=True);
+    // their shapes are known before evaluation, so a loop writes the caller's buffer
+    auto normalised = graph::lower(in / graph::sum(in, {-1}, true), in - graph::mean(in, {1}, true));
+    xt::xarray<E> out0 = xt::zeros<E>({2, 3, 4}), out1 = xt::zeros<E>({2, 3, 4});
+    normalised(graph::out(out0, out1), x);
+    xt::xarray<W> w0 = xt::zeros<W>({2, 3, 4}), w1 = xt::zeros<W>({2, 3, 4});
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+            for (std::size_t k = 0; k < 4; ++k) {
+                w0(i, j, k) = static_cast<W>(x(i, j, k)) / w_sum(i, j, 0);
+                w1(i, j, k) = static_cast<W>(x(i, j, k)) - w_mean(i, 0, k);
+            }
+    expect_near(out0, w0, tol, "x / x.sum(-1, keepdim=True)");
+    expect_near(out1, w1, tol, "x - x.mean(1, keepdim=True)");
+    const std::string plan = normalised.plan(graph::out(out0, out1), x).describe(normalised.ir());
+    EXPECT_NE(plan.find("direct"), std::string::npos) << plan;
+    // a dim past the rank: a shape_error naming the op
+    auto bad = graph::lower(graph::sum(in, {3}, true));
+    try {
+        bad(x);
+        ADD_FAILURE() << "no shape_error";
+    } catch (const realify::shape_error& e) {
+        EXPECT_NE(std::string(e.what()).find("sum"), std::string::npos) << e.what();
+    }
+}
+
+// ============================================================================ comparisons and where
+
+TYPED_TEST(GraphReal, ComparisonsGiveBoolNodesWhereTakes) {
+    using T = TypeParam;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    const xt::xarray<T> r = {{0.5, -0.25, 0.0, -0.0}, {nan, 2.0, -3.0, 0.5}};
+    const xt::xarray<T> s = {0.5, 0.0, 1.0, -0.0};  // broadcast along the rows
+    auto ir = graph::input<T>("r");
+    auto is = graph::input<T>("s");
+    auto prog = graph::lower(ir > 0, ir < is, ir >= is, ir <= 0.5, ir == is, ir != 0, 0 < ir, graph::gt(ir, is),
+                             graph::where(ir > 0, ir, -ir));
+    const auto [gt0, lt_s, ge_s, le_half, eq_s, ne0, zero_lt, gt_s, where_abs] = prog(r, s);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(gt0)>::value_type, bool>);
+    static_assert(std::is_same_v<typename std::remove_cvref_t<decltype(where_abs)>::value_type, T>);
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 4; ++j) {
+            const T a = r(i, j), b = s(j);
+            EXPECT_EQ(gt0(i, j), a > 0) << i << ", " << j;
+            EXPECT_EQ(lt_s(i, j), a < b) << i << ", " << j;
+            EXPECT_EQ(ge_s(i, j), a >= b) << i << ", " << j;
+            EXPECT_EQ(le_half(i, j), a <= T(0.5)) << i << ", " << j;
+            EXPECT_EQ(eq_s(i, j), a == b) << i << ", " << j;  // -0 == 0, NaN != NaN
+            EXPECT_EQ(ne0(i, j), a != 0) << i << ", " << j;
+            EXPECT_EQ(zero_lt(i, j), 0 < a) << i << ", " << j;
+            EXPECT_EQ(gt_s(i, j), a > b) << i << ", " << j;
+            const T w = a > 0 ? a : -a;
+            if (std::isnan(w)) EXPECT_TRUE(std::isnan(where_abs(i, j)));
+            else EXPECT_EQ(where_abs(i, j), w) << i << ", " << j;
+        }
+    EXPECT_THROW(prog(r, xt::xarray<T>{1.0, 2.0, 3.0}), realify::shape_error);  // (2, 4) against (3)
+
+    // numbers as where's values: ReLU, torch.where(r > 0, r, 0.0)
+    const auto relu = graph::lower(graph::where(ir > 0, ir, 0.0))(r);
+    for (std::size_t i = 0; i < r.size(); ++i) {
+        const T v = r.data()[i];
+        EXPECT_EQ(relu.data()[i], v > 0 ? v : T(0)) << i;
+    }
+
+    // eq / ne of complex values: both parts, as PyTorch
+    using C = std::complex<T>;
+    const xt::xarray<C> z = {C(1, 2), C(1, -2), C(0, 0), C(-0.0, 0)};
+    const xt::xarray<C> y = {C(1, 2), C(1, 2), C(0, 0), C(0, 0)};
+    auto iz = graph::input<C>("z");
+    auto iy = graph::input<C>("y");
+    auto complex_prog = graph::lower(iz == iy, iz != 0, graph::eq(iz, C(1, -2)));
+    const auto [same, nonzero, is_conj] = complex_prog(z, y);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(same(i), z(i) == y(i)) << i;
+        EXPECT_EQ(nonzero(i), z(i) != C(0)) << i;
+        EXPECT_EQ(is_conj(i), z(i) == C(1, -2)) << i;
+    }
+}
+
+// ============================================================================ real unary math
+
+namespace {
+
+/// x through the graph op against std::'s value: NaN where std:: gives NaN,
+/// the same infinity or signed zero, else within the op's tolerance.
+template <class T, class Build, class Reference>
+void check_unary(const char* name, Build build, Reference reference) {
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T sub = std::numeric_limits<T>::denorm_min() * 3, tiny = std::numeric_limits<T>::min();
+    const xt::xarray<T> x = {T(0), T(-0.0), sub, -sub, tiny, T(0.5), T(-0.5), T(1), T(-1), T(2.5), T(-2.5),
+                             T(0.999), T(-0.75), T(3.5), T(1e-3), T(30), T(-30), T(1e30), -T(1e30), inf, -inf, nan};
+    auto in = graph::input<T>("x");
+    auto node = build(in);
+    const auto got = graph::lower(node)(x);
+    ASSERT_EQ(got.size(), x.size()) << name;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const auto want = reference(x(i));
+        const auto g = got(i);
+        if constexpr (std::is_same_v<decltype(want), const bool>) {
+            EXPECT_EQ(g, want) << name << "(" << x(i) << ")";
+        } else if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(g)) << name << "(" << x(i) << ") = " << g << ", std:: NaN";
+        } else if (std::isinf(want) || want == 0) {
+            EXPECT_EQ(g, want) << name << "(" << x(i) << ")";
+            EXPECT_EQ(std::signbit(g), std::signbit(want)) << name << "(" << x(i) << ") sign";
+        } else {
+            EXPECT_LE(std::abs(g - want), rtol_of<T>() * std::abs(want)) << name << "(" << x(i) << ") = " << g << ", std:: " << want;
+        }
+    }
+}
+
+}  // namespace
+
+TYPED_TEST(GraphReal, UnaryMathOfRealNodesMatchesStdOnSpecialValues) {
+    using T = TypeParam;
+#define REALIFY_CHECK(OP, REF) check_unary<T>(#OP, [](auto n) { return graph::OP(n); }, [](T v) { return REF; })
+    REALIFY_CHECK(exp, std::exp(v));
+    REALIFY_CHECK(expm1, std::expm1(v));
+    REALIFY_CHECK(log, std::log(v));
+    REALIFY_CHECK(log2, std::log2(v));
+    REALIFY_CHECK(log10, std::log10(v));
+    REALIFY_CHECK(log1p, std::log1p(v));
+    REALIFY_CHECK(sqrt, std::sqrt(v));
+    REALIFY_CHECK(rsqrt, T(1) / std::sqrt(v));
+    REALIFY_CHECK(sin, std::sin(v));
+    REALIFY_CHECK(cos, std::cos(v));
+    REALIFY_CHECK(tan, std::tan(v));
+    REALIFY_CHECK(sinh, std::sinh(v));
+    REALIFY_CHECK(cosh, std::cosh(v));
+    REALIFY_CHECK(tanh, std::tanh(v));
+    REALIFY_CHECK(asin, std::asin(v));
+    REALIFY_CHECK(acos, std::acos(v));
+    REALIFY_CHECK(atan, std::atan(v));
+    REALIFY_CHECK(asinh, std::asinh(v));
+    REALIFY_CHECK(acosh, std::acosh(v));
+    REALIFY_CHECK(atanh, std::atanh(v));
+    REALIFY_CHECK(sgn, T((T(0) < v) - (v < T(0))));  // PyTorch's sign: NaN gives 0
+    REALIFY_CHECK(abs, std::abs(v));
+    REALIFY_CHECK(angle, std::isnan(v) ? v : (v < 0 ? std::numbers::pi_v<T> : T(0)));
+    REALIFY_CHECK(ceil, std::ceil(v));
+    REALIFY_CHECK(floor, std::floor(v));
+    REALIFY_CHECK(round, std::nearbyint(v));  // half to even, as PyTorch
+    REALIFY_CHECK(trunc, std::trunc(v));
+    REALIFY_CHECK(reciprocal, T(1) / v);
+    REALIFY_CHECK(square, v * v);
+    REALIFY_CHECK(neg, -v);
+    REALIFY_CHECK(isnan, bool(std::isnan(v)));
+    REALIFY_CHECK(isinf, bool(std::isinf(v)));
+#undef REALIFY_CHECK
+    check_unary<T>("pow(x, 3)", [](auto n) { return graph::pow(n, 3); }, [](T v) { return std::pow(v, T(3)); });
+    check_unary<T>("pow(x, 0.5)", [](auto n) { return graph::pow(n, 0.5); }, [](T v) { return std::pow(v, T(0.5)); });
+    check_unary<T>("pow(x, -1.5)", [](auto n) { return graph::pow(n, -1.5); }, [](T v) { return std::pow(v, T(-1.5)); });
+}
+
+// ============================================================================ peer models
+
+// nn.Linear (x Wᵀ + b, real) before and after Meta's complex RoPE.
+TYPED_TEST(GraphReal, LinearAroundComplexRopeMatchesLoops) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    constexpr std::size_t seq = 5, d_in = 6, d = 8, d_out = 3;
+    const auto x = random_array<T>({seq, d_in}, 20);
+    const auto w1 = random_array<T>({d, d_in}, 21), b1 = random_array<T>({d}, 22);
+    const auto w2 = random_array<T>({d_out, d}, 23), b2 = random_array<T>({d_out}, 24);
+    xt::xarray<C> freqs = xt::xarray<C>::from_shape({seq, d / 2});
+    for (std::size_t s = 0; s < seq; ++s)
+        for (std::size_t p = 0; p < d / 2; ++p) freqs(s, p) = std::polar(T(1), T(s) * std::pow(T(100), -T(2 * p) / T(d)));
+    auto ix = graph::input<T>("x");
+    auto iw1 = graph::input<T>("w1");
+    auto ib1 = graph::input<T>("b1");
+    auto iw2 = graph::input<T>("w2");
+    auto ib2 = graph::input<T>("b2");
+    auto ifr = graph::input<C>("freqs");
+    auto h = graph::matmul(ix, graph::t(iw1)) + ib1;
+    auto rotated = graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(h, {graph::same(0), -1, 2})) * ifr), 1);
+    auto y = graph::matmul(rotated, graph::t(iw2)) + ib2;
+    const auto got = graph::lower(y)(x, w1, b1, w2, b2, freqs);
+
+    xt::xarray<double> want = xt::zeros<double>({seq, d_out});
+    for (std::size_t s = 0; s < seq; ++s) {
+        std::vector<double> hv(d);
+        for (std::size_t o = 0; o < d; ++o) {
+            hv[o] = double(b1(o));
+            for (std::size_t i = 0; i < d_in; ++i) hv[o] += double(x(s, i)) * double(w1(o, i));
+        }
+        for (std::size_t p = 0; p < d / 2; ++p) {
+            const std::complex<double> z = std::complex<double>(hv[2 * p], hv[2 * p + 1]) * std::complex<double>(freqs(s, p));
+            hv[2 * p] = z.real();
+            hv[2 * p + 1] = z.imag();
+        }
+        for (std::size_t o = 0; o < d_out; ++o) {
+            want(s, o) = double(b2(o));
+            for (std::size_t i = 0; i < d; ++i) want(s, o) += hv[i] * double(w2(o, i));
+        }
+    }
+    expect_near(got, want, rtol_of<T>() * 10, "linear, RoPE, linear");
+}
+
+// Hugging Face's rotate_half RoPE: q·cos + rotate_half(q)·sin with
+// rotate_half(x) = cat((−x2, x1), −1), written with real slice, cat and neg.
+TYPED_TEST(GraphReal, HuggingFaceRotateHalfRopeMatchesLoops) {
+    using T = TypeParam;
+    constexpr std::size_t heads = 2, seq = 3, hd = 8;
+    const auto q = random_array<T>({1, heads, seq, hd}, 25);
+    xt::xarray<T> cos = xt::xarray<T>::from_shape({seq, hd}), sin = xt::xarray<T>::from_shape({seq, hd});
+    for (std::size_t s = 0; s < seq; ++s)
+        for (std::size_t i = 0; i < hd; ++i) {
+            const double angle = double(s) * std::pow(10000.0, -double(2 * (i % (hd / 2))) / double(hd));
+            cos(s, i) = static_cast<T>(std::cos(angle));
+            sin(s, i) = static_cast<T>(std::sin(angle));
+        }
+    auto iq = graph::input<T>("q");
+    auto icos = graph::input<T>("cos");
+    auto isin = graph::input<T>("sin");
+    const auto half = static_cast<std::ptrdiff_t>(hd / 2);
+    auto rotate_half = [&](auto x) {
+        auto x1 = graph::slice(x, -1, 0, half);
+        auto x2 = graph::slice(x, -1, half, 2 * half);
+        return graph::cat(-1, -x2, x1);
+    };
+    auto out = iq * icos + rotate_half(iq) * isin;
+    const auto got = graph::lower(out)(q, cos, sin);
+    xt::xarray<double> want = xt::zeros<double>({std::size_t(1), heads, seq, hd});
+    for (std::size_t h = 0; h < heads; ++h)
+        for (std::size_t s = 0; s < seq; ++s)
+            for (std::size_t i = 0; i < hd; ++i) {
+                const double rotated = i < hd / 2 ? -double(q(0, h, s, i + hd / 2)) : double(q(0, h, s, i - hd / 2));
+                want(0, h, s, i) = double(q(0, h, s, i)) * double(cos(s, i)) + rotated * double(sin(s, i));
+            }
+    expect_near(got, want, rtol_of<T>() * 10, "rotate_half RoPE");
+}
+
+// (r*r).sum(-1, keepdim=True), where(r > 0, r, -r) and
+// stack([z.real, z.imag], -1) of a complex node's parts.
+TYPED_TEST(GraphReal, KeepdimNormWhereAndStackedPartsMatchReferences) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    const auto r = random_array<T>({3, 5}, 26);
+    const auto z = random_array<C>({3, 5}, 27);
+    const auto w = random_array<C>({3, 5}, 28);
+    auto ir = graph::input<T>("r");
+    auto iz = graph::input<C>("z");
+    auto iw = graph::input<C>("w");
+    auto zw = iz * iw;
+    auto prog = graph::lower(graph::sum(ir * ir, {-1}, true), graph::where(ir > 0, ir, -ir),
+                             graph::stack(-1, graph::real(zw), graph::imag(zw)));
+    const auto [norm, abs_r, parts] = prog(r, z, w);
+    for (std::size_t i = 0; i < 3; ++i) {
+        double s = 0;
+        for (std::size_t j = 0; j < 5; ++j) s += double(r(i, j)) * double(r(i, j));
+        ASSERT_EQ(norm.dimension(), 2u);
+        EXPECT_EQ(norm.shape()[1], 1u);
+        EXPECT_NEAR(norm(i, 0), s, rtol_of<T>() * 10 * s);
+        for (std::size_t j = 0; j < 5; ++j) {
+            EXPECT_EQ(abs_r(i, j), std::abs(r(i, j)));
+            const std::complex<double> p = std::complex<double>(z(i, j)) * std::complex<double>(w(i, j));
+            EXPECT_NEAR(parts(i, j, 0), p.real(), rtol_of<T>() * 10);
+            EXPECT_NEAR(parts(i, j, 1), p.imag(), rtol_of<T>() * 10);
+        }
+    }
+}
