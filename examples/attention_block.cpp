@@ -4,17 +4,18 @@
 // a reference written with double loops and std::complex for RoPE.
 //
 //   RMSNorm                  graph::tensor_op<"rms_norm">: xtensor code on the whole tensor
-//   q, k, v projections      graph::matmul of real tensors (the table's real GEMM)
+//   q, k, v projections      nn.Linear: graph::matmul(h, graph::t(w)) of real tensors (the table's real GEMM)
 //   RoPE                     Meta's complex form: view_as_complex · freqs_cis, view_as_real
-//   GQA head repeat and      graph::tensor_op nodes ("transpose_heads", "repeat_kv",
-//   the head transposes      "repeat_kv_transposed", "merge_heads"): the table has no real
-//                            transpose / expand, so these shape moves are xtensor code
+//   GQA head repeat          Meta's repeat_kv: x[:, :, :, None, :].expand(…, n_rep, …).reshape(…)
+//   head moves               .transpose(1, 2) of the real heads; keysᵀ by .transpose(2, 3)
 //   scores                   graph::matmul(q, kᵀ) / sqrt(head_dim) + causal mask (one fused loop)
 //   softmax                  graph::tensor_op<"softmax">
-//   attention · v, wo        graph::matmul; the residual add
+//   attention · v, wo        graph::matmul; the heads merged by .transpose(1, 2).reshape(…); the residual add
 //
-// Small shapes: batch 1, seq 8, dim 64, 4 query heads, 2 key/value heads,
-// head_dim 16. Prints explain(); exits non-zero on a mismatch.
+// RMSNorm and softmax stay tensor-level user ops: each is a graph break
+// (explain() shows them between the lowered ops); everything else is a
+// graph op. Small shapes: batch 1, seq 8, dim 64, 4 query heads, 2 key/value
+// heads, head_dim 16. Prints explain(); exits non-zero on a mismatch.
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -27,7 +28,6 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xsort.hpp>
-#include <xtensor/xview.hpp>
 
 #include "realify/graph.hpp"
 
@@ -54,35 +54,26 @@ auto softmax = [](const auto& scores) {
     return xt::xarray<float>(e / xt::expand_dims(sum, last));
 };
 
-// Meta's repeat_kv then .transpose(1, 2): (1, seq, kv_heads, head_dim) -> (1, heads, seq, head_dim),
-// query head h reading key/value head h / n_rep (queries: .transpose(1, 2) alone); keys also .transpose(2, 3) -> (1, heads, head_dim, seq).
-template <bool KeysTransposed>
-auto heads_first(const auto& t) {
-    auto moved = xt::transpose(t, {0, 2, KeysTransposed ? 3 : 1, KeysTransposed ? 1 : 3});
-    const std::size_t rows = moved.shape()[2], cols = moved.shape()[3], repeat = n_heads / moved.shape()[1];
-    xt::xarray<float> r = xt::empty<float>({std::size_t(1), n_heads, rows, cols});
-    for (std::size_t h = 0; h < n_heads; ++h) xt::view(r, 0, h) = xt::view(moved, 0, h / repeat);
-    return r;
+// Meta's repeat_kv: (1, seq, kv_heads, head_dim) -> (1, seq, heads, head_dim),
+// query head h reading key/value head h / n_rep.
+template <class T>
+auto repeat_kv(const T& t) {
+    constexpr auto rep = static_cast<std::ptrdiff_t>(n_rep);
+    auto expanded = graph::expand(graph::unsqueeze(t, 3), {-1, -1, -1, rep, -1});
+    return graph::reshape(expanded, {graph::same(0), graph::same(1), std::ptrdiff_t(n_heads), std::ptrdiff_t(head_dim)});
 }
 
-// output.transpose(1, 2).contiguous().view(bsz, seqlen, -1): (1, heads, seq, head_dim) -> (1, seq, heads · head_dim)
-auto merge_heads = [](const auto& o) {
-    xt::xarray<float> r = xt::transpose(o, {0, 2, 1, 3});
-    r.reshape({std::size_t(1), o.shape()[2], o.shape()[1] * o.shape()[3]});
-    return r;
-};
-
 // The block as a graph: inputs x (1, seq, dim), the norm weight (dim), the
-// projections as (in, out) matrices (nn.Linear's weightᵀ, transposed once when
-// the weights are loaded: the table has no real transpose), freqs_cis
-// (seq, head_dim/2) complex, the causal mask (seq, seq).
+// projections as nn.Linear weights (out, in), freqs_cis (seq, head_dim/2)
+// complex, the causal mask (seq, seq).
 template <class X, class N, class W, class F, class M>
-auto attention_block(const X& x, const N& norm_weight, const W& wq_t, const W& wk_t, const W& wv_t, const W& wo_t,
+auto attention_block(const X& x, const N& norm_weight, const W& wq, const W& wk, const W& wv, const W& wo,
                      const F& freqs_cis, const M& mask) {
+    auto linear = [](const auto& in, const W& weight) { return graph::matmul(in, graph::t(weight)); };
     auto h = graph::tensor_op<"rms_norm", float>(rms_norm, x, norm_weight);
-    auto xq = graph::view(graph::matmul(h, wq_t), {1, graph::same(1), std::ptrdiff_t(n_heads), std::ptrdiff_t(head_dim)});
-    auto xk = graph::view(graph::matmul(h, wk_t), {1, graph::same(1), std::ptrdiff_t(n_kv_heads), std::ptrdiff_t(head_dim)});
-    auto xv = graph::view(graph::matmul(h, wv_t), {1, graph::same(1), std::ptrdiff_t(n_kv_heads), std::ptrdiff_t(head_dim)});
+    auto xq = graph::view(linear(h, wq), {1, graph::same(1), std::ptrdiff_t(n_heads), std::ptrdiff_t(head_dim)});
+    auto xk = graph::view(linear(h, wk), {1, graph::same(1), std::ptrdiff_t(n_kv_heads), std::ptrdiff_t(head_dim)});
+    auto xv = graph::view(linear(h, wv), {1, graph::same(1), std::ptrdiff_t(n_kv_heads), std::ptrdiff_t(head_dim)});
 
     // apply_rotary_emb, Meta's complex form
     const graph::dim_list pairs = {graph::same(0), graph::same(1), graph::same(2), -1, 2};
@@ -90,14 +81,15 @@ auto attention_block(const X& x, const N& norm_weight, const W& wq_t, const W& w
     auto q_rot = graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(xq, pairs)) * freqs), 3);
     auto k_rot = graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * freqs), 3);
 
-    auto q = graph::tensor_op<"transpose_heads", float>([](const auto& t) { return heads_first<false>(t); }, q_rot);
-    auto keys_t = graph::tensor_op<"repeat_kv_transposed", float>([](const auto& t) { return heads_first<true>(t); }, k_rot);
-    auto values = graph::tensor_op<"repeat_kv", float>([](const auto& t) { return heads_first<false>(t); }, xv);
+    auto q = graph::transpose(q_rot, 1, 2);                                     // (1, heads, seq, head_dim)
+    auto keys_t = graph::transpose(graph::transpose(repeat_kv(k_rot), 1, 2), 2, 3);  // (1, heads, head_dim, seq)
+    auto values = graph::transpose(repeat_kv(xv), 1, 2);                        // (1, heads, seq, head_dim)
 
     auto scores = graph::matmul(q, keys_t) * (1.0f / std::sqrt(float(head_dim))) + mask;
     auto attention = graph::tensor_op<"softmax", float>(softmax, scores);
-    auto output = graph::tensor_op<"merge_heads", float>(merge_heads, graph::matmul(attention, values));
-    return x + graph::matmul(output, wo_t);
+    // output.transpose(1, 2).contiguous().view(bsz, seqlen, -1)
+    auto output = graph::reshape(graph::transpose(graph::matmul(attention, values), 1, 2), {1, graph::same(1), -1});
+    return x + linear(output, wo);
 }
 
 // ---- the reference: double loops, std::complex for RoPE --------------------------------
@@ -197,15 +189,13 @@ int main() {
     for (std::size_t i = 0; i < seq; ++i)
         for (std::size_t j = i + 1; j < seq; ++j) mask(i, j) = -std::numeric_limits<float>::infinity();
 
-    // nn.Linear's weights transposed once, at load time
-    const xt::xarray<float> wq_t = xt::transpose(wq), wk_t = xt::transpose(wk), wv_t = xt::transpose(wv), wo_t = xt::transpose(wo);
     // inputs are passed to the program in creation order: one statement each
     auto in_x = graph::input<float>("x");
     auto in_norm = graph::input<float>("attention_norm.weight");
-    auto in_wq = graph::input<float>("wq_t");
-    auto in_wk = graph::input<float>("wk_t");
-    auto in_wv = graph::input<float>("wv_t");
-    auto in_wo = graph::input<float>("wo_t");
+    auto in_wq = graph::input<float>("wq");
+    auto in_wk = graph::input<float>("wk");
+    auto in_wv = graph::input<float>("wv");
+    auto in_wo = graph::input<float>("wo");
     auto in_freqs = graph::input<std::complex<float>>("freqs_cis");
     auto in_mask = graph::input<float>("mask");
     auto block = attention_block(in_x, in_norm, in_wq, in_wk, in_wv, in_wo, in_freqs, in_mask);
@@ -213,7 +203,7 @@ int main() {
     std::cout << graph::explain(program);
 
     const xt::xarray<double> want = reference(x, norm_weight, wq, wk, wv, wo, freqs_cis, mask);
-    const auto got = program(x, norm_weight, wq_t, wk_t, wv_t, wo_t, freqs_cis, mask);
+    const auto got = program(x, norm_weight, wq, wk, wv, wo, freqs_cis, mask);
     double worst = want.size() == got.size() ? 0.0 : INFINITY;
     for (std::size_t i = 0; i < got.size() && i < want.size(); ++i)
         worst = std::max(worst, std::abs(double(got.data()[i]) - want.data()[i]) / (1.0 + std::abs(want.data()[i])));
@@ -223,7 +213,7 @@ int main() {
 
     // out= in place over x, as an inference engine updates its residual stream
     xt::xarray<float> residual = x;
-    program(graph::out(residual), residual, norm_weight, wq_t, wk_t, wv_t, wo_t, freqs_cis, mask);
+    program(graph::out(residual), residual, norm_weight, wq, wk, wv, wo, freqs_cis, mask);
     double worst_in_place = 0;
     for (std::size_t i = 0; i < residual.size(); ++i)
         worst_in_place = std::max(worst_in_place, std::abs(double(residual.data()[i]) - want.data()[i]) / (1.0 + std::abs(want.data()[i])));
