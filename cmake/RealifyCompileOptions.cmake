@@ -1,5 +1,8 @@
 # The compile options realify sets on individual source files, in one place:
 #
+#   REALIFY_ISAS
+#       the instruction sets realify_simd carries kernels for (the option
+#       REALIFY_SIMD_ARCHS: all, native or a list), lowest first;
 #   realify_isa_sources(<target> <isa> <sources>...)
 #       adds kernel translation units built for one instruction set
 #       (sse2, avx2 = AVX2 + FMA3, avx512 = AVX-512F + AVX2 + FMA3) to <target>;
@@ -41,18 +44,68 @@ else()
   message(FATAL_ERROR "realify's compiled kernels currently support x86-64 only (got ${CMAKE_SYSTEM_PROCESSOR})")
 endif()
 
-# The instruction sets the compiler can build, lowest first; sse2 always.
-set(REALIFY_ISAS sse2)
+# The instruction sets the compiler can build, lowest first.
+set(_realify_buildable_isas sse2)
 if(REALIFY_COMPILER_HAS_AVX2)
-  list(APPEND REALIFY_ISAS avx2)
+  list(APPEND _realify_buildable_isas avx2)
 endif()
 if(REALIFY_COMPILER_HAS_AVX512)
-  list(APPEND REALIFY_ISAS avx512)
+  list(APPEND _realify_buildable_isas avx512)
 endif()
 
+# The best instruction set of the machine that configures the build: what
+# the compiler's -march=native enables (it asks the CPU, and the OS for the
+# wider registers' state), among the buildable ones.
+function(_realify_native_isa out)
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -march=native -dM -E -x c++ -
+    INPUT_FILE /dev/null OUTPUT_VARIABLE _macros ERROR_VARIABLE _error RESULT_VARIABLE _result)
+  if(NOT _result EQUAL 0)
+    message(FATAL_ERROR "REALIFY_SIMD_ARCHS=native: ${CMAKE_CXX_COMPILER} -march=native failed (${_error}); "
+                        "name the instruction sets instead, e.g. -DREALIFY_SIMD_ARCHS=sse2;avx2")
+  endif()
+  set(_isa sse2)
+  if(_macros MATCHES "#define __AVX2__ " AND _macros MATCHES "#define __FMA__ " AND "avx2" IN_LIST _realify_buildable_isas)
+    set(_isa avx2)
+    if(_macros MATCHES "#define __AVX512F__ " AND "avx512" IN_LIST _realify_buildable_isas)
+      set(_isa avx512)
+    endif()
+  endif()
+  set(${out} ${_isa} PARENT_SCOPE)
+endfunction()
+
+# REALIFY_ISAS: the instruction sets realify_simd carries kernel tables for,
+# lowest first (REALIFY_SIMD_ARCHS: all, native, or a list). Whatever the
+# choice, the baseline units (scalar.cpp, the engine) are built for plain
+# x86-64: any subset works, and a CPU with none of the chosen sets gets a
+# realify::error at the first kernel call, not an illegal instruction.
+if(NOT DEFINED REALIFY_SIMD_ARCHS OR REALIFY_SIMD_ARCHS STREQUAL "" OR REALIFY_SIMD_ARCHS STREQUAL "all")
+  set(REALIFY_ISAS ${_realify_buildable_isas})
+elseif(REALIFY_SIMD_ARCHS STREQUAL "native")
+  _realify_native_isa(REALIFY_ISAS)
+else()
+  set(REALIFY_ISAS)
+  foreach(_isa sse2 avx2 avx512)  # lowest first, whatever the order asked
+    if(_isa IN_LIST REALIFY_SIMD_ARCHS)
+      list(APPEND REALIFY_ISAS ${_isa})
+    endif()
+  endforeach()
+  foreach(_isa IN LISTS REALIFY_SIMD_ARCHS)
+    if(NOT _isa MATCHES "^(sse2|avx2|avx512)$")
+      message(FATAL_ERROR "REALIFY_SIMD_ARCHS=${REALIFY_SIMD_ARCHS}: '${_isa}' is not one of all, native, sse2, avx2, avx512")
+    elseif(NOT _isa IN_LIST _realify_buildable_isas)
+      message(FATAL_ERROR "REALIFY_SIMD_ARCHS=${REALIFY_SIMD_ARCHS}: ${CMAKE_CXX_COMPILER} cannot build ${_isa} "
+                          "(it builds: ${_realify_buildable_isas})")
+    endif()
+  endforeach()
+endif()
+if(NOT REALIFY_ISAS)
+  message(FATAL_ERROR "REALIFY_SIMD_ARCHS=${REALIFY_SIMD_ARCHS} names no instruction set")
+endif()
+message(STATUS "realify: realify_simd carries kernels for ${REALIFY_ISAS} (REALIFY_SIMD_ARCHS=${REALIFY_SIMD_ARCHS})")
+
 function(realify_isa_sources target isa)
-  if(NOT isa IN_LIST REALIFY_ISAS)
-    message(FATAL_ERROR "realify_isa_sources: ${isa} is not one of the buildable instruction sets (${REALIFY_ISAS})")
+  if(NOT isa IN_LIST _realify_buildable_isas)
+    message(FATAL_ERROR "realify_isa_sources: ${isa} is not one of the buildable instruction sets (${_realify_buildable_isas})")
   endif()
   set(_options ${_realify_isa_${isa}})
   if(REALIFY_COMPILER_HAS_ISA_COMMON)

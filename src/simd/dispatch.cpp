@@ -24,9 +24,17 @@
 namespace realify::simd {
 namespace {
 
+// The levels realify_simd carries kernel tables for (REALIFY_SIMD_ARCHS in
+// CMake: all of them, the building machine's best, or a list): any non-empty
+// subset, the baseline included or not.
 constexpr bool compiled_in(arch a) noexcept {
     switch (a) {
-        case arch::sse2: return true;
+        case arch::sse2:
+#ifdef REALIFY_SIMD_HAVE_SSE2
+            return true;
+#else
+            return false;
+#endif
         case arch::avx2:
 #ifdef REALIFY_SIMD_HAVE_AVX2
             return true;
@@ -43,6 +51,8 @@ constexpr bool compiled_in(arch a) noexcept {
     return false;
 }
 
+constexpr arch all_levels[] = {arch::sse2, arch::avx2, arch::avx512};
+
 // __builtin_cpu_supports also checks that the OS saves the wider registers
 // (XGETBV), which xsimd 8.1's cpuid probe does not.
 bool cpu_has(arch a) noexcept {
@@ -56,28 +66,46 @@ bool cpu_has(arch a) noexcept {
     return false;
 }
 
-std::string supported_list() {
+/// The levels for which `keep` holds, comma-separated.
+template <class Keep>
+std::string level_list(Keep keep) {
     std::string names;
-    for (arch a : {arch::sse2, arch::avx2, arch::avx512}) {
-        if (!is_supported(a)) continue;
+    for (arch a : all_levels) {
+        if (!keep(a)) continue;
         if (!names.empty()) names += ", ";
         names += arch_name(a);
     }
-    return names;
+    return names.empty() ? "none" : names;
+}
+
+std::string supported_list() { return level_list([](arch a) { return is_supported(a); }); }
+
+/// Why `a` cannot run here: not built into realify_simd, or not on this CPU.
+std::string unsupported(arch a) {
+    if (!compiled_in(a))
+        return std::string(arch_name(a)) + " is not built into realify_simd (built: " +
+               level_list(compiled_in) + "; see the CMake option REALIFY_SIMD_ARCHS)";
+    return std::string(arch_name(a)) + " is not supported on this machine (supported: " + supported_list() + ")";
 }
 
 // REALIFY_SIMD_ARCH if set, else the best level; read once.
 arch environment_or_best() {
     static const arch chosen = [] {
         const char* value = std::getenv("REALIFY_SIMD_ARCH");
-        if (value == nullptr || *value == '\0') return best_supported_arch();
+        if (value == nullptr || *value == '\0') {
+            const arch best = best_supported_arch();
+            if (!is_supported(best))
+                throw error("realify::simd: this CPU supports none of the instruction sets realify_simd was built for (" +
+                            level_list(compiled_in) +
+                            "); build realify with the CMake option REALIFY_SIMD_ARCHS=all (or native on this machine)");
+            return best;
+        }
         const auto parsed = parse_arch(value);
         if (!parsed)
             throw error(std::string("realify::simd: REALIFY_SIMD_ARCH=") + value +
                         " is not one of sse2, avx2, avx512");
         if (!is_supported(*parsed))
-            throw error(std::string("realify::simd: REALIFY_SIMD_ARCH=") + value +
-                        " is not supported on this machine (supported: " + supported_list() + ")");
+            throw error(std::string("realify::simd: REALIFY_SIMD_ARCH=") + value + ": " + unsupported(*parsed));
         return *parsed;
     }();
     return chosen;
@@ -118,6 +146,7 @@ forcing& writers() {
     return state;
 }
 
+/// The table of a compiled level (every caller has checked is_supported).
 const detail::kernel_table& table_for(arch a) noexcept {
     switch (a) {
 #ifdef REALIFY_SIMD_HAVE_AVX512
@@ -126,8 +155,19 @@ const detail::kernel_table& table_for(arch a) noexcept {
 #ifdef REALIFY_SIMD_HAVE_AVX2
         case arch::avx2: return detail::avx2_kernels();
 #endif
-        default: return detail::sse2_kernels();
+#ifdef REALIFY_SIMD_HAVE_SSE2
+        case arch::sse2: return detail::sse2_kernels();
+#endif
+        default: break;
     }
+    // not reached: the lowest level built
+#ifdef REALIFY_SIMD_HAVE_SSE2
+    return detail::sse2_kernels();
+#elif defined(REALIFY_SIMD_HAVE_AVX2)
+    return detail::avx2_kernels();
+#else
+    return detail::avx512_kernels();
+#endif
 }
 
 template <class T>
@@ -222,8 +262,10 @@ void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std
 bool is_supported(arch a) noexcept { return compiled_in(a) && cpu_has(a); }
 
 arch best_supported_arch() noexcept {
-    for (arch a : {arch::avx512, arch::avx2})
+    for (arch a : {arch::avx512, arch::avx2, arch::sse2})
         if (is_supported(a)) return a;
+    for (arch a : all_levels)  // none runs here: the lowest built (active_arch_id() throws)
+        if (compiled_in(a)) return a;
     return arch::sse2;
 }
 
@@ -239,18 +281,14 @@ const kernel_table& active_table() { return table_for(active_arch_id()); }
 std::string_view active_arch() { return arch_name(active_arch_id()); }
 
 void force_arch(arch a) {
-    if (!is_supported(a))
-        throw error(std::string("realify::simd::force_arch: ") + std::string(arch_name(a)) +
-                    " is not supported on this machine (supported: " + supported_list() + ")");
+    if (!is_supported(a)) throw error("realify::simd::force_arch: " + unsupported(a));
     writers().set(static_cast<int>(a));
 }
 
 void reset_arch() noexcept { writers().set(-1); }
 
 scoped_arch::scoped_arch(arch a) {
-    if (!is_supported(a))
-        throw error(std::string("realify::simd::scoped_arch: ") + std::string(arch_name(a)) +
-                    " is not supported on this machine (supported: " + supported_list() + ")");
+    if (!is_supported(a)) throw error("realify::simd::scoped_arch: " + unsupported(a));
     forcing& state = writers();
     const std::lock_guard lock(state.mutex);
     token_ = state.next_token++;

@@ -5,6 +5,15 @@
 
 #include <realify/realify.hpp>
 
+#ifdef CONSUMER_OWN_TARGETS
+// The add_subdirectory consumer links its own targets named realify_simd and
+// realify (next to realify::realify): both must be the project's.
+int consumer_own_library();
+#if CONSUMER_OWN_REALIFY_TARGET != 1
+#error "the project's own target realify did not reach this program"
+#endif
+#endif
+
 int main() {
     xt::xtensor<std::complex<float>, 2> x = xt::zeros<std::complex<float>>({3, 4});
     auto real = realify::view_as_real(x);
@@ -13,5 +22,8 @@ int main() {
     const bool wrote_through = x(1, 2) == std::complex<float>(0.0f, 5.0f);
     std::printf("realify %d.%d.%d: shares memory %d, writes through %d\n", realify::version_major,
                 realify::version_minor, realify::version_patch, shares_memory, wrote_through);
+#ifdef CONSUMER_OWN_TARGETS
+    if (consumer_own_library() != 42) return 1;
+#endif
     return shares_memory && wrote_through ? 0 : 1;
 }

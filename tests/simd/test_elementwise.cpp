@@ -28,6 +28,7 @@
 #include "realify/errors.hpp"
 #include "realify/kernels.hpp"
 #include "realify/simd.hpp"
+#include "../support/arch_levels.hpp"
 
 namespace rs = realify::simd;
 namespace rk = realify::kernel;
@@ -1078,9 +1079,10 @@ TEST(SimdArchThreads, OverlappingScopesInTwoThreadsDoNotLeakTheirLevel) {
     // Thread 1 forces sse2, thread 2 then forces another level, thread 1's
     // scope ends first: once both have ended nothing is forced any more.
     const rs::arch before = rs::active_arch_id();
-    const rs::arch other = rs::is_supported(rs::arch::avx2) ? rs::arch::avx2 : rs::arch::sse2;
+    const rs::arch lowest = realify::test::lowest_supported_level();
+    const rs::arch other = rs::is_supported(rs::arch::avx2) ? rs::arch::avx2 : lowest;
     std::optional<rs::scoped_arch> first, second;
-    std::thread([&] { first.emplace(rs::arch::sse2); }).join();
+    std::thread([&] { first.emplace(lowest); }).join();
     std::thread([&] { second.emplace(other); }).join();
     EXPECT_EQ(rs::active_arch_id(), other);
     std::thread([&] { first.reset(); }).join();
@@ -1091,18 +1093,19 @@ TEST(SimdArchThreads, OverlappingScopesInTwoThreadsDoNotLeakTheirLevel) {
 
 TEST(SimdArchThreads, NestedScopesAndForcingInsideAScope) {
     const rs::arch before = rs::active_arch_id();
+    const rs::arch lowest = realify::test::lowest_supported_level();
     {
-        const rs::scoped_arch outer(rs::arch::sse2);
-        EXPECT_EQ(rs::active_arch_id(), rs::arch::sse2);
+        const rs::scoped_arch outer(lowest);
+        EXPECT_EQ(rs::active_arch_id(), lowest);
         if (rs::is_supported(rs::arch::avx2)) {
             rs::force_arch(rs::arch::avx2);  // changes the live scope's level
             EXPECT_EQ(rs::active_arch_id(), rs::arch::avx2);
         }
         {
-            const rs::scoped_arch inner(rs::arch::sse2);
-            EXPECT_EQ(rs::active_arch_id(), rs::arch::sse2);
+            const rs::scoped_arch inner(lowest);
+            EXPECT_EQ(rs::active_arch_id(), lowest);
         }
-        EXPECT_EQ(rs::active_arch_id(), rs::is_supported(rs::arch::avx2) ? rs::arch::avx2 : rs::arch::sse2);
+        EXPECT_EQ(rs::active_arch_id(), rs::is_supported(rs::arch::avx2) ? rs::arch::avx2 : lowest);
     }
     EXPECT_EQ(rs::active_arch_id(), before);
 }
@@ -1116,7 +1119,7 @@ TEST(SimdArchThreads, KernelsRunWhileScopesComeAndGo) {
         threads.emplace_back([&, t] {
             std::vector<double> out(2 * 4099);
             for (int rep = 0; rep < 20; ++rep) {
-                const rs::scoped_arch forced(rep % 2 ? rs::arch::sse2 : rs::best_supported_arch());
+                const rs::scoped_arch forced(rep % 2 ? realify::test::lowest_supported_level() : rs::best_supported_arch());
                 rs::unary_kernel_for<double>(elementwise_op::exp, C)(x.data(), out.data(), 4099, nullptr, false);
                 for (std::size_t i = 0; i < 4099; i += 97) {
                     const auto want = rk::element<realify::op::exp>{}(rk::cpair<double>{x[2 * i], x[2 * i + 1]});

@@ -1,7 +1,9 @@
 // Which instruction set the realify::simd kernels run on, and how to force a
-// lower one. The kernels for every x86-64 level live in the compiled
+// lower one. The kernels of each x86-64 level live in the compiled
 // realify_simd library (one translation unit per instruction set, each built
-// with its own -m flags); the best one the CPU supports is picked on first use.
+// with its own -m flags) — every level by default, or those the CMake option
+// REALIFY_SIMD_ARCHS names (native: the building machine's best only); the
+// best one the CPU supports is picked on first use.
 // This header is cheap: it does not include xsimd.
 #pragma once
 
@@ -38,13 +40,17 @@ constexpr std::optional<arch> parse_arch(std::string_view name) noexcept {
 /// (and OS) can run them.
 bool is_supported(arch a) noexcept;
 
-/// The best supported level, ignoring REALIFY_SIMD_ARCH and force_arch.
+/// The best supported level, ignoring REALIFY_SIMD_ARCH and force_arch. If the
+/// CPU supports none of the levels realify_simd was built with (a native build
+/// moved to an older machine), the lowest level built, which is_supported()
+/// denies: then active_arch_id(), and so every kernel call, throws
+/// realify::error saying so.
 arch best_supported_arch() noexcept;
 
 /// The level the kernels use now: force_arch() if set, else the environment
 /// variable REALIFY_SIMD_ARCH=sse2|avx2|avx512 (read once, on first use), else
 /// best_supported_arch(). Throws realify::error if REALIFY_SIMD_ARCH names an
-/// unknown or unsupported level.
+/// unknown or unsupported level, or if no level built runs on this CPU.
 arch active_arch_id();
 
 /// arch_name(active_arch_id()): the name of the level in use, e.g. "avx2".
