@@ -46,6 +46,9 @@ auto r = realify::abs(c);                              // real-output op: xt::xt
 realify::mul(x, y, realify::out(c));                   // into c: no allocation
 auto a = realify::complex_layout_of(x);                // or: a zero-copy (…,2) view, marked complex
 auto l = realify::exp(a);                              // owning complex_layout<xt::xtensor<float, 3>>
+std::vector<std::complex<float>> v = {{1, 2}, {3, 4}};  // plain containers: 1-D tensors
+auto e = realify::exp(v);                              // xt::xtensor<std::complex<float>, 1>
+realify::mul(v, v, realify::out(v));                   // in place, into the vector
 ```
 
 - Operands mix freely: complex tensors — `xt::xtensor`, `xt::xarray`, `xt::adapt`ed buffers and
@@ -54,6 +57,11 @@ auto l = realify::exp(a);                              // owning complex_layout<
   xtensor expressions (never complex, whatever their shape: a real `(n, 2)` tensor is a real
   tensor), `std::complex` numbers and C++ numbers. Any memory layout is read in place (offsets,
   strides, transposed, column-major, negative strides); a lazy expression is evaluated once.
+- A `std::vector` or `std::span` of `float`, `double` or `std::complex<float|double>` is the 1-D
+  tensor it holds, read (and, as out=, written) in place through an adaptor of its memory; the
+  allocating form returns an `xt::xtensor`. Any other container (`std::list`, `std::array`, a
+  vector of `int`, a pointer) is one `static_assert` naming its type, and saying to adapt its
+  memory with `xt::adapt(pointer, size, xt::no_ownership(), shape)` (`<xtensor/xadapt.hpp>`).
   Broadcasting is NumPy's, over elements (a real tensor never spreads over the `[re, im]` axis);
   a mismatch throws `realify::shape_error` naming the op and the shapes.
 - The component type follows PyTorch's promotion (`realify/ops/promotion.hpp`): complex64
@@ -82,8 +90,8 @@ argument — after every other argument, defaults spelled out: `realify::exp(a, 
 `realify::add(a, b, alpha, realify::out(c))`, `realify::permute(a, {1, 0}, realify::out(c))`,
 `realify::sum(a, {0}, false, realify::out(c))` — writes the result into the buffer and returns
 it (by reference for an lvalue buffer). The buffer is a `complex_layout`, an xtensor container,
-adaptor or strided view of `std::complex<T>`, or a real tensor for real-output ops. Before
-anything is written:
+adaptor or strided view of `std::complex<T>`, or a real tensor for real-output ops, or a
+`std::vector` / `std::span` of either element type (a 1-D buffer). Before anything is written:
 
 - its element type is checked at compile time (one `static_assert`): a complex result needs a
   complex buffer, a real one a real buffer, either precision (PyTorch's can_cast);

@@ -13,6 +13,7 @@
 #include <limits>
 #include <numbers>
 #include <stdexcept>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -868,6 +869,158 @@ TEST(EagerOut, ExactlyAnInputRunsInPlacePartialOverlapIsRefused) {
     (void)rows;
 }
 
+// ---- the out= contract on buffers that cannot simply take the result -----------------------------
+
+/// Values equal within `rtol` of the largest magnitude (NaN where NaN).
+template <class A, class B>
+::testing::AssertionResult near_values(const A& got, const B& want, double rtol) {
+    if (!std::equal(got.shape().begin(), got.shape().end(), want.shape().begin(), want.shape().end()))
+        return ::testing::AssertionFailure() << "shape " << realify::detail::format_sequence(got.shape()) << " instead of "
+                                             << realify::detail::format_sequence(want.shape());
+    double scale = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) scale = std::max(scale, double(std::abs(want.flat(i))));
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const auto g = std::complex<double>(got.flat(i)), w = std::complex<double>(want.flat(i));
+        if (std::abs(g - w) > rtol * scale) return ::testing::AssertionFailure() << "element " << i << ": " << g << " vs " << w;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+/// `run()` writes into a buffer that shares memory with an operand: either
+/// the buffer then holds `want`, or the call throws layout_error before
+/// anything in `storage` changed. Never a wrong result.
+template <class Storage, class Buffer, class Want, class Run>
+void correct_or_refused(const std::string& what, Storage& storage, Buffer& buffer, const Want& want, Run&& run) {
+    SCOPED_TRACE(what);
+    const Storage before = storage;
+    try {
+        run();
+    } catch (const realify::layout_error& e) {
+        EXPECT_EQ(storage, before) << "written before the refusal: " << e.what();
+        return;
+    }
+    EXPECT_TRUE(near_values(xt::xarray<typename Buffer::value_type>(buffer), want, 1e-13));
+}
+
+TEST(EagerOut, ContractWrongShapePrecisionAndStrideZeroBuffers) {
+    const operands o;
+    // wrong shape: a shape_error naming the op and both shapes, nothing written
+    xt::xtensor<C, 2> wide = xt::xtensor<C, 2>::from_shape({3, 5});
+    wide.fill(C(-7, -7));
+    const std::string message = error_message<realify::shape_error>([&] { realify::exp(o.x, realify::out(wide)); });
+    EXPECT_NE(message.find("exp"), std::string::npos) << message;
+    EXPECT_NE(message.find(realify::detail::format_sequence(std::vector<std::size_t>{3, 5})), std::string::npos) << message;
+    EXPECT_NE(message.find(realify::detail::format_sequence(std::vector<std::size_t>{3, 4})), std::string::npos) << message;
+    EXPECT_TRUE(xt::all(xt::equal(wide, C(-7, -7))));
+    xt::xtensor<C, 1> flat = xt::xtensor<C, 1>::from_shape({12});
+    EXPECT_THROW(realify::mul(o.x, o.y, realify::out(flat)), realify::shape_error);  // same size, other shape
+    EXPECT_THROW(realify::mm(o.x, xt::xtensor<C, 2>(xt::transpose(o.y)), realify::out(wide)), realify::shape_error);
+    // the other precision (PyTorch's can_cast: either precision of the same kind): the result
+    // computed in the operands' precision, rounded once into the buffer
+    using CF = std::complex<float>;
+    xt::xtensor<CF, 2> single = xt::xtensor<CF, 2>::from_shape({3, 4});
+    realify::exp(o.x, realify::out(single));
+    const xt::xtensor<C, 2> exact = realify::exp(o.x);
+    for (std::size_t i = 0; i < exact.size(); ++i) EXPECT_EQ(single.flat(i), CF(exact.flat(i))) << i;
+    const xt::xtensor<CF, 2> xf = xt::cast<CF>(o.x);
+    xt::xtensor<C, 2> widened = xt::xtensor<C, 2>::from_shape({3, 4});
+    realify::mul(xf, xf, realify::out(widened));
+    const xt::xtensor<CF, 2> product_f = realify::mul(xf, xf);
+    for (std::size_t i = 0; i < widened.size(); ++i) EXPECT_EQ(widened.flat(i), C(product_f.flat(i))) << i;
+    xt::xtensor<float, 2> magnitudes = xt::xtensor<float, 2>::from_shape({3, 4});
+    realify::abs(o.x, realify::out(magnitudes));
+    const xt::xtensor<double, 2> exact_abs = realify::abs(o.x);
+    for (std::size_t i = 0; i < magnitudes.size(); ++i) EXPECT_EQ(magnitudes.flat(i), float(exact_abs.flat(i))) << i;
+    xt::xtensor<CF, 2> summed = xt::xtensor<CF, 2>::from_shape({1, 4});
+    realify::sum(o.x, {0}, true, realify::out(summed));
+    EXPECT_TRUE(near_values(summed, xt::xtensor<C, 2>(realify::sum(o.x, {0}, true)), 1e-6));
+    // a stride-0 buffer (every row the same memory): a layout_error, for every kind of op
+    xt::xtensor<C, 1> row = xt::xtensor<C, 1>::from_shape({4});
+    row.fill(C(-7, -7));
+    auto broadcast_rows = xt::strided_view(row, std::vector<std::size_t>{3, 4}, std::vector<std::ptrdiff_t>{0, 1}, 0,
+                                           xt::layout_type::dynamic);
+    xt::xtensor<double, 1> real_row = xt::xtensor<double, 1>::from_shape({4});
+    real_row.fill(-7);
+    auto stride_zero = [&](const char* what, auto&& run) {
+        const std::string m = error_message<realify::layout_error>(run);
+        EXPECT_NE(m.find("stride 0"), std::string::npos) << what << ": " << m;
+        EXPECT_TRUE(xt::all(xt::equal(row, C(-7, -7)))) << what;
+        EXPECT_TRUE(xt::all(xt::equal(real_row, -7.0))) << what;
+    };
+    stride_zero("exp", [&] { realify::exp(o.x, realify::out(broadcast_rows)); });
+    stride_zero("mul", [&] { realify::mul(o.x, o.row, realify::out(broadcast_rows)); });
+    stride_zero("flip", [&] { realify::flip(o.x, {0}, realify::out(broadcast_rows)); });
+    stride_zero("cumsum", [&] { realify::cumsum(o.x, 0, realify::out(broadcast_rows)); });
+    stride_zero("mm", [&] { realify::mm(o.x, xt::xtensor<C, 2>(xt::eye<C>(4)), realify::out(broadcast_rows)); });
+    auto real_broadcast = xt::strided_view(real_row, std::vector<std::size_t>{3, 4}, std::vector<std::ptrdiff_t>{0, 1}, 0,
+                                           xt::layout_type::dynamic);
+    stride_zero("abs", [&] { realify::abs(o.x, realify::out(real_broadcast)); });
+}
+
+// out= a view of an operand's own memory in another order (flipped,
+// transposed), or the real / imaginary parts of a complex operand: each
+// element of the result may land where another element is still to be
+// read. Every op either gives the right values or refuses with a
+// layout_error before writing — never a result computed from half-overwritten input.
+TEST(EagerOut, ContractBuffersThatAliasAnOperandInAnotherOrder) {
+    const operands o;
+    xt::xtensor<C, 2> square = xt::xtensor<C, 2>::from_shape({4, 4});
+    for (std::size_t i = 0; i < square.size(); ++i) square.flat(i) = C(0.25 * double(i) - 1.5, 0.5 - 0.0625 * double(i));
+    const xt::xtensor<C, 2> original = square;
+    const xt::xtensor<C, 2> other = xt::transpose(original);
+    auto reset = [&] { square = original; };
+    auto flipped = xt::flip(square, 0);
+    auto transposed = xt::transpose(square);
+    auto check = [&](const std::string& what, auto& buffer, const auto& want, auto&& run) {
+        reset();
+        correct_or_refused(what, square, buffer, want, run);
+    };
+    check("exp into flip(x)", flipped, realify::exp(original), [&] { realify::exp(square, realify::out(flipped)); });
+    check("exp into x^T", transposed, realify::exp(original), [&] { realify::exp(square, realify::out(transposed)); });
+    check("mul into flip(x)", flipped, realify::mul(original, other),
+          [&] { realify::mul(square, other, realify::out(flipped)); });
+    check("add into x^T (second operand)", transposed, realify::add(other, original),
+          [&] { realify::add(other, square, realify::out(transposed)); });
+    check("neg into x^T", transposed, realify::neg(original), [&] { realify::neg(square, realify::out(transposed)); });
+    check("flip into flip(x)", flipped, realify::flip(original, {1}),
+          [&] { realify::flip(square, {1}, realify::out(flipped)); });
+    check("permute into x^T", transposed, realify::permute(original, {1, 0}),
+          [&] { realify::permute(square, {1, 0}, realify::out(transposed)); });
+    check("cumsum into flip(x)", flipped, realify::cumsum(original, 0),
+          [&] { realify::cumsum(square, 0, realify::out(flipped)); });
+    check("cumsum into x^T", transposed, realify::cumsum(original, 1),
+          [&] { realify::cumsum(square, 1, realify::out(transposed)); });
+    check("mm into x^T", transposed, realify::mm(original, other),
+          [&] { realify::mm(square, other, realify::out(transposed)); });
+    check("mm into flip(x)", flipped, realify::mm(other, original),
+          [&] { realify::mm(other, square, realify::out(flipped)); });
+    check("where into flip(x)", flipped, realify::where(xt::xtensor<bool, 2>({{true}, {false}, {true}, {false}}), original, other),
+          [&] { realify::where(xt::xtensor<bool, 2>({{true}, {false}, {true}, {false}}), square, other, realify::out(flipped)); });
+    auto rows_flipped = xt::view(square, xt::range(3, -5, -1), xt::all());
+    check("exp into a reversed slice of x", rows_flipped, realify::exp(original),
+          [&] { realify::exp(square, realify::out(rows_flipped)); });
+    // the real and imaginary parts of a complex operand as the buffer of a real result
+    auto pairs = realify::view_as_real(square);
+    auto re = xt::view(pairs, xt::all(), xt::all(), 0);
+    auto im = xt::view(pairs, xt::all(), xt::all(), 1);
+    check("abs into real(x)", re, realify::abs(original), [&] { realify::abs(square, realify::out(re)); });
+    check("abs into imag(x)", im, realify::abs(original), [&] { realify::abs(square, realify::out(im)); });
+    check("imag into real(x)", re, realify::imag(original), [&] { realify::imag(square, realify::out(re)); });
+    check("real into imag(x)", im, realify::real(original), [&] { realify::real(square, realify::out(im)); });
+    check("angle into real(x)", re, realify::angle(original), [&] { realify::angle(square, realify::out(re)); });
+    check("real into real(x)", re, realify::real(original), [&] { realify::real(square, realify::out(re)); });
+    auto first_row = xt::view(re, xt::range(0, 1), xt::all());
+    const xt::xtensor<double, 2> column_sums = xt::sum(xt::real(original), {0}, xt::keep_dims);
+    check("sum of real(x) into its first row", first_row, column_sums,
+          [&] { realify::sum(re, {0}, true, realify::out(first_row)); });
+    // a real operand whose reversed self is the buffer
+    xt::xtensor<double, 1> line = {1, -2, 3, -4, 5, -6, 7};
+    const xt::xtensor<double, 1> line_before = line;
+    auto line_flipped = xt::flip(line, 0);
+    correct_or_refused("real exp into flip(r)", line, line_flipped, realify::exp(line_before),
+                       [&] { realify::exp(line, realify::out(line_flipped)); });
+}
+
 // ---- plain std::complex containers as operands and results --------------------------------------
 
 TEST(EagerContainers, StdComplexContainersAdaptorsAndViewsAreOperands) {
@@ -917,6 +1070,82 @@ TEST(EagerContainers, StdComplexContainersAdaptorsAndViewsAreOperands) {
     EXPECT_TRUE(same_values(xt::xarray<C>(strided), want));
     // a lazy expression cannot be a buffer (a static_assert), a complex buffer
     // cannot take a real result (a static_assert): see tests/ops/test_dispatch.cpp
+}
+
+// std::vector and std::span are 1-D tensors: read and written in place
+// (through adaptors of their memory), the allocating form an xt::xtensor.
+TEST(EagerContainers, StdVectorAndSpanAreOperandsAndBuffers) {
+    using F = std::complex<float>;
+    const std::vector<F> v = {{1, 2}, {-0.5f, 0.25f}, {3, -4}, {0, 0}, {-2, 1.5f}};
+    const std::vector<F> w = {{0.5f, -1}, {2, 2}, {-1, 0}, {1, 1}, {0.25f, 4}};
+    const xt::xtensor<F, 1> xv = xt::adapt(v, {v.size()});
+    const xt::xtensor<F, 1> xw = xt::adapt(w, {w.size()});
+    const auto product = realify::mul(v, w);
+    static_assert(std::is_same_v<decltype(product), const xt::xtensor<F, 1>>);
+    EXPECT_TRUE(same_values(product, realify::mul(xv, xw)));
+    const auto e = realify::exp(v);
+    static_assert(std::is_same_v<decltype(e), const xt::xtensor<F, 1>>);
+    EXPECT_TRUE(same_values(e, realify::exp(xv)));
+    // spans (of const elements too), a vector and a tensor, real vectors, numbers
+    const std::span<const F> sv(v);
+    EXPECT_TRUE(same_values(realify::add(sv, std::span(w), 2.0f), realify::add(xv, xw, 2.0f)));
+    EXPECT_TRUE(same_values(realify::sub(xv, w), realify::sub(xv, xw)));
+    const std::vector<double> r = {0.5, -1, 2, 0, 1e300};
+    const xt::xtensor<double, 1> xr = xt::adapt(r, {r.size()});
+    const auto scaled = realify::mul(v, r);
+    static_assert(std::is_same_v<decltype(scaled), const xt::xtensor<std::complex<double>, 1>>);
+    EXPECT_TRUE(same_values(scaled, realify::mul(xv, xr)));
+    const auto real_sum = realify::add(r, 1.0);
+    static_assert(std::is_same_v<decltype(real_sum), const xt::xtensor<double, 1>>);
+    EXPECT_TRUE(same_values(real_sum, realify::add(xr, 1.0)));
+    EXPECT_TRUE(same_values(realify::mul(v, 2.0f), realify::mul(xv, 2.0f)));
+    EXPECT_TRUE(same_values(realify::pow(v, 2.0), realify::pow(xv, 2.0)));
+    EXPECT_TRUE(same_values(realify::abs(v), realify::abs(xv)));
+    // shape ops, reductions, products, casts
+    EXPECT_TRUE(same_values(realify::reshape(v, {1, -1}), realify::reshape(xv, {1, -1})));
+    EXPECT_TRUE(same_values(realify::flip(v, {0}), realify::flip(xv, {0})));
+    EXPECT_TRUE(same_values(realify::sum(v), realify::sum(xv)));
+    EXPECT_TRUE(same_values(realify::cumsum(v, 0), realify::cumsum(xv, 0)));
+    EXPECT_TRUE(same_values(realify::cat(std::vector{v, w}, 0), realify::cat(std::vector{xv, xw}, 0)));
+    EXPECT_TRUE(same_values(realify::dot(v, w), realify::dot(xv, xw)));
+    const xt::xtensor<F, 2> m = xt::reshape_view(realify::cat(std::vector{xv, xw}, 0), {2, 5});
+    EXPECT_TRUE(same_values(realify::mv(m, v), realify::mv(m, xv)));
+    EXPECT_TRUE(same_values(realify::to<std::complex<double>>(r), realify::to<std::complex<double>>(xr)));
+    // out=: a vector or a span of the right size, written in place and returned
+    std::vector<F> target(v.size(), F(-7, -7));
+    decltype(auto) returned = realify::mul(v, w, realify::out(target));
+    static_assert(std::is_same_v<decltype(returned), std::vector<F>&>);
+    EXPECT_EQ(&returned, &target);
+    EXPECT_TRUE(same_values(xt::xtensor<F, 1>(xt::adapt(target, {target.size()})), product));
+    std::vector<F> storage(v.size() + 2, F(-7, -7));
+    const std::span<F> middle(storage.data() + 1, v.size());
+    const auto into_span = realify::exp(v, realify::out(middle));
+    EXPECT_EQ(into_span.data(), middle.data());
+    EXPECT_TRUE(same_values(xt::xtensor<F, 1>(xt::adapt(middle.data(), middle.size(), xt::no_ownership())), e));
+    EXPECT_EQ(storage.front(), F(-7, -7));  // nothing written outside the span
+    EXPECT_EQ(storage.back(), F(-7, -7));
+    std::vector<double> magnitudes(v.size());
+    realify::abs(v, realify::out(magnitudes));
+    EXPECT_TRUE(same_values(xt::xtensor<double, 1>(xt::adapt(magnitudes, {magnitudes.size()})),
+                            xt::xtensor<double, 1>(realify::abs(xv))));
+    std::vector<std::complex<double>> widened(r.size());
+    realify::to<std::complex<double>>(r, realify::out(widened));
+    EXPECT_EQ(widened[1], std::complex<double>(-1, 0));
+    std::vector<F> total(1);
+    realify::sum(v, {0}, true, realify::out(total));
+    EXPECT_TRUE(close(total[0], realify::sum(xv)()));
+    // in place into the operand itself; a buffer of another size is a shape_error naming both shapes
+    std::vector<F> z = v;
+    realify::exp(z, realify::out(z));
+    EXPECT_TRUE(same_values(xt::xtensor<F, 1>(xt::adapt(z, {z.size()})), e));
+    std::vector<F> short_buffer(v.size() - 1, F(-7, -7));
+    const std::string message = error_message<realify::shape_error>([&] { realify::mul(v, w, realify::out(short_buffer)); });
+    EXPECT_NE(message.find(realify::detail::format_sequence(std::vector<std::size_t>{4})), std::string::npos) << message;
+    EXPECT_NE(message.find(realify::detail::format_sequence(std::vector<std::size_t>{5})), std::string::npos) << message;
+    EXPECT_EQ(short_buffer, std::vector<F>(v.size() - 1, F(-7, -7)));
+    // empty vectors are empty tensors
+    const std::vector<F> none;
+    EXPECT_EQ(realify::exp(none).size(), 0u);
 }
 
 TEST(EagerContainers, OperandsOfOtherComponentTypesAreConvertedPerBlock) {

@@ -57,8 +57,10 @@
 #include <utility>
 
 #include "realify/dispatch/into.hpp"
+#include "realify/dispatch/results.hpp"
 #include "realify/ops/op_kind.hpp"
 #include "realify/ops/out.hpp"
+#include "realify/ops/plain_container.hpp"
 #include "realify/ops/tags.hpp"
 
 namespace realify::dispatch {
@@ -224,35 +226,84 @@ template <class Tag, class... A>
 using selected_lowering_t = typename detail::at_impl<candidates_t<Tag>>::template type<
     detail::first_accepted<candidates_t<Tag>, std::remove_cvref_t<A>...>::index>;
 
+// The one error of a call no lowering accepts; the note after it shows
+// has_lowering_v<realify::op::NAME, the operand types…>.
+#define REALIFY_DISPATCH_NO_LOWERING                                                                                 \
+    "realify: no lowering of this op accepts these operand types (the op tag and the types: the note "             \
+    "has_lowering_v<realify::op::…, …> below). What each op accepts: docs/ops.md, or "                            \
+    "realify::dispatch::print_table(std::cout)."
+
+namespace detail {
+/// What a refused call returns — a tensor of its first operand's element
+/// type and rank (an empty xt::xarray when that is no tensor) — so that the
+/// user's code after the call still compiles and the static_assert is the
+/// only error.
+template <class... A>
+struct refused_result {
+    using type = xt::xarray<double>;
+};
+template <class A0, class... A>
+struct refused_result<A0, A...> {
+    using type = typename realify::detail::stand_in<A0>::type;
+};
+template <class A0, class... A>
+    requires tensor_operand<A0>
+struct refused_result<A0, A...> {
+    using V = operand_component_t<A0>;
+    using type = realify::detail::owning_tensor_t<std::conditional_t<complex_tensor_operand<A0>, std::complex<V>, V>,
+                                                  operand_rank_v<A0>>;
+};
+template <class... A>
+using refused_result_t = typename refused_result<std::remove_cvref_t<A>...>::type;
+
+template <class... A>
+inline constexpr bool any_adapted_v = (adapted_argument<A> || ...);
+}  // namespace detail
+
 /// Runs the selected lowering of Tag into the buffer of `o`; returns the buffer.
 template <class Tag, class B, class... A>
 B call_into(out_arg<B>& o, A&&... args) {
-    static_assert(has_lowering_v<Tag, A...>,
-                  "realify::dispatch::call: no lowering of this op accepts these operand types (see the op tag "
-                  "and the argument types in the instantiation above).");
-    if constexpr (has_lowering_v<Tag, A...>) detail::call_into_from<0, candidates_t<Tag>>(o, std::forward<A>(args)...);
-    return take_buffer(o);
+    if constexpr (plain_container_operand<B>) {
+        return into_plain_buffer(o, [&](auto& adapted) { call_into<Tag>(adapted, std::forward<A>(args)...); });
+    } else {
+        static_assert(has_lowering_v<Tag, A...>, REALIFY_DISPATCH_NO_LOWERING);
+        if constexpr (has_lowering_v<Tag, A...>)
+            detail::call_into_from<0, candidates_t<Tag>>(o, std::forward<A>(args)...);
+        return take_buffer(o);
+    }
 }
 
 /// Calls the selected lowering of Tag; with a realify::out(buffer) last,
-/// writes into the buffer and returns it (see the header comment).
+/// writes into the buffer and returns it (see the header comment). Plain
+/// containers (realify/ops/plain_container.hpp) are read through adaptors;
+/// an argument that is no tensor realify reads, or operands no lowering
+/// accepts, are ONE static_assert, and the call returns a tensor so that no
+/// second error follows.
 template <class Tag, class... A>
 decltype(auto) call(A&&... args) {
-    if constexpr (sizeof...(A) > 0 && output_argument<detail::last_t<A...>>) {
+    if constexpr (!readable_arguments<A...>()) {
+        if constexpr (sizeof...(A) > 0 && output_argument<detail::last_t<A...>>)
+            return take_buffer(std::get<sizeof...(A) - 1>(std::forward_as_tuple(args...)));
+        else
+            return detail::refused_result_t<A...>{};
+    } else if constexpr (detail::any_adapted_v<A...>) {
+        return call<Tag>(as_operand(std::forward<A>(args))...);
+    } else if constexpr (sizeof...(A) > 0 && output_argument<detail::last_t<A...>>) {
         auto arguments = std::forward_as_tuple(std::forward<A>(args)...);
         auto& o = std::get<sizeof...(A) - 1>(arguments);
         return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
             return call_into<Tag>(o, std::get<I>(std::move(arguments))...);
         }(std::make_index_sequence<sizeof...(A) - 1>{});
     } else {
-        static_assert(has_lowering_v<Tag, A...>,
-                      "realify::dispatch::call: no lowering of this op accepts these operand types (see the op tag "
-                      "and the argument types in the instantiation above).");
-        if constexpr (has_lowering_v<Tag, A...>) {
+        static_assert(has_lowering_v<Tag, A...>, REALIFY_DISPATCH_NO_LOWERING);
+        if constexpr (has_lowering_v<Tag, A...>)
             return detail::call_from<0, candidates_t<Tag>>(std::forward<A>(args)...);
-        }
+        else
+            return detail::refused_result_t<A...>{};
     }
 }
+
+#undef REALIFY_DISPATCH_NO_LOWERING
 
 // ---- introspection -------------------------------------------------------------
 

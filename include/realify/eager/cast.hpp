@@ -50,19 +50,26 @@ engine::block_kernel cast_kernel() {
 template <class To, class A, class... O>
     requires detail::optional_out<O...>
 decltype(auto) to(const A& a, O&&... o) {
-    static_assert(tensor_operand<A>, "realify::to: the operand must be a tensor (complex_layout, std::complex or real xtensor)");
     static_assert(std::is_same_v<To, bool> || std::is_same_v<To, float> || std::is_same_v<To, double> ||
                       std::is_same_v<To, std::complex<float>> || std::is_same_v<To, std::complex<double>>,
                   "realify::to<T>: T must be bool, float, double, std::complex<float> or std::complex<double>");
     constexpr std::string_view name = "to";
-    const engine::block_kernel kernel = detail::cast_kernel<To, A>();
-    if constexpr (sizeof...(O) == 1) {
+    if constexpr (plain_container_operand<A> || detail::is_unreadable_container_v<A>) {
+        return to<To>(tensor_argument(a), std::forward<O>(o)...);
+    } else if constexpr ((plain_container_operand<typename std::remove_cvref_t<O>::buffer_type> || ...)) {
+        return into_plain_buffer((o, ...), [&](auto& adapted) { to<To>(a, adapted); });
+    } else if constexpr (!tensor_operand<A>) {
+        static_assert(tensor_operand<A>,
+                      "realify::to: the operand must be a tensor (complex_layout, std::complex or real xtensor)");
+        if constexpr (sizeof...(O) == 1) return take_buffer((o, ...));
+        else return dispatch::detail::refused_result_t<A>{};
+    } else if constexpr (sizeof...(O) == 1) {
         auto& out_argument = (o, ...);
-        dispatch::lowering::evaluate_checked_into<To>(name, kernel, out_argument, a);
+        dispatch::lowering::evaluate_checked_into<To>(name, detail::cast_kernel<To, A>(), out_argument, a);
         return take_buffer(out_argument);
     } else {
         using R = dispatch::result_t<To, operand_rank_v<A>, A>;
-        return dispatch::lowering::allocate_and_evaluate<R>(name, kernel, a);
+        return dispatch::lowering::allocate_and_evaluate<R>(name, detail::cast_kernel<To, A>(), a);
     }
 }
 

@@ -13,17 +13,17 @@ namespace realify {
 template <class A, class... O>
     requires detail::optional_out<O...>
 decltype(auto) ones_like(const A& a, O&&... o) {
-    return dispatch::call<op::ones_like>(a, std::forward<O>(o)...);
+    return dispatch::call<op::ones_like>(tensor_argument(a), std::forward<O>(o)...);
 }
 template <class A, class... O>
     requires detail::optional_out<O...>
 decltype(auto) zeros_like(const A& a, O&&... o) {
-    return dispatch::call<op::zeros_like>(a, std::forward<O>(o)...);
+    return dispatch::call<op::zeros_like>(tensor_argument(a), std::forward<O>(o)...);
 }
 template <class A, class V, class... O>
     requires detail::optional_out<O...>
 decltype(auto) full_like(const A& a, const V& value, O&&... o) {
-    return dispatch::call<op::full_like>(a, value, std::forward<O>(o)...);
+    return dispatch::call<op::full_like>(tensor_argument(a), value, std::forward<O>(o)...);
 }
 template <class V, class... O>
     requires detail::optional_out<O...>
@@ -34,7 +34,7 @@ decltype(auto) scalar_tensor(const V& value, O&&... o) {
 template <class R, class Theta, class... O>
     requires detail::optional_out<O...>
 decltype(auto) polar(const R& abs, const Theta& angle, O&&... o) {
-    return dispatch::call<op::polar>(abs, angle, std::forward<O>(o)...);
+    return dispatch::call<op::polar>(tensor_argument(abs), tensor_argument(angle), std::forward<O>(o)...);
 }
 
 }  // namespace realify

@@ -22,6 +22,10 @@
 namespace realify {
 
 namespace detail {
+/// A complex tensor / a number, as the dispatch table reads the argument.
+template <class A>
+inline constexpr bool complex_tensor_v = complex_tensor_operand<operand_t<A>>;
+
 /// The arguments after add's / sub's operands: (), (alpha), (out) or (alpha, out).
 template <class... R>
 inline constexpr bool alpha_then_out = optional_out<R...>;
@@ -35,43 +39,43 @@ inline constexpr bool alpha_then_out<Alpha> = number_operand<Alpha>;
 // ---- binary arithmetic ------------------------------------------------------------
 
 /// a · b. A real number goes to mul.Scalar (both components scaled).
-template <elementwise_operand A, elementwise_operand B, class... O>
+template <eager_argument A, eager_argument B, class... O>
     requires detail::optional_out<O...>
 decltype(auto) mul(const A& a, const B& b, O&&... o) {
-    if constexpr (complex_tensor_operand<A> && real_number_operand<B>)
-        return dispatch::call<op::mul_scalar>(a, b, std::forward<O>(o)...);
-    else if constexpr (real_number_operand<A> && complex_tensor_operand<B>)
-        return dispatch::call<op::mul_scalar>(b, a, std::forward<O>(o)...);
+    if constexpr (detail::complex_tensor_v<A> && real_number_operand<B>)
+        return dispatch::call<op::mul_scalar>(tensor_argument(a), tensor_argument(b), std::forward<O>(o)...);
+    else if constexpr (real_number_operand<A> && detail::complex_tensor_v<B>)
+        return dispatch::call<op::mul_scalar>(tensor_argument(b), a, std::forward<O>(o)...);
     else
-        return dispatch::call<op::mul>(a, b, std::forward<O>(o)...);
+        return dispatch::call<op::mul>(tensor_argument(a), tensor_argument(b), std::forward<O>(o)...);
 }
 /// a / b. A real number divisor goes to div.Scalar.
-template <elementwise_operand A, elementwise_operand B, class... O>
+template <eager_argument A, eager_argument B, class... O>
     requires detail::optional_out<O...>
 decltype(auto) div(const A& a, const B& b, O&&... o) {
-    if constexpr (complex_tensor_operand<A> && real_number_operand<B>)
-        return dispatch::call<op::div_scalar>(a, b, std::forward<O>(o)...);
+    if constexpr (detail::complex_tensor_v<A> && real_number_operand<B>)
+        return dispatch::call<op::div_scalar>(tensor_argument(a), tensor_argument(b), std::forward<O>(o)...);
     else
-        return dispatch::call<op::div>(a, b, std::forward<O>(o)...);
+        return dispatch::call<op::div>(tensor_argument(a), tensor_argument(b), std::forward<O>(o)...);
 }
 /// a + alpha·b (alpha optional, then out optional). A number b goes to
 /// add.Scalar (a real one moves only the real part).
-template <elementwise_operand A, elementwise_operand B, class... R>
+template <eager_argument A, eager_argument B, class... R>
     requires detail::alpha_then_out<R...>
 decltype(auto) add(const A& a, const B& b, R&&... rest) {
-    if constexpr (complex_tensor_operand<A> && number_operand<B>)
-        return dispatch::call<op::add_scalar>(a, b, std::forward<R>(rest)...);
+    if constexpr (detail::complex_tensor_v<A> && number_operand<B>)
+        return dispatch::call<op::add_scalar>(tensor_argument(a), tensor_argument(b), std::forward<R>(rest)...);
     else
-        return dispatch::call<op::add>(a, b, std::forward<R>(rest)...);
+        return dispatch::call<op::add>(tensor_argument(a), tensor_argument(b), std::forward<R>(rest)...);
 }
 /// a − alpha·b (alpha optional, then out optional).
-template <elementwise_operand A, elementwise_operand B, class... R>
+template <eager_argument A, eager_argument B, class... R>
     requires detail::alpha_then_out<R...>
 decltype(auto) sub(const A& a, const B& b, R&&... rest) {
-    if constexpr (complex_tensor_operand<A> && number_operand<B>)
-        return dispatch::call<op::sub_scalar>(a, b, std::forward<R>(rest)...);
+    if constexpr (detail::complex_tensor_v<A> && number_operand<B>)
+        return dispatch::call<op::sub_scalar>(tensor_argument(a), tensor_argument(b), std::forward<R>(rest)...);
     else
-        return dispatch::call<op::sub>(a, b, std::forward<R>(rest)...);
+        return dispatch::call<op::sub>(tensor_argument(a), tensor_argument(b), std::forward<R>(rest)...);
 }
 /// Explicit overload names (aten's add.Scalar, mul.Scalar, …).
 template <class A, class S, class... R>
@@ -95,13 +99,13 @@ decltype(auto) div_scalar(const A& a, const S& s, O&&... o) {
 
 /// a ** exponent: a number exponent of a complex tensor is pow.Tensor_Scalar,
 /// anything else pow.Tensor_Tensor.
-template <elementwise_operand A, elementwise_operand B, class... O>
+template <eager_argument A, eager_argument B, class... O>
     requires detail::optional_out<O...>
 decltype(auto) pow(const A& a, const B& exponent, O&&... o) {
-    if constexpr (complex_tensor_operand<A> && number_operand<B>)
-        return dispatch::call<op::pow_scalar>(a, exponent, std::forward<O>(o)...);
+    if constexpr (detail::complex_tensor_v<A> && number_operand<B>)
+        return dispatch::call<op::pow_scalar>(tensor_argument(a), exponent, std::forward<O>(o)...);
     else
-        return dispatch::call<op::pow_tensor>(a, exponent, std::forward<O>(o)...);
+        return dispatch::call<op::pow_tensor>(tensor_argument(a), tensor_argument(exponent), std::forward<O>(o)...);
 }
 template <class A, class S, class... O>
     requires detail::optional_out<O...>
@@ -119,7 +123,7 @@ decltype(auto) pow_tensor(const A& a, const B& exponent, O&&... o) {
     template <class A, class... O>                                 \
         requires detail::optional_out<O...>                        \
     decltype(auto) NAME(const A& a, O&&... o) {                    \
-        return dispatch::call<op::NAME>(a, std::forward<O>(o)...); \
+        return dispatch::call<op::NAME>(tensor_argument(a), std::forward<O>(o)...); \
     }
 REALIFY_EAGER_UNARY(neg)
 REALIFY_EAGER_UNARY(conj)

@@ -21,7 +21,7 @@ namespace detail {
 template <class Tag, class A, class B, class... O>
 decltype(auto) matrix_product(gemm_method method, const A& a, const B& b, O&&... o) {
     const scoped_gemm_method scope(method);
-    return dispatch::call<Tag>(a, b, std::forward<O>(o)...);
+    return dispatch::call<Tag>(tensor_argument(a), tensor_argument(b), std::forward<O>(o)...);
 }
 }  // namespace detail
 
@@ -65,10 +65,17 @@ decltype(auto) matmul(const A& a, const B& b, O&&... o) {
 template <class A, class X, class... O>
     requires detail::optional_out<O...>
 decltype(auto) mv(const A& a, const X& x, gemm_method method, O&&... o) {
-    const auto sa = dispatch::lowering::linalg_detail::argument_shape(a);
-    const auto sx = dispatch::lowering::linalg_detail::argument_shape(x);
-    if (sa.size() != 2 || sx.size() != 1 || sa[1] != sx[0]) dispatch::lowering::linalg_detail::mismatch("mv", sa, sx);
-    return detail::matrix_product<op::matmul>(method, a, x, std::forward<O>(o)...);
+    if constexpr (plain_container_operand<A> || plain_container_operand<X>) {
+        return mv(as_operand(a), as_operand(x), method, std::forward<O>(o)...);
+    } else {
+        if constexpr (!detail::is_unreadable_container_v<A> && !detail::is_unreadable_container_v<X>) {  // else refused, once
+            const auto sa = dispatch::lowering::linalg_detail::argument_shape(a);
+            const auto sx = dispatch::lowering::linalg_detail::argument_shape(x);
+            if (sa.size() != 2 || sx.size() != 1 || sa[1] != sx[0])
+                dispatch::lowering::linalg_detail::mismatch("mv", sa, sx);
+        }
+        return detail::matrix_product<op::matmul>(method, a, x, std::forward<O>(o)...);
+    }
 }
 template <class A, class X, class... O>
     requires detail::optional_out<O...>

@@ -30,7 +30,7 @@ using dims_t = std::vector<std::ptrdiff_t>;
     template <class A, class... O>                                          \
         requires detail::optional_out<O...>                                 \
     decltype(auto) NAME(const A& a REALIFY_EAGER_LIST PARAMS, O&&... o) {   \
-        return dispatch::call<op::OP>(a REALIFY_EAGER_LIST ARGS, std::forward<O>(o)...); \
+        return dispatch::call<op::OP>(tensor_argument(a) REALIFY_EAGER_LIST ARGS, std::forward<O>(o)...); \
     }
 #define REALIFY_EAGER_LIST(...) __VA_OPT__(, ) __VA_ARGS__
 
@@ -135,7 +135,7 @@ auto chunk(const A& a, std::size_t chunks, std::ptrdiff_t dim = 0) {
 template <class C, class A, class B, class... O>
     requires detail::optional_out<O...>
 decltype(auto) where(const C& cond, const A& a, const B& b, O&&... o) {
-    return dispatch::call<op::where>(cond, a, b, std::forward<O>(o)...);
+    return dispatch::call<op::where>(tensor_argument(cond), tensor_argument(a), tensor_argument(b), std::forward<O>(o)...);
 }
 
 // ---- reductions ---------------------------------------------------------------------

@@ -6,7 +6,8 @@
 //
 // The buffer is a complex_layout, an xtensor container, adaptor or strided
 // view of std::complex<T> (complex results), or of a real type (real
-// results). An lvalue buffer is written through and returned by reference;
+// results), or a std::vector / std::span of std::complex<T> or of T (a 1-D
+// tensor, realify/ops/plain_container.hpp). An lvalue buffer is written through and returned by reference;
 // a temporary one (a view, complex_layout_of(x)) is kept by value, written
 // through and returned. See docs/ops.md for the checks made before writing.
 #pragma once
@@ -16,6 +17,7 @@
 
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
+#include "realify/ops/plain_container.hpp"
 
 namespace realify {
 
@@ -43,16 +45,25 @@ concept optional_out = sizeof...(O) <= 1 && (output_argument<O> && ...);
 template <class B>
 constexpr bool writable_buffer() {
     using D = std::remove_cvref_t<B>;
-    if constexpr (is_complex_layout_v<D>) return strided_in_memory<typename D::expression_type&>;
+    if constexpr (plain_container_operand<D>) return true;
+    else if constexpr (is_complex_layout_v<D>) return strided_in_memory<typename D::expression_type&>;
     else return strided_in_memory<D&>;
 }
 }  // namespace detail
 
 namespace detail {
+/// A const buffer: a const container, or a view of const elements (a
+/// std::span<const T>; a const std::span<T> still writes its elements).
+template <class B>
+constexpr bool const_buffer() {
+    if constexpr (plain_container_operand<B>) return std::is_const_v<std::remove_reference_t<decltype(*std::declval<B>().data())>>;
+    else return std::is_const_v<std::remove_reference_t<B>>;
+}
+
 struct out_function {
     template <class B>
     out_arg<B> operator()(B&& buffer) const {
-        static_assert(!std::is_const_v<std::remove_reference_t<B>>, "realify::out: the buffer is const");
+        static_assert(!const_buffer<B>(), "realify::out: the buffer is const");
         static_assert(writable_buffer<B>(),
                       "realify::out: the buffer must live in memory: a complex_layout of a real (…, 2) container or "
                       "view, or an xtensor container, adaptor or strided view (not a lazy expression)");
@@ -70,6 +81,16 @@ inline constexpr detail::out_function out{};
 template <class B>
 B take_buffer(out_arg<B>& o) {
     return static_cast<B&&>(o.buffer);
+}
+
+/// An out= call into a plain container: f(out= an adaptor of its memory),
+/// then the container itself is returned.
+template <class B, class F>
+    requires plain_container_operand<B>
+B into_plain_buffer(out_arg<B>& o, F&& f) {
+    out_arg<decltype(adapt_plain(o.buffer))> adapted{adapt_plain(o.buffer)};
+    std::forward<F>(f)(adapted);
+    return take_buffer(o);
 }
 
 }  // namespace realify
