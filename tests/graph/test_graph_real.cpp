@@ -376,6 +376,37 @@ TYPED_TEST(GraphShapeOps, ReductionsKeepTheReducedAxesWithKeepdim) {
     } catch (const realify::shape_error& e) {
         EXPECT_NE(std::string(e.what()).find("sum"), std::string::npos) << e.what();
     }
+    // a dim named twice (-3 is 0 here): refused as PyTorch refuses it, not reduced once
+    auto twice = graph::lower(graph::sum(in, {0, -3}, true));
+    try {
+        twice(x);
+        ADD_FAILURE() << "no shape_error";
+    } catch (const realify::shape_error& e) {
+        EXPECT_NE(std::string(e.what()).find("dim 0 appears multiple times in the list of dims"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(graph::lower(graph::mean(in, {1, 1}))(x), realify::shape_error);
+}
+
+// Reductions of a 0-d tensor as PyTorch 1.13: dim 0 or −1 (a 0-d tensor
+// wraps as rank 1) reduce nothing — x.sum(0), x.mean(-1, keepdim=True),
+// x.prod(0), x.cumsum(-1) are x, of shape () — and dim 1, or 0 and −1 together, are refused.
+TYPED_TEST(GraphShapeOps, ReductionsOfAZeroDimTensorAsPyTorch) {
+    using E = TypeParam;
+    xt::xarray<E> x = xt::xarray<E>::from_shape({});
+    x() = static_cast<E>(1.5);
+    auto in = graph::input<E>("x");
+    auto prog = graph::lower(graph::sum(in, {0}), graph::sum(in, {-1}, true), graph::mean(in, {0}, true),
+                             graph::prod(in, -1), graph::cumsum(in, 0), graph::sum(in, {}, true));
+    const auto results = prog(x);
+    auto is_x = [&](const auto& r) {
+        EXPECT_EQ(r.dimension(), 0u);
+        EXPECT_EQ(r(), x());
+    };
+    std::apply([&](const auto&... r) { (is_x(r), ...); }, results);
+    EXPECT_THROW(graph::lower(graph::sum(in, {1}))(x), realify::shape_error);
+    EXPECT_THROW(graph::lower(graph::sum(in, {0, -1}))(x), realify::shape_error);
+    EXPECT_THROW(graph::lower(graph::cumsum(in, 1))(x), realify::shape_error);
 }
 
 // ============================================================================ comparisons and where

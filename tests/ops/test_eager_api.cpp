@@ -294,6 +294,28 @@ TEST(EagerApi, SizeZeroAndRankZeroOperands) {
     EXPECT_EQ(bv(1), C(4, 1));
 }
 
+// A reversed view of an empty tensor has a non-zero offset and null data:
+// its first element's address must not be formed (UBSan: "applying non-zero
+// offset to null pointer"), whether it is read, written or viewed.
+TEST(EagerApi, EmptyReversedViewsAreReadAndWrittenWithoutPointerArithmetic) {
+    using C = std::complex<float>;
+    xt::xtensor<C, 1> empty = xt::xtensor<C, 1>::from_shape({0});
+    xt::xtensor<float, 2> empty_real = xt::xtensor<float, 2>::from_shape({0, 3});
+    xt::xtensor<C, 1> empty_out = xt::xtensor<C, 1>::from_shape({0});
+    ASSERT_EQ(empty.data(), nullptr);  // the case: what xtensor gives an empty container
+    auto reversed = xt::flip(empty, 0);
+    EXPECT_EQ(realify::exp(reversed).size(), 0u);
+    EXPECT_EQ(realify::mul(reversed, reversed).size(), 0u);
+    EXPECT_EQ(realify::abs(reversed).size(), 0u);
+    EXPECT_EQ(realify::exp(xt::flip(empty_real, 0)).shape()[1], 3u);
+    EXPECT_EQ(realify::add(xt::flip(empty_real, 0), 1.0f).size(), 0u);
+    EXPECT_EQ(realify::sum(xt::flip(empty_real, 0), {0}, false)(2), 0.0f);
+    auto reversed_out = xt::flip(empty_out, 0);
+    realify::exp(reversed, realify::out(reversed_out));
+    EXPECT_EQ(realify::view_as_real(reversed).shape()[1], 2u);
+    EXPECT_EQ(realify::to<std::complex<double>>(reversed).size(), 0u);
+}
+
 TEST(EagerApi, FromStdComplexToOperandsAndBack) {
     using C = std::complex<double>;
     xt::xtensor<C, 2> x = {{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}};
@@ -1172,6 +1194,51 @@ TEST(EagerContainers, OperandsOfOtherComponentTypesAreConvertedPerBlock) {
     const auto product = realify::mul(long_f, xt::view(long_d, xt::range(4999, -5001, -1)));
     static_assert(std::is_same_v<decltype(product), const xt::xtensor<C, 1>>);
     for (std::size_t i = 0; i < 5000; i += 777) EXPECT_EQ(product(i), C(long_f(i)) * long_d(4999 - i)) << i;
+}
+
+// Reduction dims as PyTorch 1.13: a dim named twice is refused ("dim 0
+// appears multiple times in the list of dims"), not reduced once; a 0-d
+// tensor reduces over dim 0 or −1 (wrapped as rank 1) to itself — sum, mean,
+// prod and cumsum alike — and refuses dim 1 and a repeated dim.
+TEST(EagerShape, ReductionDimsAsPyTorch) {
+    using C = std::complex<double>;
+    const xt::xtensor<C, 2> x = {{{1, 2}, {3, 4}, {5, 6}}, {{7, 8}, {9, 10}, {11, 12}}};
+    const xt::xtensor<double, 2> r = {{1, 2, 3}, {4, 5, 6}};
+    const std::string twice = error_message<realify::shape_error>([&] { realify::sum(x, {0, -2}, true); });
+    EXPECT_NE(twice.find("sum_dim: dim 0 appears multiple times in the list of dims"), std::string::npos) << twice;
+    EXPECT_NE(error_message<realify::shape_error>([&] { realify::mean(r, {1, -1}, false); })
+                  .find("dim 1 appears multiple times"), std::string::npos);
+    EXPECT_THROW(realify::sum(complex_layout_of(x), {-1, 1}, false), realify::shape_error);
+    xt::xtensor<C, 2> buffer = xt::zeros<C>({1, 3});
+    EXPECT_THROW(realify::sum(x, {0, 0}, true, realify::out(buffer)), realify::shape_error);
+    // 0-d tensors: complex, complex layout, real
+    const xt::xtensor<C, 0> s = C(2, 1);
+    const xt::xtensor<double, 0> s_real = 2.5;
+    const auto ls = complex_layout_of(s);
+    for (std::ptrdiff_t d : {0, -1}) {
+        SCOPED_TRACE(d);
+        for (bool keepdim : {false, true}) {
+            const auto summed = realify::sum(s, {d}, keepdim);
+            EXPECT_EQ(summed.dimension(), 0u);
+            EXPECT_EQ(summed(), s());
+            EXPECT_EQ(realify::mean(s, {d}, keepdim)(), s());
+            EXPECT_EQ(realify::prod(s, d, keepdim)(), s());
+            EXPECT_EQ(realify::sum(s_real, {d}, keepdim)(), 2.5);
+            EXPECT_EQ(to_complex_tensor(realify::sum(ls, {d}, keepdim))(), s());
+        }
+        EXPECT_EQ(realify::cumsum(s, d).dimension(), 0u);
+        EXPECT_EQ(realify::cumsum(s, d)(), s());
+    }
+    EXPECT_EQ(realify::sum(s, {}, true)(), s());
+    xt::xtensor<C, 0> into = C(0, 0);
+    realify::sum(s, {0}, false, realify::out(into));
+    EXPECT_EQ(into(), s());
+    const std::string range = error_message<realify::shape_error>([&] { realify::sum(s, {1}, false); });
+    EXPECT_NE(range.find("out of range"), std::string::npos) << range;
+    EXPECT_THROW(realify::sum(s, {0, -1}, false), realify::shape_error);
+    EXPECT_THROW(realify::mean(s_real, {1}, false), realify::shape_error);
+    EXPECT_THROW(realify::prod(s, 1, false), realify::shape_error);
+    EXPECT_THROW(realify::cumsum(s, 1), realify::shape_error);
 }
 
 // ---- real tensors through the non-elementwise ops ----------------------------------------------------

@@ -85,7 +85,7 @@ void prepare_expression(prepared_operand<T, Complex>& out, const R& expression) 
         const auto& strides = expression.strides();
         const auto& shape = expression.shape();
         if (!Complex || strides[shape.size() - 1] == 1) {
-            out.ref.data = expression.data() + expression.data_offset();
+            out.ref.data = first_element(expression);
             out.ref.shape.assign(shape.begin(), shape.end() - drop);
             out.ref.strides.assign(strides.begin(), strides.end() - drop);
             return;

@@ -38,12 +38,12 @@ tensor_ref ref_of_memory(std::string_view op, const E& e) {
     const auto& strides = e.strides();
     if constexpr (complex_scalar<V>) {
         using T = real_part_t<V>;
-        r.data = const_cast<T*>(realify::detail::as_real_pointer(e.data() + e.data_offset()));
+        r.data = const_cast<T*>(realify::detail::as_real_pointer(realify::detail::first_element(e)));
         r.type = component_of<T>();
         r.complex = true;
         for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = 2 * static_cast<std::ptrdiff_t>(strides[a]);
     } else {
-        r.data = const_cast<V*>(e.data() + e.data_offset());
+        r.data = const_cast<V*>(realify::detail::first_element(e));
         r.type = component_of<V>();
         for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = static_cast<std::ptrdiff_t>(strides[a]);
     }

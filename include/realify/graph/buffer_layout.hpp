@@ -214,7 +214,7 @@ buffer_layout layout_of_buffer(B& buffer, std::size_t index) {
                            "xt::broadcast or a view with index lists cannot be written");
     } else {
         b.component_bytes = sizeof(typename component_of<E>::type);
-        auto* first = buffer.data() + buffer.data_offset();
+        auto* first = realify::detail::first_element(buffer);
         if constexpr (complex) b.data = realify::detail::as_real_pointer(first);
         else b.data = first;
         const auto& shape = buffer.shape();

@@ -27,15 +27,14 @@ inline shape_vector broadcast_two(std::string_view op, const shape_vector& a, co
 /// The shape a reduction (rule reduce_dims: attrs.dims, all axes when none;
 /// reduce_dim: the one dim attrs.i0) gives an operand of shape `from`:
 /// each reduced axis dropped, or kept as extent 1 when attrs.i1 (keepdim) —
-/// the eager reductions' shapes; nothing for a 0-d operand (its dims are
-/// checked when it is evaluated).
+/// the eager reductions' shapes (realify::detail::reduction_axes: a dim
+/// named twice is refused, a 0-d operand takes dim 0 or −1).
 inline std::optional<shape_vector> reduced_shape(shape_rule rule, std::string_view where, const node_attrs& a,
                                                  const shape_vector& from) {
-    if (from.empty()) return std::nullopt;
-    std::vector<bool> reduced(from.size(), rule == shape_rule::reduce_dims && a.dims.empty());
-    if (rule == shape_rule::reduce_dim) reduced[realify::detail::wrap_dim(where, a.i0, from.size())] = true;
-    else
-        for (std::ptrdiff_t d : a.dims) reduced[realify::detail::wrap_dim(where, d, from.size())] = true;
+    std::vector<bool> reduced(from.size(), false);
+    for (std::size_t axis : realify::detail::reduction_axes(where, rule == shape_rule::reduce_dim ? std::vector{a.i0} : a.dims,
+                                                            from.size()))
+        reduced[axis] = true;
     shape_vector shape;
     for (std::size_t i = 0; i < from.size(); ++i) {
         if (!reduced[i]) shape.push_back(from[i]);

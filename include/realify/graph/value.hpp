@@ -166,7 +166,7 @@ auto bind_argument(const A& arg) {
     auto adopt = [&](const auto& real) {
         using R = std::remove_cvref_t<decltype(real)>;
         if constexpr (requires { real.data(); real.data_offset(); } && R::static_layout == xt::layout_type::row_major) {
-            v.data = const_cast<T*>(real.data() + real.data_offset());
+            v.data = const_cast<T*>(realify::detail::first_element(real));
         } else {
             auto copy = std::make_shared<xt::xarray<T>>(real);
             v.data = copy->data();
@@ -184,7 +184,7 @@ auto bind_argument(const A& arg) {
             expected *= static_cast<std::ptrdiff_t>(s[i]);
         }
         if (contiguous) {
-            v.data = const_cast<T*>(arg.data() + arg.data_offset());
+            v.data = const_cast<T*>(realify::detail::first_element(arg));
         } else {
             auto copy = std::make_shared<xt::xarray<T>>(arg);
             v.data = copy->data();

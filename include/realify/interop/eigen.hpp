@@ -187,7 +187,7 @@ auto complex_matrix_map(E& real) {
     using stride = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
     // Column-major map: outer stride steps between columns, inner between rows.
     return Eigen::Map<map_target, Eigen::Unaligned, stride>(
-        realify::detail::as_complex_pointer(real.data() + real.data_offset()),
+        realify::detail::as_complex_pointer(realify::detail::first_element(real)),
         static_cast<Eigen::Index>(real.shape()[0]), static_cast<Eigen::Index>(real.shape()[1]),
         stride(strides[1] / 2, strides[0] / 2));
 }
@@ -224,7 +224,7 @@ auto complex_tensor_map(E& real) {
     using complex = std::complex<std::remove_const_t<real_type>>;
     using tensor = Eigen::Tensor<complex, static_cast<int>(N), Layout>;
     using map_target = std::conditional_t<std::is_const_v<real_type>, const tensor, tensor>;
-    return Eigen::TensorMap<map_target>(realify::detail::as_complex_pointer(real.data() + real.data_offset()), dims);
+    return Eigen::TensorMap<map_target>(realify::detail::as_complex_pointer(realify::detail::first_element(real)), dims);
 }
 
 }  // namespace eigen

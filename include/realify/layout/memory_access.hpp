@@ -22,6 +22,15 @@ concept strided_in_memory = xt::is_xexpression<std::decay_t<E>>::value &&
                             xt::has_data_interface<std::decay_t<E>>::value &&
                             xt::has_strides<std::decay_t<E>>::value;
 
+/// Where the first element of an expression in memory is: data() +
+/// data_offset(), or data() itself when it has no elements — an empty view's
+/// offset may be non-zero (a flipped axis of extent 0 points one stride
+/// back) while data() is null, and forming that pointer is undefined.
+template <class E>
+auto first_element(E& e) noexcept(noexcept(e.data())) -> decltype(e.data()) {
+    return e.size() == 0 ? e.data() : e.data() + e.data_offset();
+}
+
 /// True for the containers that own their storage (xtensor, xarray,
 /// xtensor_fixed): a view of such a temporary would dangle.
 template <class E>

@@ -72,7 +72,7 @@ auto view_as_complex_impl(E& e) {
 
     if constexpr (has_fixed_shape_v<expression> && is_row_major_contiguous_v<expression>) {
         using fixed = typename drop_last_impl<xt::fixed_shape<>, typename expression::shape_type>::type;
-        return xt::adapt(as_complex_pointer(e.data() + e.data_offset()), fixed{});
+        return xt::adapt(as_complex_pointer(first_element(e)), fixed{});
     } else {
         complex_shape out_shape = make_shape<complex_shape>(shape.size() - 1);
         // A rank-0 result has an empty std::array: nothing to copy (and GCC
@@ -81,7 +81,7 @@ auto view_as_complex_impl(E& e) {
 
         if constexpr (is_row_major_contiguous_v<expression>) {
             const std::size_t n_complex = static_cast<std::size_t>(e.size()) / 2;
-            return xt::adapt(as_complex_pointer(e.data() + e.data_offset()), n_complex, xt::no_ownership(), out_shape);
+            return xt::adapt(as_complex_pointer(first_element(e)), n_complex, xt::no_ownership(), out_shape);
         } else {
             using complex_strides = xt::get_strides_t<complex_shape>;
             complex_strides out_strides = make_shape<complex_strides>(shape.size() - 1);

@@ -40,7 +40,7 @@ auto view_as_real_impl(E&& e) {
 
     if constexpr (has_fixed_shape_v<expression> && is_row_major_contiguous_v<expression>) {
         using fixed = typename append_two<typename expression::shape_type>::type;
-        return xt::adapt(as_real_pointer(e.data() + e.data_offset()), fixed{});
+        return xt::adapt(as_real_pointer(first_element(e)), fixed{});
     } else {
         const auto& shape = e.shape();
         real_shape out_shape = make_shape<real_shape>(shape.size() + 1);
@@ -49,7 +49,7 @@ auto view_as_real_impl(E&& e) {
 
         if constexpr (is_row_major_contiguous_v<expression>) {
             const std::size_t n_real = 2 * static_cast<std::size_t>(e.size());
-            return xt::adapt(as_real_pointer(e.data() + e.data_offset()), n_real, xt::no_ownership(), out_shape);
+            return xt::adapt(as_real_pointer(first_element(e)), n_real, xt::no_ownership(), out_shape);
         } else {
             // A strided view over the whole underlying storage: it handles
             // negative strides (reversed slices) through its offset, which an

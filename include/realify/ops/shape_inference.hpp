@@ -3,6 +3,7 @@
 // graph's zero-copy views (graph/zero_copy.hpp) both call these.
 //
 //   wrap_dim        a dim in [−rank, rank) → [0, rank) (maybe_wrap_dim)
+//   reduction_axes  the axes a reduction's dim list names (dim_list_to_bitset)
 //   reshape_extents a reshape/view shape with at most one −1 (infer_size)
 //   flatten_extents dims start … end merged into one
 //   unsqueeze_extents, squeeze_extents, squeeze_all_extents
@@ -47,6 +48,26 @@ inline std::size_t wrap_dim(std::string_view op, std::ptrdiff_t dim, std::size_t
         throw_size_error(op, message.str());
     }
     return static_cast<std::size_t>(axis);
+}
+
+/// The axes a reduction over `dims` reduces, ascending: every axis when the
+/// list is empty (PyTorch's sum(dim=[])). A dim named twice (after wrapping)
+/// is a shape_error, as PyTorch's "dim 0 appears multiple times in the list
+/// of dims"; a 0-d tensor takes dim 0 or −1 and reduces nothing (PyTorch
+/// wraps scalars as rank 1).
+inline std::vector<std::size_t> reduction_axes(std::string_view op, const std::vector<std::ptrdiff_t>& dims,
+                                               std::size_t rank) {
+    const std::size_t wrap_rank = rank == 0 ? 1 : rank;
+    std::vector<bool> named(wrap_rank, dims.empty());
+    for (std::ptrdiff_t d : dims) {
+        const std::size_t axis = wrap_dim(op, d, wrap_rank);
+        if (named[axis]) throw_size_error(op, "dim " + std::to_string(axis) + " appears multiple times in the list of dims");
+        named[axis] = true;
+    }
+    std::vector<std::size_t> axes;
+    for (std::size_t axis = 0; axis < rank; ++axis)
+        if (named[axis]) axes.push_back(axis);
+    return axes;
 }
 
 /// PyTorch's infer_size: the shape `requested` (extents, at most one −1)

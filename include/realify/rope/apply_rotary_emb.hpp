@@ -65,6 +65,7 @@
 #include "realify/checked_size.hpp"
 #include "realify/errors.hpp"
 #include "realify/layout/complex_layout.hpp"
+#include "realify/layout/memory_access.hpp"
 #include "realify/layout/pointer_cast.hpp"
 #include "realify/rope/dispatch.hpp"
 #include "realify/rope/pair_layout.hpp"
@@ -126,10 +127,7 @@ bool is_row_major_contiguous(const E& e) {
     }
 }
 
-template <class E>
-auto first_element(E& e) {
-    return e.data() + e.data_offset();
-}
+using realify::detail::first_element;
 
 inline constexpr const char* entry_point = "rope::apply_rotary_emb";
 
@@ -170,7 +168,7 @@ byte_span memory_span(const E& e) {
                                          (static_cast<std::ptrdiff_t>(shape[axis]) - 1);
             (reach < 0 ? lowest : highest) += reach;
         }
-        const auto first = reinterpret_cast<std::uintptr_t>(e.data() + e.data_offset());
+        const auto first = reinterpret_cast<std::uintptr_t>(first_element(e));
         const auto size = static_cast<std::ptrdiff_t>(sizeof(value));
         return {first + static_cast<std::uintptr_t>(lowest * size), first + static_cast<std::uintptr_t>((highest + 1) * size)};
     } else if constexpr (std::is_lvalue_reference_v<decltype(*e.begin())>) {

@@ -25,17 +25,9 @@ inline constexpr bool floating_tensor = tensor_operand<A> && std::is_floating_po
 
 namespace reduction_detail {
 
-/// The axes of `dims` (all axes when empty), sorted and unique.
+/// The axes of `dims` (all axes when empty), ascending; a dim named twice is a shape_error.
 inline std::vector<std::size_t> axes_of(std::string_view op, const engine::tensor_ref& t, const dim_list& dims) {
-    std::vector<std::size_t> axes;
-    if (dims.empty()) {
-        for (std::size_t i = 0; i < t.rank(); ++i) axes.push_back(i);
-    } else {
-        for (std::ptrdiff_t d : dims) axes.push_back(shape_detail::axis_of(op, d, t.rank()));
-    }
-    std::sort(axes.begin(), axes.end());
-    axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
-    return axes;
+    return realify::detail::reduction_axes(op, dims, t.rank());
 }
 
 /// A reduction R over `axes`: allocating (Rank: the result's rank) and into a buffer.
@@ -106,23 +98,14 @@ struct prod_complex_pairs {
     static constexpr std::string_view formula = "Π z_k by the pair product (ac − bd) + i(ad + bc), not per component";
     template <class... A>
     static constexpr bool accepts = floating_tensor<A...>;
-    /// One dim; a rank-0 tensor accepts dim 0 or −1 and is its own product.
-    static dim_list dims_of(const engine::tensor_ref& t, std::ptrdiff_t dim) {
-        if (t.rank() == 0) {
-            if (dim != 0 && dim != -1) shape_detail::axis_of(op::name, dim, 0);  // throws
-            return {};
-        }
-        return {static_cast<std::ptrdiff_t>(shape_detail::axis_of(op::name, dim, t.rank()))};
-    }
+    // one dim (a 0-d tensor takes 0 or −1 and is its own product: reduction_axes)
     template <class A>
     static auto apply(const A& a, std::ptrdiff_t dim, bool keepdim = false) {
-        const engine::input<A> in(op::name, a);
-        return reduction_detail::reduced<dynamic_rank>(op::name, engine::reduction::prod, a, dims_of(in.ref(), dim), keepdim);
+        return reduction_detail::reduced<dynamic_rank>(op::name, engine::reduction::prod, a, {dim}, keepdim);
     }
     template <class B, class A>
     static void apply_into(out_arg<B>& o, const A& a, std::ptrdiff_t dim, bool keepdim = false) {
-        const engine::input<A> in(op::name, a);
-        reduction_detail::reduced_into(op::name, engine::reduction::prod, o, a, dims_of(in.ref(), dim), keepdim);
+        reduction_detail::reduced_into(op::name, engine::reduction::prod, o, a, {dim}, keepdim);
     }
 };
 
@@ -133,8 +116,9 @@ struct cumsum_per_component {
     static constexpr std::string_view tolerance = "f32 rtol 1e-5 atol 1e-6; f64 rtol 1e-12 (summation order differs from PyTorch)";
     template <class... A>
     static constexpr bool accepts = floating_tensor<A...>;
+    /// A 0-d tensor takes dim 0 or −1, as PyTorch (which wraps it as rank 1).
     static std::size_t axis_of(const engine::tensor_ref& t, std::ptrdiff_t dim) {
-        return t.rank() == 0 ? 0 : shape_detail::axis_of(op::name, dim, t.rank());
+        return shape_detail::axis_of(op::name, dim, t.rank() == 0 ? 1 : t.rank());
     }
     template <class A>
     static auto apply(const A& a, std::ptrdiff_t dim) {
