@@ -40,7 +40,7 @@ int main() {
     total += run(graph::lower(graph::permute(x * y, {1, 0})), a, b);
 #endif
 #if REALIFY_GRAPHS >= 6
-    total += run(graph::lower(graph::sum_dim(graph::log(x), {1})), a, b);
+    total += run(graph::lower(graph::sum(graph::log(x), {1})), a, b);
 #endif
 #if REALIFY_GRAPHS >= 7
     total += run(graph::lower(graph::sin(x) * graph::cos(y)), a, b);

@@ -17,14 +17,29 @@
 
 namespace realify::graph {
 
-/// A run-time input. T: element type (float, double, std::complex<float|double>)
-/// for any rank, or a container type for a static rank / fixed shape.
+namespace detail {
+template <class E>
+inline constexpr bool input_element_v = std::is_same_v<E, float> || std::is_same_v<E, double> ||
+                                        std::is_same_v<E, std::complex<float>> || std::is_same_v<E, std::complex<double>>;
+
+/// What graph::input<T> builds: T, or for a T it refuses, float — the nodes
+/// built on it, the lowering and the run then raise no second error.
 template <class T>
-input_node<T> input(std::string name) {
+using input_type_t = std::conditional_t<input_element_v<typename element_traits<T>::element>, T, float>;
+}  // namespace detail
+
+/// A run-time input. T: element type (float, double, std::complex<float|double>)
+/// for any rank, or a container type for a static rank / fixed shape. Any
+/// other element type (int, bool, Eigen::half, …) is refused here, with the
+/// supported list: no lowering would take it later.
+template <class T>
+input_node<detail::input_type_t<T>> input(std::string name) {
     using E = typename detail::element_traits<T>::element;
-    static_assert(std::is_arithmetic_v<E> || detail::is_std_complex<E>::value,
-                  "realify::graph::input<T>: T must be a real or std::complex element type, or an xtensor container of one.");
-    return input_node<T>(std::move(name));
+    static_assert(detail::input_element_v<E>,
+                  "realify::graph::input<T>: T must be float, double, std::complex<float> or std::complex<double> "
+                  "(or an xtensor container of one, for a static rank or shape); int, bool and half tensors are not "
+                  "graph inputs: convert them first (xt::cast<float>(t)), or compute a mask in the graph (x > 0)");
+    return input_node<detail::input_type_t<T>>(std::move(name));
 }
 
 /// A constant tensor (copied into the graph), or a number.
@@ -90,44 +105,77 @@ inline constexpr int refused_kinds_v<node<Tag, C0, C...>> = [] {
         return code;
     }
 }();
+
+/// A bool (or integer) tensor operand: a comparison's, isnan's or isinf's result.
+template <class C>
+inline constexpr bool is_mask_operand_v = !is_scalar_node_v<C> && !traits_t<C>::is_complex &&
+                                          !std::is_floating_point_v<typename traits_t<C>::real_type>;
+/// True when N is refused and one of its operands is a mask: that is the
+/// message then (whatever the other operands' kinds).
+template <class N>
+inline constexpr bool refused_mask_v = false;
+template <class Tag, class... C>
+inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag, C...>> != -1 &&
+                                                        (is_mask_operand_v<C> || ...);
 }  // namespace detail
 
 // An op of the table that no lowering accepts for its operand kinds (and
 // that has no std::complex reference to fall back on, unlike graph::custom)
-// is refused at the builder call by ONE static_assert naming the op and the
-// kinds: "realify::graph::ones_like: no lowering accepts a real operand".
-// The messages must be literals, hence one static_assert per kind
-// combination, of which at most one fails.
-#define REALIFY_GRAPH_REFUSE(NAME, N, CODE, KINDS)                 \
-    static_assert(detail::refused_kinds_v<N> != (CODE),            \
+// is refused at the builder call by ONE static_assert naming the op, the
+// kinds and the nearest spelling that works: "realify::graph::exp: no
+// lowering accepts a complex number: …". The messages must be literals,
+// hence one static_assert per kind combination, of which at most one fails.
+#define REALIFY_GRAPH_REFUSE(NAME, N, CODE, KINDS)                                 \
+    static_assert(detail::refused_kinds_v<N> != (CODE) || detail::refused_mask_v<N>, \
                   "realify::graph::" NAME ": no lowering accepts " KINDS)
-#define REALIFY_GRAPH_REFUSE_1(NAME, N)                            \
-    REALIFY_GRAPH_REFUSE(NAME, N, 0, "a real operand");            \
-    REALIFY_GRAPH_REFUSE(NAME, N, 1, "a complex operand");         \
-    REALIFY_GRAPH_REFUSE(NAME, N, 2, "a real number");             \
-    REALIFY_GRAPH_REFUSE(NAME, N, 3, "a complex number")
-#define REALIFY_GRAPH_REFUSE_2(NAME, N)                                                   \
-    REALIFY_GRAPH_REFUSE(NAME, N, 0, "operands (real, real)");                            \
-    REALIFY_GRAPH_REFUSE(NAME, N, 1, "operands (real, complex)");                         \
-    REALIFY_GRAPH_REFUSE(NAME, N, 2, "operands (real, real number)");                     \
-    REALIFY_GRAPH_REFUSE(NAME, N, 3, "operands (real, complex number)");                  \
-    REALIFY_GRAPH_REFUSE(NAME, N, 4, "operands (complex, real)");                         \
-    REALIFY_GRAPH_REFUSE(NAME, N, 5, "operands (complex, complex)");                      \
-    REALIFY_GRAPH_REFUSE(NAME, N, 6, "operands (complex, real number)");                  \
-    REALIFY_GRAPH_REFUSE(NAME, N, 7, "operands (complex, complex number)");               \
-    REALIFY_GRAPH_REFUSE(NAME, N, 8, "operands (real number, real)");                     \
-    REALIFY_GRAPH_REFUSE(NAME, N, 9, "operands (real number, complex)");                  \
-    REALIFY_GRAPH_REFUSE(NAME, N, 12, "operands (complex number, real)");                 \
-    REALIFY_GRAPH_REFUSE(NAME, N, 13, "operands (complex number, complex)")
+// where: its condition is a mask by design
+#define REALIFY_GRAPH_REFUSE_KINDS(NAME, N, CODE, KINDS) \
+    static_assert(detail::refused_kinds_v<N> != (CODE), "realify::graph::" NAME ": no lowering accepts " KINDS)
+#define REALIFY_GRAPH_REFUSE_MASK(NAME, N)                                                                   \
+    static_assert(!detail::refused_mask_v<N>,                                                                \
+                  "realify::graph::" NAME ": no lowering accepts a bool operand (the result of a comparison, " \
+                  "isnan or isinf): convert it first, graph::to<float>(mask), or make it where's condition")
+// the nearest spellings, by kinds
+#define REALIFY_GRAPH_NUMBER_FIX                                                                             \
+    ": a number is not a tensor: compute the value in C++ (as std::exp(c) does for exp) and pass the result " \
+    "as a number, or make a 0-d tensor of it, graph::scalar_tensor(c)"
+#define REALIFY_GRAPH_MIXED_FIX                                                                                \
+    ": make the kinds match, graph::to<std::complex<float>>(x) (or <std::complex<double>>) for the real one, " \
+    "or graph::real(z) / graph::abs(z) for the complex one"
+#define REALIFY_GRAPH_NUMBER_OPERAND_FIX                                                                    \
+    ": a number is not a tensor here: scale with graph::mul(x, number), or make a 0-d tensor of it, "        \
+    "graph::scalar_tensor(number)"
+#define REALIFY_GRAPH_REFUSE_1(NAME, N)                                                                      \
+    REALIFY_GRAPH_REFUSE_MASK(NAME, N);                                                                      \
+    REALIFY_GRAPH_REFUSE(NAME, N, 0, "a real operand: make it complex first, graph::to<std::complex<float>>(x)"); \
+    REALIFY_GRAPH_REFUSE(NAME, N, 1, "a complex operand: apply it to the parts, graph::real(z) and "          \
+                                     "graph::imag(z), or to graph::abs(z)");                                \
+    REALIFY_GRAPH_REFUSE(NAME, N, 2, "a real number" REALIFY_GRAPH_NUMBER_FIX);                              \
+    REALIFY_GRAPH_REFUSE(NAME, N, 3, "a complex number" REALIFY_GRAPH_NUMBER_FIX)
+#define REALIFY_GRAPH_REFUSE_2(NAME, N)                                                                                \
+    REALIFY_GRAPH_REFUSE_MASK(NAME, N);                                                                                \
+    REALIFY_GRAPH_REFUSE(NAME, N, 0, "operands (real, real): make them complex, graph::to<std::complex<float>>(x)"); \
+    REALIFY_GRAPH_REFUSE(NAME, N, 1, "operands (real, complex)" REALIFY_GRAPH_MIXED_FIX);                              \
+    REALIFY_GRAPH_REFUSE(NAME, N, 2, "operands (real, real number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);                 \
+    REALIFY_GRAPH_REFUSE(NAME, N, 3, "operands (real, complex number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);              \
+    REALIFY_GRAPH_REFUSE(NAME, N, 4, "operands (complex, real)" REALIFY_GRAPH_MIXED_FIX);                              \
+    REALIFY_GRAPH_REFUSE(NAME, N, 5, "operands (complex, complex): apply it to the parts, graph::real(z) and "       \
+                                     "graph::imag(z)");                                                                \
+    REALIFY_GRAPH_REFUSE(NAME, N, 6, "operands (complex, real number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);              \
+    REALIFY_GRAPH_REFUSE(NAME, N, 7, "operands (complex, complex number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);           \
+    REALIFY_GRAPH_REFUSE(NAME, N, 8, "operands (real number, real)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);                 \
+    REALIFY_GRAPH_REFUSE(NAME, N, 9, "operands (real number, complex)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);              \
+    REALIFY_GRAPH_REFUSE(NAME, N, 12, "operands (complex number, real)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);             \
+    REALIFY_GRAPH_REFUSE(NAME, N, 13, "operands (complex number, complex)" REALIFY_GRAPH_NUMBER_OPERAND_FIX)
 #define REALIFY_GRAPH_REFUSE_3(NAME, N)                                                   \
-    REALIFY_GRAPH_REFUSE(NAME, N, 0, "operands (real, real, real)");                      \
-    REALIFY_GRAPH_REFUSE(NAME, N, 1, "operands (real, real, complex)");                   \
-    REALIFY_GRAPH_REFUSE(NAME, N, 4, "operands (real, complex, real)");                   \
-    REALIFY_GRAPH_REFUSE(NAME, N, 5, "operands (real, complex, complex)");                \
-    REALIFY_GRAPH_REFUSE(NAME, N, 16, "operands (complex, real, real)");                  \
-    REALIFY_GRAPH_REFUSE(NAME, N, 17, "operands (complex, real, complex)");               \
-    REALIFY_GRAPH_REFUSE(NAME, N, 20, "operands (complex, complex, real)");               \
-    REALIFY_GRAPH_REFUSE(NAME, N, 21, "operands (complex, complex, complex)")
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 0, "operands (real, real, real)");                      \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 1, "operands (real, real, complex)");                   \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 4, "operands (real, complex, real)");                   \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 5, "operands (real, complex, complex)");                \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 16, "operands (complex, real, real)");                  \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 17, "operands (complex, real, complex)");               \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 20, "operands (complex, complex, real)");               \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 21, "operands (complex, complex, complex)")
 /// Builds a node and refuses it when no rule evaluates it (ARITY: 1, 2 or 3 kinds).
 #define REALIFY_GRAPH_BUILD(ARITY, NAME, ...)                 \
     auto built = __VA_ARGS__;                                  \
@@ -262,8 +310,6 @@ REALIFY_GRAPH_DIMS(unsafe_view)
 REALIFY_GRAPH_DIMS(expand)
 REALIFY_GRAPH_DIMS(flip)
 REALIFY_GRAPH_DIMS(squeeze_dims)
-REALIFY_GRAPH_DIMS(sum_dim)
-REALIFY_GRAPH_DIMS(mean_dim)
 #undef REALIFY_GRAPH_DIMS
 
 template <graph_node X>
@@ -317,6 +363,18 @@ auto mean(X x, dim_list dims, bool keepdim = false) {
     node_attrs a = detail::with_dims(std::move(dims));
     a.i1 = keepdim ? 1 : 0;
     REALIFY_GRAPH_BUILD(1, "mean", detail::make<op::mean_dim>(std::move(a), std::move(x)));
+}
+/// The op's name (aten's sum.dim_IntList) as a second spelling of sum over
+/// dims, without keepdim.
+template <graph_node X>
+[[deprecated("use graph::sum(x, dims, keepdim): the one spelling of a sum over dims")]]
+auto sum_dim(X x, dim_list dims) {
+    return sum(std::move(x), std::move(dims), false);
+}
+template <graph_node X>
+[[deprecated("use graph::mean(x, dims, keepdim): the one spelling of a mean over dims")]]
+auto mean_dim(X x, dim_list dims) {
+    return mean(std::move(x), std::move(dims), false);
 }
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {
@@ -417,6 +475,11 @@ auto custom(Reference reference, X... x) {
 }
 
 #undef REALIFY_GRAPH_BUILD
+#undef REALIFY_GRAPH_NUMBER_OPERAND_FIX
+#undef REALIFY_GRAPH_MIXED_FIX
+#undef REALIFY_GRAPH_NUMBER_FIX
+#undef REALIFY_GRAPH_REFUSE_MASK
+#undef REALIFY_GRAPH_REFUSE_KINDS
 #undef REALIFY_GRAPH_REFUSE_3
 #undef REALIFY_GRAPH_REFUSE_2
 #undef REALIFY_GRAPH_REFUSE_1
