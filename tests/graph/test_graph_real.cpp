@@ -644,3 +644,31 @@ TYPED_TEST(GraphReal, KeepdimNormWhereAndStackedPartsMatchReferences) {
         }
     }
 }
+
+// What the refusal messages tell a user to write instead runs and gives the
+// values: a complex number computed in C++ or made a 0-d tensor
+// (graph::scalar_tensor), a mask converted before arithmetic, a real operand
+// made complex for a complex product (tests/graph/compile_fail_refused.cpp
+// checks the refusals themselves).
+TYPED_TEST(GraphReal, TheSpellingsTheRefusalsNameRun) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    const auto r = random_array<T>({3, 3}, 31);
+    const auto z = random_array<C>({3, 3}, 32);
+    auto ir = graph::input<T>("r");
+    auto iz = graph::input<C>("z");
+    const C c(T(0.5), T(-0.25));
+    auto prog = graph::lower(graph::constant(std::exp(c)) * iz + graph::exp(graph::scalar_tensor(c)),
+                             graph::sqrt(graph::to<T>(ir > T(0))) * ir, graph::mm(iz, graph::to<C>(ir)));
+    const auto [scaled, relu, product] = prog(r, z);
+    const double tol = rtol_of<T>() * 10;
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 3; ++j) {
+            const std::complex<double> e = std::exp(std::complex<double>(c));
+            EXPECT_LE(std::abs(std::complex<double>(scaled(i, j)) - (e * std::complex<double>(z(i, j)) + e)), tol * 4);
+            EXPECT_EQ(relu(i, j), r(i, j) > 0 ? r(i, j) : T(0));
+            std::complex<double> want = 0;
+            for (std::size_t k = 0; k < 3; ++k) want += std::complex<double>(z(i, k)) * double(r(k, j));
+            EXPECT_LE(std::abs(std::complex<double>(product(i, j)) - want), tol * 10);
+        }
+}
