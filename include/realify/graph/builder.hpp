@@ -7,10 +7,13 @@
 #pragma once
 
 #include <complex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
+#include "realify/dispatch/lowerings/unary_math.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/traits.hpp"
@@ -43,6 +46,15 @@ auto as_node(X&& x) {
 template <class X>
 concept node_or_number = graph_node<X> || std::is_arithmetic_v<std::remove_cvref_t<X>> ||
                          is_std_complex<std::remove_cvref_t<X>>::value;
+/// A complex node or number (nodes and numbers only; false for std::nullopt).
+template <class X>
+constexpr bool complex_operand_of() {
+    using D = std::remove_cvref_t<X>;
+    if constexpr (graph_node<D>) return traits_t<D>::is_complex;
+    else return is_std_complex<D>::value;
+}
+template <class X>
+inline constexpr bool is_complex_operand_v = complex_operand_of<X>();
 
 template <class Tag, class... X>
 auto make(node_attrs attrs, X&&... x) {
@@ -202,6 +214,11 @@ auto pow(X x, S s) { return pow_scalar(std::move(x), s); }
         REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>({}, std::move(x))); \
     }
 REALIFY_GRAPH_UNARY(conj)
+REALIFY_GRAPH_UNARY(conj_physical)
+REALIFY_GRAPH_UNARY(resolve_conj)
+REALIFY_GRAPH_UNARY(sigmoid)
+REALIFY_GRAPH_UNARY(silu)
+REALIFY_GRAPH_UNARY(erf)
 REALIFY_GRAPH_UNARY(reciprocal)
 REALIFY_GRAPH_UNARY(exp)
 REALIFY_GRAPH_UNARY(expm1)
@@ -248,6 +265,62 @@ REALIFY_GRAPH_UNARY(t)
 #undef REALIFY_GRAPH_UNARY
 template <graph_node X>
 auto operator-(X x) { return neg(std::move(x)); }
+
+/// F.gelu(x, approximate): "none" (x·½·(1 + erf(x/√2))) or "tanh" (the tanh
+/// approximation); another string is a realify::error here.
+template <graph_node X>
+auto gelu(X x, std::string_view approximate = "none") {
+    REALIFY_GRAPH_BUILD(1, "gelu", detail::make<op::gelu>(
+        detail::with_ints(gelu_approximate_of(approximate) == gelu_approximate::tanh ? 1 : 0), std::move(x)));
+}
+
+// ---- ordering: real operands only --------------------------------------------------
+// Complex values have no ordering: a complex operand is refused by one
+// static_assert naming the op, as PyTorch refuses it (the failing call
+// returns no node, so no second error follows).
+#define REALIFY_GRAPH_NO_ORDER(NAME, COMPLEX)                                                                   \
+    static_assert(!(COMPLEX), "realify::graph::" NAME ": complex values have no ordering (PyTorch refuses them too)")
+#define REALIFY_GRAPH_ORDERING(NAME)                                                                              \
+    template <class A, class B>                                                                                   \
+        requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>))     \
+    auto NAME(A&& a, B&& b) {                                                                                     \
+        constexpr bool complex = detail::is_complex_operand_v<A> || detail::is_complex_operand_v<B>;              \
+        if constexpr (complex) {                                                                                  \
+            REALIFY_GRAPH_NO_ORDER(#NAME, complex);                                                               \
+            return 0;                                                                                             \
+        } else {                                                                                                  \
+            REALIFY_GRAPH_BUILD(2, #NAME, detail::make<op::NAME>({}, std::forward<A>(a), std::forward<B>(b)));   \
+        }                                                                                                         \
+    }
+REALIFY_GRAPH_ORDERING(maximum)
+REALIFY_GRAPH_ORDERING(minimum)
+REALIFY_GRAPH_ORDERING(clamp_min)
+REALIFY_GRAPH_ORDERING(clamp_max)
+#undef REALIFY_GRAPH_ORDERING
+
+/// torch.clamp(x, min, max): bounds are nodes, numbers or std::nullopt (at
+/// least one given); clamp_min then clamp_max, one fused loop.
+template <class X, class L, class H>
+    requires(graph_node<X> && (detail::node_or_number<L> || std::is_same_v<std::remove_cvref_t<L>, std::nullopt_t>) &&
+             (detail::node_or_number<H> || std::is_same_v<std::remove_cvref_t<H>, std::nullopt_t>))
+auto clamp(X&& x, L&& lo, H&& hi) {
+    constexpr bool no_lo = std::is_same_v<std::remove_cvref_t<L>, std::nullopt_t>;
+    constexpr bool no_hi = std::is_same_v<std::remove_cvref_t<H>, std::nullopt_t>;
+    static_assert(!(no_lo && no_hi), "realify::graph::clamp: at least one of min and max must be given (PyTorch's rule)");
+    constexpr bool complex = detail::is_complex_operand_v<X> || (!no_lo && detail::is_complex_operand_v<L>) ||
+                             (!no_hi && detail::is_complex_operand_v<H>);
+    if constexpr (complex) {
+        REALIFY_GRAPH_NO_ORDER("clamp", complex);
+        return 0;
+    } else if constexpr (no_lo) {
+        return clamp_max(std::forward<X>(x), std::forward<H>(hi));
+    } else if constexpr (no_hi) {
+        return clamp_min(std::forward<X>(x), std::forward<L>(lo));
+    } else {
+        return clamp_max(clamp_min(std::forward<X>(x), std::forward<L>(lo)), std::forward<H>(hi));
+    }
+}
+#undef REALIFY_GRAPH_NO_ORDER
 
 // ---- shape ops ----------------------------------------------------------------------
 #define REALIFY_GRAPH_DIMS(NAME)                                           \

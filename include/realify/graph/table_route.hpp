@@ -68,6 +68,7 @@ REALIFY_GRAPH_ATTRS(add_scalar, T)
 REALIFY_GRAPH_ATTRS(sub_scalar, T)
 REALIFY_GRAPH_ATTRS(pow_scalar, T)
 REALIFY_GRAPH_ATTRS(full_like, T)
+REALIFY_GRAPH_ATTRS(gelu, gelu_approximate)
 #undef REALIFY_GRAPH_ATTRS
 
 /// What a child is handed to a table lowering as (a complex_layout view, a
@@ -172,6 +173,8 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2);
     } else if constexpr (sig::size == 4) {
         return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2, a.i3);
+    } else if constexpr (std::is_same_v<sig, type_list<gelu_approximate>>) {  // attrs.i0: 'tanh'
+        return dispatch::call<Tag>(ops..., a.i0 != 0 ? gelu_approximate::tanh : gelu_approximate::none);
     } else if constexpr (std::is_same_v<sig, type_list<T>>) {
         return dispatch::call<Tag>(ops..., static_cast<T>(a.scalar.real()));
     } else {
