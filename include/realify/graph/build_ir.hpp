@@ -43,7 +43,11 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
     else if (op == "slice") s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
     else if (op == "split" || op == "chunk") s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
     else if (op == "split_with_sizes") s << ", " << a.i1 << "; piece " << a.i2;
-    if ((op == "sum_dim" || op == "mean_dim" || op == "prod_dim") && a.i1 != 0) s << ", keepdim";
+    if ((op == "sum_dim" || op == "mean_dim" || op == "prod_dim" || op == "amax" || op == "amin" || op == "var" ||
+         op == "std_dev") &&
+        a.i1 != 0)
+        s << ", keepdim";
+    if (op == "var" || op == "std_dev") s << ", correction " << a.scalar.real();
     if (op == "gelu" && a.i0 != 0) s << "approximate='tanh'";
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();

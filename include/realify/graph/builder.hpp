@@ -391,6 +391,40 @@ auto mean(X x, dim_list dims, bool keepdim = false) {
     a.i1 = keepdim ? 1 : 0;
     REALIFY_GRAPH_BUILD(1, "mean", detail::make<op::mean_dim>(std::move(a), std::move(x)));
 }
+/// x.amax(dims, keepdim) / x.amin(…): every dim when dims is empty; real
+/// nodes (complex values have no ordering: one static_assert, as PyTorch).
+#define REALIFY_GRAPH_EXTREMUM(NAME)                                                                     \
+    template <graph_node X>                                                                              \
+    auto NAME(X x, dim_list dims = {}, bool keepdim = false) {                                           \
+        if constexpr (is_complex_node_v<X>) {                                                            \
+            static_assert(!is_complex_node_v<X>,                                                         \
+                          "realify::graph::" #NAME ": complex values have no ordering (PyTorch refuses them too)"); \
+            return 0;                                                                                    \
+        } else {                                                                                         \
+            node_attrs a = detail::with_dims(std::move(dims));                                           \
+            a.i1 = keepdim ? 1 : 0;                                                                      \
+            REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>(std::move(a), std::move(x)));           \
+        }                                                                                                \
+    }
+REALIFY_GRAPH_EXTREMUM(amax)
+REALIFY_GRAPH_EXTREMUM(amin)
+#undef REALIFY_GRAPH_EXTREMUM
+/// x.var(dims, correction=…, keepdim=…) / x.std(…) (std_dev): every dim when
+/// dims is empty; a real node for real and complex x.
+template <graph_node X>
+auto var(X x, dim_list dims = {}, double correction = 1, bool keepdim = false) {
+    node_attrs a = detail::with_dims(std::move(dims));
+    a.i1 = keepdim ? 1 : 0;
+    a.scalar = correction;
+    REALIFY_GRAPH_BUILD(1, "var", detail::make<op::var>(std::move(a), std::move(x)));
+}
+template <graph_node X>
+auto std_dev(X x, dim_list dims = {}, double correction = 1, bool keepdim = false) {
+    node_attrs a = detail::with_dims(std::move(dims));
+    a.i1 = keepdim ? 1 : 0;
+    a.scalar = correction;
+    REALIFY_GRAPH_BUILD(1, "std_dev", detail::make<op::std_dev>(std::move(a), std::move(x)));
+}
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {
     node_attrs a = detail::with_dims(std::move(shifts));

@@ -168,7 +168,10 @@ constexpr shape_rule shape_rule_of() {
         // included), so what they feed (r / r.sum(-1, keepdim=True)) has a
         // shape before evaluation too
         using Tag = typename N::tag;
-        if constexpr (std::is_same_v<Tag, op::sum_dim> || std::is_same_v<Tag, op::mean_dim>) return shape_rule::reduce_dims;
+        if constexpr (std::is_same_v<Tag, op::sum_dim> || std::is_same_v<Tag, op::mean_dim> ||
+                      std::is_same_v<Tag, op::amax> || std::is_same_v<Tag, op::amin> || std::is_same_v<Tag, op::var> ||
+                      std::is_same_v<Tag, op::std_dev>)
+            return shape_rule::reduce_dims;
         else if constexpr (std::is_same_v<Tag, op::prod_dim>) return shape_rule::reduce_dim;
         else if constexpr (std::is_same_v<Tag, op::cumsum>) return shape_rule::same_as_child;
         else return shape_rule::unknown;

@@ -45,6 +45,10 @@ REALIFY_GRAPH_ATTRS(flip, dim_list)
 REALIFY_GRAPH_ATTRS(squeeze_dims, dim_list)
 REALIFY_GRAPH_ATTRS(sum_dim, dim_list, bool)
 REALIFY_GRAPH_ATTRS(mean_dim, dim_list, bool)
+REALIFY_GRAPH_ATTRS(amax, dim_list, bool)
+REALIFY_GRAPH_ATTRS(amin, dim_list, bool)
+REALIFY_GRAPH_ATTRS(var, dim_list, double, bool)
+REALIFY_GRAPH_ATTRS(std_dev, dim_list, double, bool)
 REALIFY_GRAPH_ATTRS(roll, dim_list, dim_list)
 REALIFY_GRAPH_ATTRS(flatten, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(transpose, std::ptrdiff_t, std::ptrdiff_t)
@@ -158,6 +162,8 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., a.dims);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, bool>>) {  // a reduction's dims, keepdim
         return dispatch::call<Tag>(ops..., a.dims, a.i1 != 0);
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list, double, bool>>) {  // var / std: dims, correction, keepdim
+        return dispatch::call<Tag>(ops..., a.dims, a.scalar.real(), a.i1 != 0);
     } else if constexpr (std::is_same_v<sig, type_list<std::ptrdiff_t, bool>>) {  // prod's dim, keepdim
         return dispatch::call<Tag>(ops..., a.i0, a.i1 != 0);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, dim_list>>) {
