@@ -11,5 +11,6 @@
 #include "realify/dispatch/lowerings/real_output.hpp"
 #include "realify/dispatch/lowerings/shape.hpp"
 #include "realify/dispatch/lowerings/reduction.hpp"
+#include "realify/dispatch/lowerings/normalization.hpp"
 #include "realify/dispatch/lowerings/linalg.hpp"
 #include "realify/dispatch/lowerings/construction.hpp"

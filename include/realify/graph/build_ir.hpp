@@ -37,7 +37,7 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
     }
     if (op == "flatten" || op == "transpose" || op == "select") s << a.i0 << ", " << a.i1;
     else if (op == "unsqueeze" || op == "squeeze_dim" || op == "cumsum" || op == "prod_dim" || op == "cat" ||
-             op == "stack" || op == "getitem")
+             op == "stack" || op == "getitem" || op == "softmax" || op == "log_softmax")
         s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
     else if (op == "narrow") s << a.i0 << ", " << a.i1 << ", " << a.i2;
     else if (op == "slice") s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
@@ -48,6 +48,7 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
         a.i1 != 0)
         s << ", keepdim";
     if (op == "var" || op == "std_dev") s << ", correction " << a.scalar.real();
+    if (op == "layer_norm" || op == "rms_norm") s << ", eps " << a.scalar.real();
     if (op == "gelu" && a.i0 != 0) s << "approximate='tanh'";
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <complex>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -424,6 +425,55 @@ auto std_dev(X x, dim_list dims = {}, double correction = 1, bool keepdim = fals
     a.i1 = keepdim ? 1 : 0;
     a.scalar = correction;
     REALIFY_GRAPH_BUILD(1, "std_dev", detail::make<op::std_dev>(std::move(a), std::move(x)));
+}
+/// F.softmax(x, dim) / F.log_softmax(x, dim): one row at a time in L1
+/// (realify/engine/rows.hpp), numerically stable (the row's max subtracted).
+template <graph_node X>
+auto softmax(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "softmax", detail::make<op::softmax>(detail::with_ints(dim), std::move(x)));
+}
+template <graph_node X>
+auto log_softmax(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "log_softmax", detail::make<op::log_softmax>(detail::with_ints(dim), std::move(x)));
+}
+namespace detail {
+inline node_attrs norm_attrs(dim_list normalized_shape, double eps) {
+    node_attrs a = with_dims(std::move(normalized_shape));
+    a.scalar = eps;
+    return a;
+}
+/// rms_norm's default eps: the machine epsilon of x's component type (PyTorch's).
+template <class X>
+inline constexpr double epsilon_of = std::numeric_limits<typename traits_t<X>::real_type>::epsilon();
+}  // namespace detail
+/// F.layer_norm(x, normalized_shape, weight, bias, eps): no bias is
+/// layer_norm(x, shape, w) — a bias alone is layer_norm(x, shape) + b.
+template <graph_node X>
+auto layer_norm(X x, dim_list normalized_shape, double eps = 1e-5) {
+    REALIFY_GRAPH_BUILD(1, "layer_norm",
+                        detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps), std::move(x)));
+}
+template <graph_node X, graph_node W>
+auto layer_norm(X x, dim_list normalized_shape, W weight, double eps = 1e-5) {
+    REALIFY_GRAPH_BUILD(2, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+                                                                       std::move(x), std::move(weight)));
+}
+template <graph_node X, graph_node W, graph_node B>
+auto layer_norm(X x, dim_list normalized_shape, W weight, B bias, double eps = 1e-5) {
+    REALIFY_GRAPH_BUILD(3, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+                                                                       std::move(x), std::move(weight), std::move(bias)));
+}
+/// F.rms_norm(x, normalized_shape, weight, eps) — Llama's RMSNorm(dim, eps)
+/// is rms_norm(x, {dim}, weight, eps); eps by default the machine epsilon.
+template <graph_node X>
+auto rms_norm(X x, dim_list normalized_shape, double eps = detail::epsilon_of<X>) {
+    REALIFY_GRAPH_BUILD(1, "rms_norm",
+                        detail::make<op::rms_norm>(detail::norm_attrs(std::move(normalized_shape), eps), std::move(x)));
+}
+template <graph_node X, graph_node W>
+auto rms_norm(X x, dim_list normalized_shape, W weight, double eps = detail::epsilon_of<X>) {
+    REALIFY_GRAPH_BUILD(2, "rms_norm", detail::make<op::rms_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+                                                                   std::move(x), std::move(weight)));
 }
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {

@@ -73,6 +73,10 @@ REALIFY_GRAPH_ATTRS(sub_scalar, T)
 REALIFY_GRAPH_ATTRS(pow_scalar, T)
 REALIFY_GRAPH_ATTRS(full_like, T)
 REALIFY_GRAPH_ATTRS(gelu, gelu_approximate)
+REALIFY_GRAPH_ATTRS(softmax, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(log_softmax, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(layer_norm, dim_list, double)
+REALIFY_GRAPH_ATTRS(rms_norm, dim_list, double)
 #undef REALIFY_GRAPH_ATTRS
 
 /// What a child is handed to a table lowering as (a complex_layout view, a
@@ -162,6 +166,8 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., a.dims);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, bool>>) {  // a reduction's dims, keepdim
         return dispatch::call<Tag>(ops..., a.dims, a.i1 != 0);
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list, double>>) {  // layer_norm / rms_norm: normalized_shape, eps
+        return dispatch::call<Tag>(ops..., a.dims, a.scalar.real());
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, double, bool>>) {  // var / std: dims, correction, keepdim
         return dispatch::call<Tag>(ops..., a.dims, a.scalar.real(), a.i1 != 0);
     } else if constexpr (std::is_same_v<sig, type_list<std::ptrdiff_t, bool>>) {  // prod's dim, keepdim
