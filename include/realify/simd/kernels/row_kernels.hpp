@@ -3,8 +3,9 @@
 // contiguous row), instantiated once per element type in each
 // per-instruction-set translation unit (src/simd/isa_*.cpp):
 //
-//   max(x, n)              the maximum of n ≥ 1 elements: element<op::maximum>
-//                          (NaN propagates)
+//   max(x, n)              the largest of n ≥ 1 elements, NaN when one is
+//                          (the sign of a zero maximum unspecified: softmax
+//                          shifts by it, and e^(x − ±0) is the same)
 //   exp_sum(x, s, out, n)  out = e^(x − s) (x − s rounded as T; out may be
 //                          nullptr: not stored), returns Σ e^(x − s)
 //   moments(x, c, n, sums) sums = {Σ(x − c), Σ(x − c)²} (x − c and its square
@@ -30,6 +31,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 
 #include <xsimd/xsimd.hpp>
 
@@ -88,19 +90,35 @@ struct row_kernels {
         std::memcpy(p, buffer, k * sizeof(T));
     }
 
+    /// Four independent registers (a compare and a blend each), NaN
+    /// lanes noted aside: throughput, not the latency of one chain.
     static T max(const T* x, std::size_t n) noexcept {
-        using F = kernel::element<op::maximum>;
-        const std::size_t full = n - n % W;
+        constexpr std::size_t U = 4;
         T r = x[0];
-        if (full > 0) {
-            B m = B::load_unaligned(x);
-            for (std::size_t i = W; i < full; i += W) m = F::simd<V>(m, B::load_unaligned(x + i));
+        bool nan = x[0] != x[0];
+        std::size_t i = 0;
+        if (n >= U * W) {
+            B m[U];
+            M unordered = V::none();
+            for (std::size_t u = 0; u < U; ++u) m[u] = B::load_unaligned(x + u * W);
+            for (i = U * W; i + U * W <= n; i += U * W)
+                for (std::size_t u = 0; u < U; ++u) {
+                    const B v = B::load_unaligned(x + i + u * W);
+                    m[u] = V::select(v > m[u], v, m[u]);
+                    unordered = unordered | V::isnan(v);
+                }
+            for (std::size_t u = 0; u < U; ++u) unordered = unordered | V::isnan(m[u]);
+            for (std::size_t u = 1; u < U; ++u) m[0] = V::select(m[u] > m[0], m[u], m[0]);
             alignas(64) T lanes[W];
-            m.store_aligned(lanes);
-            for (std::size_t k = 0; k < W; ++k) r = F{}(r, lanes[k]);
+            m[0].store_aligned(lanes);
+            for (std::size_t k = 0; k < W; ++k) r = lanes[k] > r ? lanes[k] : r;
+            nan = nan || V::any(unordered);
         }
-        for (std::size_t i = full; i < n; ++i) r = F{}(r, x[i]);
-        return r;
+        for (; i < n; ++i) {
+            r = x[i] > r ? x[i] : r;
+            nan = nan || x[i] != x[i];
+        }
+        return nan ? std::numeric_limits<T>::quiet_NaN() : r;
     }
 
     /// e^(x − s) of one register.
@@ -113,7 +131,8 @@ struct row_kernels {
             return scalar_lanes(d, e, normal | zero);
         return e;
     }
-    [[gnu::noinline, gnu::cold]] static B scalar_lanes(const B& d, const B& e, const M& done) noexcept {
+    /// Static and called with copies, so the hot loop's registers never need an address.
+    [[gnu::noinline, gnu::cold]] static B scalar_lanes(B d, B e, M done) noexcept {
         alignas(64) T ds[W];
         alignas(64) T es[W];
         alignas(64) T flags[W];
