@@ -49,6 +49,7 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
         s << ", keepdim";
     if (op == "var" || op == "std_dev") s << ", correction " << a.scalar.real();
     if (op == "layer_norm" || op == "rms_norm") s << ", eps " << a.scalar.real();
+    if (!a.text.empty()) s << '"' << a.text << '"';
     if (op == "gelu" && a.i0 != 0) s << "approximate='tanh'";
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();

@@ -426,6 +426,17 @@ auto std_dev(X x, dim_list dims = {}, double correction = 1, bool keepdim = fals
     a.scalar = correction;
     REALIFY_GRAPH_BUILD(1, "std_dev", detail::make<op::std_dev>(std::move(a), std::move(x)));
 }
+/// torch.einsum(equation, x…): "bhqd,bhkd->bhqk" … parsed when the graph
+/// runs (realify/engine/einsum.hpp); real nodes, or complex ones, of one dtype.
+template <graph_node X, graph_node... Xs>
+auto einsum(std::string equation, X x, Xs... xs) {
+    node_attrs a;
+    a.text = std::move(equation);
+    auto built = detail::make<op::einsum>(std::move(a), std::move(x), std::move(xs)...);
+    static_assert(detail::refused_kinds_v<decltype(built)> == -1,
+                  "realify::graph::einsum: no lowering accepts these operands (all real, or all complex, of one dtype)");
+    return built;
+}
 /// F.softmax(x, dim) / F.log_softmax(x, dim): one row at a time in L1
 /// (realify/engine/rows.hpp), numerically stable (the row's max subtracted).
 template <graph_node X>

@@ -58,6 +58,7 @@ struct node_attrs {
     std::ptrdiff_t i0 = 0, i1 = 0, i2 = 0, i3 = 1;  // dim / start / end / step …
     std::complex<double> scalar{0.0, 0.0};          // mul_scalar, pow_scalar, full_like …
     bool has_scalar = false;
+    std::string text;                               // einsum's equation
 };
 
 namespace detail {

@@ -73,6 +73,7 @@ REALIFY_GRAPH_ATTRS(sub_scalar, T)
 REALIFY_GRAPH_ATTRS(pow_scalar, T)
 REALIFY_GRAPH_ATTRS(full_like, T)
 REALIFY_GRAPH_ATTRS(gelu, gelu_approximate)
+REALIFY_GRAPH_ATTRS(einsum, std::string_view)
 REALIFY_GRAPH_ATTRS(softmax, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(log_softmax, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(layer_norm, dim_list, double)
@@ -185,6 +186,8 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2);
     } else if constexpr (sig::size == 4) {
         return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2, a.i3);
+    } else if constexpr (std::is_same_v<sig, type_list<std::string_view>>) {  // einsum's equation
+        return dispatch::call<Tag>(ops..., std::string_view(a.text));
     } else if constexpr (std::is_same_v<sig, type_list<gelu_approximate>>) {  // attrs.i0: 'tanh'
         return dispatch::call<Tag>(ops..., a.i0 != 0 ? gelu_approximate::tanh : gelu_approximate::none);
     } else if constexpr (std::is_same_v<sig, type_list<T>>) {

@@ -175,6 +175,7 @@ private:
         } else if constexpr (Tag::kind == op_kind::shape || std::is_same_v<Tag, op::mm> ||
                              std::is_same_v<Tag, op::bmm> || std::is_same_v<Tag, op::matmul> ||
                              std::is_same_v<Tag, op::dot> || std::is_same_v<Tag, op::vdot> ||
+                             std::is_same_v<Tag, op::einsum> ||
                              std::is_same_v<Tag, op::prod_dim> || std::is_same_v<Tag, op::squeeze> ||
                              std::is_same_v<Tag, op::getitem>) {
             return result{ew::any_complex, dynamic_rank, false, false};
