@@ -138,7 +138,10 @@ inline ir_node make_record(const node_facts& f, std::string label) {
     case node_rule::table: r.lowering = std::string(f.table_entry); break;
     case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
     case node_rule::tensor_op:
-        r.lowering = "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
+        r.lowering = f.shape == shape_rule::declared
+                         ? "tensor-level user function writing the buffer the graph hands it (graph break: operands "
+                           "materialised as tensors)"
+                         : "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
         break;
     }
     return r;
@@ -214,6 +217,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     r.object = &n;
     r.evaluator = evaluator_of<Strict, N>();
     r.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
+    if constexpr (facts.shape == shape_rule::declared) r.declared_shape = declared_shape_of<N>();
     const std::size_t slot = append_record(g, std::move(r), n.id);
     if constexpr (facts.rule == node_rule::fused) set_loop_program(g, slot, false);
     return slot;

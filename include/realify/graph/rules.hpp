@@ -178,6 +178,10 @@ constexpr shape_rule shape_rule_of() {
                            std::is_same_v<Tag, op::rms_norm>)
             return shape_rule::same_as_child;
         else return shape_rule::unknown;
+    } else if constexpr (rule == node_rule::tensor_op) {
+        return []<node_name Name, class Result, class Fn, class... C>(std::type_identity<tensor_op_node<Name, Result, Fn, C...>>) {
+            return is_into_buffer_v<Fn> ? shape_rule::declared : shape_rule::unknown;
+        }(std::type_identity<N>{});
     } else {
         return shape_rule::unknown;  // constants (unless folded), other table ops, fallbacks
     }
