@@ -83,8 +83,11 @@ struct element<op::erf> {
     T operator()(T x) const noexcept {
         return std::erf(x);
     }
-    /// ±1 at and beyond erf_saturated (inf included), NaN kept.
+    /// ±1 at and beyond erf_saturated (inf included), NaN kept. Float only:
+    /// xsimd's double erf and erfc are accurate to about 1e-11 (1e-9 far in
+    /// erfc's tail), short of double's tolerance — double runs the scalar form.
     template <class V>
+        requires(sizeof(typename V::value_type) == sizeof(float))
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
@@ -123,8 +126,10 @@ struct element<op::gelu> {
     }
 
     /// 'none': x where erfc(−x/√2) rounds to 2; the scalar form where it
-    /// would take e^(−x²) below the smallest normal, and for NaN.
+    /// would take e^(−x²) below the smallest normal, and for NaN. Float only
+    /// (see element<op::erf>): double's lanes are the scalar form's.
     template <class V>
+        requires(sizeof(typename V::value_type) == sizeof(float))
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
@@ -140,7 +145,14 @@ struct element<op::gelu> {
                                                          typename V::mask& redo) noexcept {
         using B = typename V::batch;
         using T = typename V::value_type;
-        if (!p.tanh) return simd<V>(x, redo);
+        if (!p.tanh) {
+            if constexpr (sizeof(T) == sizeof(float)) {
+                return simd<V>(x, redo);
+            } else {
+                redo = ~V::none();  // every lane by the scalar form
+                return x;
+            }
+        }
         return detail::over_one_plus_exp<V>(x, B(T(2)) * tanh_argument<T>(x), redo);
     }
 };

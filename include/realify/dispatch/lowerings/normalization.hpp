@@ -20,7 +20,10 @@ namespace lowering {
 
 /// A float or double real tensor, or std::nullopt (no weight, no bias).
 template <class W>
-inline constexpr bool optional_real_tensor = one_real_tensor<W> || std::is_same_v<std::remove_cvref_t<W>, std::nullopt_t>;
+inline constexpr bool optional_real_tensor = [] {
+    if constexpr (std::is_same_v<std::remove_cvref_t<W>, std::nullopt_t>) return true;
+    else return one_real_tensor<W>;
+}();
 
 namespace normalization_detail {
 
