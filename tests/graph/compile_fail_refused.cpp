@@ -4,11 +4,13 @@
 // the graph add no second error. REALIFY_CASE picks the op: 1 a unary op on
 // an integer operand (no math lowering takes one), 2 a binary op on
 // (complex, real), 3 an ordering comparison of a complex operand (PyTorch
-// refuses it too). Built with
+// refuses it too), 4 graph::clamp of a complex node and 5 the eager
+// realify::maximum of a complex tensor (refused as PyTorch refuses them). Built with
 // -DREALIFY_EXPECT_SUCCESS (the control) the same graph with operands the
 // table accepts compiles: the failure is the refusal, not a typo's.
 #include <complex>
 
+#include "realify/eager.hpp"
 #include "realify/graph.hpp"
 
 int main() {
@@ -39,6 +41,20 @@ int main() {
 #else
     auto c = z > 0.5;  // realify::graph::gt (>): operands (complex, real number): …
     return c == 0 ? 0 : 1;
+#endif
+#elif REALIFY_CASE == 4
+#ifdef REALIFY_EXPECT_SUCCESS
+    return graph::lower(graph::clamp(graph::abs(z), 0.0, x))(a, b).size() == 4 ? 0 : 1;
+#else
+    auto c = graph::clamp(z, 0.0, x);  // realify::graph::clamp: complex values have no ordering (PyTorch refuses them too)
+    return c == 0 ? 0 : 1;
+#endif
+#elif REALIFY_CASE == 5
+#ifdef REALIFY_EXPECT_SUCCESS
+    return realify::maximum(b, b).size() == 4 ? 0 : 1;
+#else
+    auto m = realify::maximum(a, b);  // realify::maximum: complex values have no ordering (PyTorch refuses them too)
+    return m == 0 ? 0 : 1;
 #endif
 #endif
 }
