@@ -20,12 +20,39 @@
 namespace realify::dispatch {
 namespace lowering {
 
-REALIFY_COMPILED_LOWERING(maximum, maximum_reals, maximum, real_pair,
-                          "the larger; NaN if either is; +0 above −0 (IEEE 754-2019 maximum, symmetric)")
-REALIFY_COMPILED_LOWERING(minimum, minimum_reals, minimum, real_pair,
-                          "the smaller; NaN if either is; −0 below +0 (IEEE 754-2019 minimum, symmetric)")
-REALIFY_COMPILED_LOWERING(clamp_min, clamp_min_reals, clamp_min, real_pair, "x < lo ? lo : x; NaN if x or lo is")
-REALIFY_COMPILED_LOWERING(clamp_max, clamp_max_reals, clamp_max, real_pair, "x > hi ? hi : x; NaN if x or hi is")
+/// A binary ordering op Tag: its compiled kernel Op on two real operands
+/// (one a tensor); exact — it picks one of its operands (or NaN).
+template <class Tag, simd::elementwise_op Op>
+struct ordering_of {
+    using op = Tag;
+    static constexpr std::string_view tolerance = "exact";
+    template <class... A>
+    static constexpr bool accepts = real_pair<A...>;
+    template <class A, class B>
+    static auto apply(const A& a, const B& b) {
+        return compiled_call<Op>::run(op::name, a, b);
+    }
+    template <class O, class A, class B>
+    static void apply_into(out_arg<O>& o, const A& a, const B& b) {
+        compiled_call<Op>::into(op::name, o, a, b);
+    }
+};
+struct maximum_reals : ordering_of<::realify::op::maximum, simd::elementwise_op::maximum> {
+    static constexpr std::string_view name = "maximum_reals";
+    static constexpr std::string_view formula = "the larger; NaN if either is; +0 above −0 (IEEE 754-2019 maximum, symmetric)";
+};
+struct minimum_reals : ordering_of<::realify::op::minimum, simd::elementwise_op::minimum> {
+    static constexpr std::string_view name = "minimum_reals";
+    static constexpr std::string_view formula = "the smaller; NaN if either is; −0 below +0 (IEEE 754-2019 minimum, symmetric)";
+};
+struct clamp_min_reals : ordering_of<::realify::op::clamp_min, simd::elementwise_op::clamp_min> {
+    static constexpr std::string_view name = "clamp_min_reals";
+    static constexpr std::string_view formula = "x < lo ? lo : x; NaN if x or lo is";
+};
+struct clamp_max_reals : ordering_of<::realify::op::clamp_max, simd::elementwise_op::clamp_max> {
+    static constexpr std::string_view name = "clamp_max_reals";
+    static constexpr std::string_view formula = "x > hi ? hi : x; NaN if x or hi is";
+};
 
 /// A bound of clamp: a real tensor or number, or std::nullopt (none).
 template <class B>
@@ -46,6 +73,7 @@ struct clamp_reals {
     static constexpr std::string_view name = "clamp_reals";
     static constexpr std::string_view formula =
         "clamp_max(clamp_min(x, lo), hi) in one pass: hi where lo > hi (as PyTorch); NaN if x or a bound is";
+    static constexpr std::string_view tolerance = "exact";
     template <class... A>
     static constexpr bool accepts = clamp_operands<A...>;
 
