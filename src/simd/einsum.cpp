@@ -320,21 +320,19 @@ labelled contract(std::string_view op, const labelled& a, const labelled& b, con
     broadcast(tb, nb, inner);
     std::size_t m = 0, k = 0, n = 0, k_b = 0;
     std::ptrdiff_t sm = 0, sk = 0, sk_b = 0, sn = 0;
-    // a group of dims that is not one stride: the operand copied, row-major
-    if (!merge(ta, nb, nb + rows.size(), m, sm) || !merge(ta, nb + rows.size(), ta.rank(), k, sk)) {
-        const tensor_ref packed = memory.make(ta, ta.shape);
-        copy(op, ta, packed);
-        ta = packed;
-        merge(ta, nb, nb + rows.size(), m, sm);
-        merge(ta, nb + rows.size(), ta.rank(), k, sk);
-    }
-    if (!merge(tb, nb, nb + inner.size(), k_b, sk_b) || !merge(tb, nb + inner.size(), tb.rank(), n, sn)) {
-        const tensor_ref packed = memory.make(tb, tb.shape);
-        copy(op, tb, packed);
-        tb = packed;
-        merge(tb, nb, nb + inner.size(), k_b, sk_b);
-        merge(tb, nb + inner.size(), tb.rank(), n, sn);
-    }
+    // the matrix dims of an operand after its batch: [nb, split) and [split, rank), each one
+    // stride — else the operand is copied, row-major, where they are
+    auto matrices = [&](tensor_ref& t, std::size_t split, std::size_t& rows_, std::ptrdiff_t& row_stride,
+                        std::size_t& cols_, std::ptrdiff_t& col_stride) {
+        if (merge(t, nb, split, rows_, row_stride) && merge(t, split, t.rank(), cols_, col_stride)) return;
+        const tensor_ref packed = memory.make(t, t.shape);
+        copy(op, t, packed);
+        t = packed;
+        merge(t, nb, split, rows_, row_stride);
+        merge(t, split, t.rank(), cols_, col_stride);
+    };
+    matrices(ta, nb + rows.size(), m, sm, k, sk);
+    matrices(tb, nb + inner.size(), k_b, sk_b, n, sn);
     // the batch offsets of every (batch index) in each operand
     std::size_t count = 1;
     for (std::size_t i = 0; i < nb; ++i) count *= ta.shape[i];

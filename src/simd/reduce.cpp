@@ -32,6 +32,7 @@
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
 #include "realify/kernels/ordering.hpp"
+#include "axes.hpp"
 #include "tensor_checks.hpp"
 
 namespace realify::engine {
@@ -49,6 +50,8 @@ dims reduced_shape(const dims& in, std::span<const std::size_t> axes, bool keepd
 namespace {
 
 using kernel::cpair;
+using detail::axis;
+using detail::coalesce;
 
 constexpr std::size_t block_width = 256;
 
@@ -223,12 +226,6 @@ struct variance_store {
     }
 };
 
-struct axis {
-    std::size_t extent;
-    std::ptrdiff_t in;   // input stride (components)
-    std::ptrdiff_t out;  // output stride (components); 0 for a reduced axis
-};
-
 /// Advances an odometer over `axes` (all but the last `skip`), moving the
 /// pointers; false when it wrapped around.
 template <class S, class D>
@@ -244,24 +241,6 @@ bool advance(std::span<const axis> axes, std::array<std::size_t, max_rank>& inde
     return false;
 }
 
-/// Adjacent axes (in index order) merged where the inner steps over the
-/// outer in one stride, for both the input and the output.
-std::size_t coalesce(std::array<axis, max_rank>& axes, std::size_t n) noexcept {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axes[i].extent == 1) continue;
-        if (kept > 0) {
-            axis& outer = axes[kept - 1];
-            const auto extent = static_cast<std::ptrdiff_t>(axes[i].extent);
-            if (outer.in == axes[i].in * extent && outer.out == axes[i].out * extent) {
-                outer = {outer.extent * axes[i].extent, axes[i].in, axes[i].out};
-                continue;
-            }
-        }
-        axes[kept++] = axes[i];
-    }
-    return kept;
-}
 
 template <class S, class D, class acc, class Store = default_store<acc>>
 void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out,

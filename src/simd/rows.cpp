@@ -16,54 +16,33 @@
 
 #include "kernel_table.hpp"
 #include "realify/errors.hpp"
+#include "axes.hpp"
 #include "tensor_checks.hpp"
 
 namespace realify::engine {
 
 namespace {
 
-/// One axis of the walk: its extent and strides (components) in in and out.
-struct walk_axis {
-    std::size_t extent;
-    std::ptrdiff_t in;
-    std::ptrdiff_t out;
-};
+using detail::axis;
+using detail::coalesce;
 
 /// The axes of a row (row-major order within it) and the other axes.
 struct row_walk {
-    std::array<walk_axis, max_rank> row{}, outer{};
+    std::array<axis, max_rank> row{}, outer{};
     std::size_t row_rank = 0, outer_rank = 0;
     std::size_t n = 1;  // elements per row
 };
-
-/// Merges adjacent axes that step over each other in one stride, in and out.
-std::size_t coalesce(std::array<walk_axis, max_rank>& axes, std::size_t n) noexcept {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axes[i].extent == 1) continue;
-        if (kept > 0) {
-            walk_axis& outer = axes[kept - 1];
-            const auto e = static_cast<std::ptrdiff_t>(axes[i].extent);
-            if (outer.in == axes[i].in * e && outer.out == axes[i].out * e) {
-                outer = {outer.extent * axes[i].extent, axes[i].in, axes[i].out};
-                continue;
-            }
-        }
-        axes[kept++] = axes[i];
-    }
-    return kept;
-}
 
 /// Rows over the axes [first, last) of in (and out, of the same shape).
 row_walk make_walk(const tensor_ref& in, const tensor_ref& out, std::size_t first, std::size_t last) noexcept {
     row_walk w;
     for (std::size_t a = 0; a < in.rank(); ++a) {
-        const walk_axis axis{in.shape[a], in.strides[a], out.strides[a]};
+        const axis step{in.shape[a], in.strides[a], out.strides[a]};
         if (a >= first && a < last) {
-            w.row[w.row_rank++] = axis;
+            w.row[w.row_rank++] = step;
             w.n *= in.shape[a];
         } else {
-            w.outer[w.outer_rank++] = axis;
+            w.outer[w.outer_rank++] = step;
         }
     }
     w.row_rank = coalesce(w.row, w.row_rank);
