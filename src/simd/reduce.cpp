@@ -198,10 +198,12 @@ struct moments {
         for (std::size_t c = 0; c < parts; ++c) {
             const double mean = r.mean[c];
             const double d = pairwise(p + c, stride, n, [mean](const S* q) { return static_cast<double>(*q) - mean; });
-            r.m2 += pairwise(p + c, stride, n, [mean](const S* q) {
+            const double squares = pairwise(p + c, stride, n, [mean](const S* q) {
                 const double e = static_cast<double>(*q) - mean;
                 return e * e;
-            }) - d * d / r.n;
+            });
+            // d·(d/n) ≤ Σd² (Cauchy–Schwarz): no overflow of its own; an overflowed Σd² stays inf
+            r.m2 += std::isfinite(squares) ? squares - d * (d / r.n) : squares;
         }
         return r;
     }

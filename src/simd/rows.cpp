@@ -202,7 +202,8 @@ void normalize(std::string_view op, norm kind, const tensor_ref& in, std::size_t
             const T center = static_cast<T>(sums[0] / count);
             k.moments(x, center, n, sums);
             const double shift = sums[0] / count;  // mean − center
-            const double var = std::max(0.0, sums[1] / count - shift * shift);
+            const double squares = sums[1] / count;  // an overflowed variance stays inf (never inf − inf)
+            const double var = std::isfinite(squares) ? std::max(0.0, squares - shift * shift) : squares;
             const double scale = 1.0 / std::sqrt(var + eps);
             k.normalize(x, center, static_cast<T>(shift), static_cast<T>(scale), wp, bp, y, n);
         });
