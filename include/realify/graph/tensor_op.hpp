@@ -41,6 +41,7 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 
+#include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "realify/dispatch/lowerings/arithmetic.hpp"
 #include "realify/dispatch/lowerings/shape.hpp"
 #include "realify/engine/rows.hpp"
 
