@@ -31,7 +31,7 @@ manifest.txt
                            give several)
         p.<name>=<t>:<value>   a parameter: t = i (integer), l (integer list,
                            comma-separated, empty for []), r (real), c (complex
-                           "re,im"), b (bool 0/1)
+                           "re,im"), b (bool 0/1), s (a string without spaces)
     <k> is c (complex), r (real), b (bool) or i (integer); <off> is the element
     offset in the file; <shape> is comma-separated extents, `-` for rank 0.
     Real numbers are printed with Python's repr (round-trips exactly; 'inf',
@@ -46,6 +46,15 @@ pairs of components from {±0, ±1, 0.5, -2, ±inf, NaN, ±1e30, ±1e-30}, and
 points on the branch cuts (negative reals for log/sqrt/pow, real |x| > 1 for
 asin/acos/atanh, the imaginary axis beyond ±i for asinh/atan, Re(z) < 0 for
 acosh), each with both signs of zero.
+
+PyTorch's real-tensor ops (clamp, clamp_min, clamp_max, maximum, minimum,
+sigmoid, silu, erf, gelu, amax, amin, var, std_dev, softmax, log_softmax,
+layer_norm, rms_norm, einsum, and conj / conj_physical / resolve_conj / real
+of a real tensor) have real inputs (kind r) in the same files: the dtype tag
+c64 / c128 then means float32 / float64. Their special-value cases use a grid
+of reals: ±0, ±1, subnormals, the exp thresholds, huge values, ±inf, NaN.
+rms_norm is Llama's RMSNorm (x * rsqrt(mean(x^2) + eps) * weight; PyTorch
+1.13 has no rms_norm); einsum equations are string parameters (type s).
 
 Not covered, because PyTorch 1.13 rejects complex inputs for them: expm1,
 log1p, ceil, floor, round, trunc (tests/ops/test_property.cpp checks them
@@ -122,6 +131,9 @@ def fmt_real(x):
 
 
 def fmt_param(value):
+    if isinstance(value, str):
+        assert " " not in value
+        return "s:" + value
     if isinstance(value, bool):
         return "b:" + ("1" if value else "0")
     if isinstance(value, int):
@@ -136,13 +148,15 @@ def fmt_param(value):
 
 
 class OpWriter:
-    """Collects the cases of one op for one dtype into one flat array."""
+    """Collects the cases of one op for one dtype into one flat array (file
+    <stem>.<tag>.npy; the stem is the op's name, or <op>_reals for the real
+    cases of an op whose complex cases have a file of their own)."""
 
-    def __init__(self, op, tag, np_dtype):
+    def __init__(self, op, tag, np_dtype, stem=None):
         self.op = op
         self.tag = tag
         self.np_dtype = np_dtype
-        self.file = f"{op}.{tag}.npy"
+        self.file = f"{stem or op}.{tag}.npy"
         self.chunks = []
         self.offset = 0
         self.lines = []
@@ -585,6 +599,203 @@ def gen_where(ctx, op):
                                           ctx.c(grid[rng.permutation(grid.size)])], special=True)
 
 
+# ---------------------------------------------------------------------------
+# PyTorch's real-tensor ops
+
+# Reals of the special-value grid: signed zeros, subnormals (of float and of
+# double), ordinary values, the exp thresholds, huge values, infinities, NaN.
+SPECIAL_REALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.0, 3.0, -8.0, 20.0, -20.0, 88.0, -88.0, 100.0, -100.0, 750.0,
+                 -750.0, 1e30, -1e30, 3e38, -3e38, 1e-30, -1e-30, 1e-40, -1e-40, 1e-310, -1e-310, INF, -INF, NAN]
+
+REAL_SHAPES = [(), (0,), (7,), (3, 5), (2, 3, 1, 4)]
+
+
+def label_of(shape):
+    return "x".join(map(str, shape)) or "scalar"
+
+
+REAL_UNARY_OPS = {
+    "sigmoid": torch.sigmoid, "silu": torch.nn.functional.silu, "erf": torch.erf,
+    "conj": lambda x: torch.conj(x).clone(), "conj_physical": torch.conj_physical,
+    "resolve_conj": lambda x: torch.resolve_conj(x).clone(), "real": lambda x: torch.real(x).clone(),
+}
+
+
+def gen_real_unary(ctx, op, fn):
+    for shape in REAL_SHAPES:
+        rng = rng_for(op, "real_" + label_of(shape))
+        ctx.run("real_" + label_of(shape), fn, [ctx.r(rand_real(rng, shape, 2.0))])
+    rng = rng_for(op, "real_wide")
+    ctx.run("wide_range", fn, [ctx.r(10.0 ** rng.uniform(-30, 30, 24) * np.where(rng.random(24) < 0.5, -1.0, 1.0))])
+    ctx.run("special_grid", fn, [ctx.r(np.array(SPECIAL_REALS))], special=True)
+    if op in ("conj_physical", "resolve_conj"):  # complex tensors too
+        for shape in [(), (5,), (2, 3)]:
+            rng = rng_for(op, "complex_" + label_of(shape))
+            ctx.run("complex_" + label_of(shape), fn, [ctx.c(rand_complex(rng, shape))])
+        ctx.run("complex_special_grid", fn, [ctx.c(special_grid())], special=True)
+
+
+def gen_gelu(ctx, op):
+    for approximate in ["none", "tanh"]:
+        f = lambda x, a=approximate: torch.nn.functional.gelu(x, approximate=a)
+        for shape in REAL_SHAPES:
+            label = f"{approximate}_" + label_of(shape)
+            ctx.run(label, f, [ctx.r(rand_real(rng_for(op, label), shape, 3.0))], {"approximate": approximate})
+        rng = rng_for(op, approximate + "_wide")
+        ctx.run("wide_range_" + approximate, f, [ctx.r(10.0 ** rng.uniform(-30, 3, 24) * np.where(rng.random(24) < 0.5, -1.0, 1.0))],
+                {"approximate": approximate})
+        ctx.run("special_grid_" + approximate, f, [ctx.r(np.array(SPECIAL_REALS))], {"approximate": approximate},
+                special=True)
+
+
+ORDERING_OPS = {"maximum": torch.maximum, "minimum": torch.minimum, "clamp_min": torch.clamp_min,
+                "clamp_max": torch.clamp_max}
+
+
+def gen_ordering(ctx, op, fn):
+    for sa, sb in BINARY_SHAPE_PAIRS:
+        label = "bcast_" + ("x".join(map(str, sa)) or "s") + "_" + ("x".join(map(str, sb)) or "s")
+        rng = rng_for(op, label)
+        ctx.run(label, fn, [ctx.r(rand_real(rng, sa)), ctx.r(rand_real(rng, sb))])
+    grid = np.array(SPECIAL_REALS)
+    a = np.repeat(grid, grid.size)
+    b = np.tile(grid, grid.size)
+    ctx.run("special_grid", fn, [ctx.r(a), ctx.r(b)], special=True)
+    if op.startswith("clamp"):
+        for k, v in enumerate([0.5, -1.0, 0.0, NAN, INF]):
+            rng = rng_for(op, f"number{k}")
+            ctx.run(f"number{k}", lambda x, v=v: fn(x, v), [ctx.r(rand_real(rng, (3, 4)))], {"other": v})
+
+
+def gen_clamp(ctx, op):
+    grid = np.array(SPECIAL_REALS)
+    for k, (lo, hi) in enumerate([(-0.5, 0.5), (0.0, None), (None, 1.0), (2.0, 1.0), (NAN, 1.0), (0.0, NAN),
+                                  (-INF, INF), (-0.0, 0.0)]):
+        params = {}
+        if lo is not None:
+            params["min"] = lo
+        if hi is not None:
+            params["max"] = hi
+        f = lambda x, lo=lo, hi=hi: torch.clamp(x, lo, hi)
+        rng = rng_for(op, f"numbers{k}")
+        ctx.run(f"numbers{k}", f, [ctx.r(rand_real(rng, (3, 5)))], params)
+        ctx.run(f"special_grid{k}", f, [ctx.r(grid)], params, special=True)
+    # tensor bounds, broadcast; a NaN bound gives NaN
+    for k, (sx, sl, sh) in enumerate([((4,), (4,), (4,)), ((3, 4), (4,), (3, 1)), ((2, 1, 3), (1, 4, 1), ()),
+                                      ((0, 2), (2,), (1, 2))]):
+        rng = rng_for(op, f"tensors{k}")
+        lo = rand_real(rng, sl)
+        hi = lo + np.abs(rand_real(rng, sh)) if sl == sh else rand_real(rng, sh)
+        ctx.run(f"tensors{k}", torch.clamp, [ctx.r(rand_real(rng, sx)), ctx.r(lo), ctx.r(hi)])
+    rng = rng_for(op, "tensor_nan")
+    ctx.run("tensor_nan_bounds", torch.clamp, [ctx.r(np.array([0.5, 0.5, 0.5, NAN, -1.0])),
+                                               ctx.r(np.array([NAN, 0.0, 0.0, 0.0, 2.0])),
+                                               ctx.r(np.array([1.0, NAN, 1.0, 1.0, 1.0]))], special=True)
+
+
+def gen_extremum(ctx, op):
+    f = torch.amax if op == "amax" else torch.amin
+    for k, (shape, dims, keep) in enumerate([((5,), [], False), ((3, 4), [0], False), ((3, 4), [1], True),
+                                             ((2, 3, 4), [0, 2], False), ((2, 3, 4), [-1, -2], True),
+                                             ((3, 0), [0], False), ((), [], False), ((2, 3, 4, 5), [1, 3], False)]):
+        rng = rng_for(op, f"c{k}")
+        ctx.run(f"c{k}_" + label_of(shape), lambda x, d=dims, kk=keep: f(x, d, kk), [ctx.r(rand_real(rng, shape))],
+                {"dims": dims, "keepdim": keep})
+    grid = np.array(SPECIAL_REALS)
+    ctx.run("special_rows", lambda x: f(x, [1]), [ctx.r(np.stack([grid, np.roll(grid, 5), np.where(np.isnan(grid), 0.0, grid)]))],
+            {"dims": [1], "keepdim": False}, special=True)
+
+
+def gen_variance(ctx, op):
+    f = torch.var if op == "var" else torch.std
+    for k, (shape, dims, corr, keep) in enumerate([((5,), [], 1, False), ((3, 4), [0], 1, False), ((3, 4), [1], 0, True),
+                                                   ((2, 3, 4), [0, 2], 1, False), ((2, 3, 4), [-1], 2, True),
+                                                   ((1, 3), [0], 1, False), ((2, 0), [1], 1, False),
+                                                   ((2, 3, 4, 5), [1, 3], 1, False), ((300,), [0], 1, False)]):
+        rng = rng_for(op, f"c{k}")
+        args = {"dims": dims, "correction": corr, "keepdim": keep}
+        fn = lambda x, d=dims, c=corr, kk=keep: f(x, d if d else None, correction=c, keepdim=kk)
+        ctx.run(f"c{k}_" + label_of(shape), fn, [ctx.r(rand_real(rng, shape))], args)
+    rng = rng_for(op, "offset")  # a large offset: two passes keep the digits
+    ctx.run("offset", lambda x: f(x, [1], correction=1), [ctx.r(1e4 + rand_real(rng, (3, 50)))],
+            {"dims": [1], "correction": 1, "keepdim": False})
+    rng = rng_for(op, "complex")
+    ctx.run("complex", lambda x: f(x, [1], correction=1), [ctx.c(rand_complex(rng, (3, 6)))],
+            {"dims": [1], "correction": 1, "keepdim": False})
+    ctx.run("special", lambda x: f(x, [1], correction=1), [ctx.r(np.array([[1.0, INF, 2.0], [1.0, NAN, 2.0], [-INF, INF, 0.0]]))],
+            {"dims": [1], "correction": 1, "keepdim": False}, special=True)
+
+
+def gen_softmax(ctx, op):
+    f = torch.softmax if op == "softmax" else torch.log_softmax
+    for k, (shape, dim) in enumerate([((7,), 0), ((3, 5), -1), ((3, 5), 0), ((2, 3, 4), 1), ((2, 0, 3), 1),
+                                      ((), 0), ((4, 129), -1), ((2, 33, 3), -2)]):
+        rng = rng_for(op, f"c{k}")
+        ctx.run(f"c{k}_" + label_of(shape), lambda x, d=dim: f(x, d), [ctx.r(rand_real(rng, shape, 3.0))], {"dim": dim})
+    rows = np.array([[-INF, -INF, 1.0], [INF, 1.0, 2.0], [NAN, 1.0, 2.0], [-INF, 0.0, -1e30], [1e30, 0.0, -1e30],
+                     [-100.0, 0.0, -750.0], [-INF, -INF, -INF]])
+    ctx.run("special_rows", lambda x: f(x, 1), [ctx.r(rows)], {"dim": 1}, special=True)
+
+
+def gen_layer_norm(ctx, op):
+    F = torch.nn.functional
+    for k, (shape, norm, w, b, eps) in enumerate([((4, 8), [8], True, True, 1e-5), ((2, 3, 5), [3, 5], True, False, 1e-5),
+                                                  ((6,), [6], False, False, 1e-6), ((2, 0, 4), [4], True, True, 1e-5),
+                                                  ((3, 257), [257], True, True, 1e-5), ((2, 3), [3], False, True, 0.1)]):
+        rng = rng_for(op, f"c{k}")
+        x = ctx.r(rand_real(rng, shape, 2.0) + 3.0)
+        ins = [x]
+        if w:
+            ins.append(ctx.r(1.0 + rand_real(rng, norm, 0.2)))
+        if b:
+            ins.append(ctx.r(rand_real(rng, norm, 0.5)))
+
+        def fn(x, *wb, norm=norm, w=w, b=b, eps=eps):
+            weight = wb[0] if w else None
+            bias = wb[-1] if b else None
+            return F.layer_norm(x, norm, weight, bias, eps)
+        ctx.run(f"c{k}_" + label_of(shape), fn, ins, {"normalized_shape": norm, "weight": w, "bias": b, "eps": eps})
+    ctx.run("special_rows", lambda x: F.layer_norm(x, [3], None, None, 1e-5),
+            [ctx.r(np.array([[1.0, INF, 2.0], [1.0, NAN, 2.0], [5.0, 5.0, 5.0], [-1.0, 0.0, 1.0]]))],
+            {"normalized_shape": [3], "weight": False, "bias": False, "eps": 1e-5}, special=True)
+
+
+def gen_rms_norm(ctx, op):
+    def llama(x, *w, norm, eps):
+        dims = list(range(-len(norm), 0))
+        y = x * torch.rsqrt(x.pow(2).mean(dims, keepdim=True) + eps)
+        return y * w[0] if w else y
+    for k, (shape, norm, w, eps) in enumerate([((4, 8), [8], True, 1e-6), ((2, 3, 5), [3, 5], True, 1e-5),
+                                               ((6,), [6], False, 1e-6), ((3, 257), [257], True, 1e-5),
+                                               ((2, 0, 4), [4], True, 1e-6)]):
+        rng = rng_for(op, f"c{k}")
+        ins = [ctx.r(rand_real(rng, shape, 2.0))]
+        if w:
+            ins.append(ctx.r(1.0 + rand_real(rng, norm, 0.2)))
+        ctx.run(f"c{k}_" + label_of(shape), lambda *a, norm=norm, eps=eps: llama(*a, norm=norm, eps=eps), ins,
+                {"normalized_shape": norm, "weight": w, "eps": eps})
+
+
+EINSUM_CASES = [("bhqd,bhkd->bhqk", [(2, 3, 4, 5), (2, 3, 6, 5)]), ("bhqk,bhkd->bhqd", [(2, 3, 4, 6), (2, 3, 6, 5)]),
+                ("bqhd,bkhd->bhqk", [(2, 4, 3, 5), (2, 6, 3, 5)]), ("ij,jk->ik", [(3, 4), (4, 2)]),
+                ("ij,jk", [(3, 4), (4, 2)]), ("ba,ca", [(2, 3), (4, 3)]), ("ii->i", [(3, 3)]), ("ii", [(4, 4)]),
+                ("ij->", [(3, 4)]), ("ij->ji", [(3, 4)]), ("i,j->ij", [(3,), (4,)]), ("i,i->", [(5,), (5,)]),
+                ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]), ("bij,bjk->bik", [(1, 3, 4), (5, 4, 2)]),
+                ("...ij->ij", [(2, 3, 4)]), ("ij,jk,kl->il", [(2, 3), (3, 4), (4, 5)]), ("bii->bi", [(2, 3, 3)]),
+                ("i,i->", [(0,), (0,)]), ("ij,jk->ik", [(0, 4), (4, 2)])]
+
+
+def gen_einsum(ctx, op):
+    for k, (equation, shapes) in enumerate(EINSUM_CASES):
+        rng = rng_for(op, f"r{k}")
+        ctx.run(f"real{k}", lambda *xs, e=equation: torch.einsum(e, *xs), [ctx.r(rand_real(rng, s)) for s in shapes],
+                {"equation": equation})
+    for k, (equation, shapes) in enumerate([EINSUM_CASES[0], EINSUM_CASES[3], EINSUM_CASES[6], EINSUM_CASES[12]]):
+        rng = rng_for(op, f"c{k}")
+        ctx.run(f"complex{k}", lambda *xs, e=equation: torch.einsum(e, *xs), [ctx.c(rand_complex(rng, s)) for s in shapes],
+                {"equation": equation})
+
+
 def all_ops():
     ops = {}
     for op, fn in UNARY_OPS.items():
@@ -604,6 +815,24 @@ def all_ops():
     for op in SHAPE_OPS:
         ops[op] = lambda ctx, op=op: gen_shape(ctx, op)
     ops["where"] = lambda ctx: gen_where(ctx, "where")
+    for op, fn in REAL_UNARY_OPS.items():
+        if op in ops:  # conj, real: complex cases above, real ones in a file of their own
+            ops[op + "_reals"] = lambda ctx, op=op, fn=fn: gen_real_unary(ctx, op, fn)
+        else:
+            ops[op] = lambda ctx, op=op, fn=fn: gen_real_unary(ctx, op, fn)
+    ops["gelu"] = lambda ctx: gen_gelu(ctx, "gelu")
+    for op, fn in ORDERING_OPS.items():
+        ops[op] = lambda ctx, op=op, fn=fn: gen_ordering(ctx, op, fn)
+    ops["clamp"] = lambda ctx: gen_clamp(ctx, "clamp")
+    for op in ("amax", "amin"):
+        ops[op] = lambda ctx, op=op: gen_extremum(ctx, op)
+    for op in ("var", "std_dev"):
+        ops[op] = lambda ctx, op=op: gen_variance(ctx, "var" if op == "var" else "std")
+    for op in ("softmax", "log_softmax"):
+        ops[op] = lambda ctx, op=op: gen_softmax(ctx, op)
+    ops["layer_norm"] = lambda ctx: gen_layer_norm(ctx, "layer_norm")
+    ops["rms_norm"] = lambda ctx: gen_rms_norm(ctx, "rms_norm")
+    ops["einsum"] = lambda ctx: gen_einsum(ctx, "einsum")
     return ops
 
 
@@ -617,10 +846,11 @@ def main():
              " (format described at the top of that script). Do not edit."]
     total = 0
     ops = all_ops()
-    for op in sorted(ops):
+    for stem in sorted(ops):
+        op = stem[:-len("_reals")] if stem.endswith("_reals") else stem
         for tag, cdtype, np_dtype, rdtype in DTYPES:
-            writer = OpWriter(op, tag, np_dtype)
-            ops[op](Ctx(writer, cdtype, rdtype))
+            writer = OpWriter(op, tag, np_dtype, stem)
+            ops[stem](Ctx(writer, cdtype, rdtype))
             writer.write()
             lines.extend(writer.lines)
             total += len(writer.lines)

@@ -76,7 +76,19 @@ realify::mul(v, v, realify::out(v));                   // in place, into the vec
   PyTorch promotes them), the unary math — the real function of a float or double tensor, as
   PyTorch's real ops (`exp` … `atanh`, `sgn`, `abs`, `angle`, `ceil`/`floor`/`round`/`trunc`,
   `isnan`/`isinf`, `pow` by a number: the `…_reals` entries below) — and the casts `to<T>`:
-  real ↔ complex, complex → bool (non-zero), double ↔ float.
+  real ↔ complex, complex → bool (non-zero), double ↔ float. `conj`, `conj_physical`,
+  `resolve_conj` and `real` of a real tensor are the tensor (a copy in the eager API, no code
+  in the graph).
+- PyTorch's real-tensor ops, which models wrap around complex parts: `clamp(a, min, max)`
+  (bounds numbers, tensors or `std::nullopt`), `clamp_min`, `clamp_max`, `maximum`,
+  `minimum` — refused on complex operands by one `static_assert` naming the op, as PyTorch
+  refuses them —, `sigmoid`, `silu`, `erf`, `gelu(a[, "tanh"])`, `amax` / `amin(a, dims,
+  keepdim)`, `var` / `std_dev(a, dims, correction, keepdim)` (torch.std; complex input gives
+  the real variance), `softmax` / `log_softmax(a, dim)`, `layer_norm(a, normalized_shape[,
+  weight[, bias[, eps]]])`, `rms_norm(a, normalized_shape[, weight[, eps]])` (Llama's RMSNorm)
+  and `einsum(equation, operands…)` (real or complex operands of one dtype). Their semantics
+  where PyTorch's are not one rule (NaN bounds, ±0 in `maximum`) are in
+  [numerics.md](numerics.md#pytorchs-real-tensor-ops).
 - Allocating forms return what a user of the operands expects: an owning `complex_layout` when
   an operand is one, `xt::xtensor<std::complex<T>, N>` for `std::complex` operands,
   `xt::xtensor<T, N>` for real results (`bool` for isnan/isinf) — `xt::xarray` when the rank

@@ -6,6 +6,7 @@
 
 #include "realify/eager/elementwise.hpp"
 #include "realify/eager/shape.hpp"
+#include "realify/eager/normalization.hpp"
 #include "realify/eager/linalg.hpp"
 #include "realify/eager/construction.hpp"
 #include "realify/eager/cast.hpp"

@@ -11,3 +11,5 @@
 #include "realify/kernels/trigonometric.hpp"
 #include "realify/kernels/real_output.hpp"
 #include "realify/kernels/rounding.hpp"
+#include "realify/kernels/ordering.hpp"
+#include "realify/kernels/activation.hpp"

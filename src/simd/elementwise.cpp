@@ -60,7 +60,7 @@ template <class T>
 const T* parameters(elementwise_op op, const std::optional<std::complex<T>>& constant, T (&storage)[2]) {
     if (op == elementwise_op::pow_scalar && !constant)
         throw error("realify::simd::elementwise(pow_scalar): the exponent (constant) is required");
-    if (!constant || (op != elementwise_op::add && op != elementwise_op::sub && op != elementwise_op::pow_scalar))
+    if (!constant || !takes_constant(op))
         return nullptr;
     storage[0] = constant->real();
     storage[1] = constant->imag();

@@ -512,11 +512,9 @@ block_kernel kernel_of(simd::elementwise_op op, component compute, std::span<con
         no_form(simd::name(op), complex_inputs);
     }
     k.complex_output = *result == simd::operand_kind::complex;
-    const bool takes_constant = op == simd::elementwise_op::add || op == simd::elementwise_op::sub ||
-                                op == simd::elementwise_op::pow_scalar;
     if (op == simd::elementwise_op::pow_scalar && !constant)
         throw error("realify::pow_scalar: the exponent is required");
-    if (takes_constant && constant) {
+    if (simd::takes_constant(op) && constant) {
         k.params = {constant->real(), constant->imag()};
         k.has_params = true;
     }

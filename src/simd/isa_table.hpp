@@ -24,6 +24,7 @@
 #include "realify/rope/kernels/xsimd_rope.hpp"
 #include "realify/simd/kernels/complex_mul_kernels.hpp"
 #include "realify/simd/kernels/elementwise_kernels.hpp"
+#include "realify/simd/kernels/row_kernels.hpp"
 #include "realify/simd/kernels/scalar_kernels.hpp"
 
 namespace realify::simd::detail {
@@ -60,8 +61,9 @@ constexpr void add_elementwise(elementwise_set<T>& set) noexcept {
 template <class T, class Arch>
 constexpr kernel_set<T> make_kernel_set(gemm_kernel<T> gemm) noexcept {
     using m = kernels::complex_mul_kernels<T, Arch>;
+    using r = kernels::row_kernels<T, Arch>;
     kernel_set<T> set{&m::mul,     &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add,
-                      &rope::kernel::rope_simd<T, Arch>::run, gemm, {}};
+                      &rope::kernel::rope_simd<T, Arch>::run, gemm, {}, {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);
     REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ADD)
 #undef REALIFY_SIMD_ADD

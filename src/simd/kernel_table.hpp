@@ -1,7 +1,9 @@
 // The one kernel table: every compiled kernel of realify_simd — the multiply
 // family (realify/simd/complex_mul.hpp), RoPE (realify/rope), the
-// elementwise kernels (realify/simd/elementwise.hpp) and the matrix products
-// (realify/simd/gemm.hpp) — for one instruction set, as function pointers.
+// elementwise kernels (realify/simd/elementwise.hpp), the matrix products
+// (realify/simd/gemm.hpp) and the row kernels of softmax and the
+// normalisations (realify/engine/rows.hpp) — for one instruction set, as
+// function pointers.
 // Each per-instruction-set translation unit (isa_sse2.cpp, isa_avx2.cpp,
 // isa_avx512.cpp) fills one table, taking the matrix products from the
 // matching src/gemm/gemm_<level>.cpp (which compiles Eigen, kept out of the
@@ -33,6 +35,15 @@ constexpr std::size_t binary_index(operand_kind x, operand_kind y) noexcept {
     return 2 * static_cast<std::size_t>(x) + static_cast<std::size_t>(y);
 }
 
+/// The row kernels of softmax and the normalisations (realify/simd/kernels/row_kernels.hpp).
+template <class T>
+struct row_set {
+    T (*max)(const T* x, std::size_t n) noexcept;  // n ≥ 1
+    double (*exp_sum)(const T* x, T shift, T* out, std::size_t n) noexcept;
+    void (*moments)(const T* x, T center, std::size_t n, double* sums) noexcept;
+    void (*normalize)(const T* x, T center, T center_low, T scale, const T* w, const T* b, T* out, std::size_t n) noexcept;
+};
+
 // Multiply family: pointers to interleaved reals; n counts reals.
 template <class T>
 struct kernel_set {
@@ -49,6 +60,7 @@ struct kernel_set {
     // the matrix products (src/gemm/gemm_<level>.cpp); may allocate scratch
     gemm_kernel<T> gemm;
     elementwise_set<T> elementwise;
+    row_set<T> rows;
 };
 
 struct kernel_table {

@@ -8,6 +8,13 @@
 //           elements along it are accumulated together, reading the input
 //           row by row.
 //
+// What is accumulated is an accumulator type's: sums (pairwise per run),
+// products, extrema (amax, amin: maximum / minimum, NaN propagating) and
+// moments (var, std: each run's count, mean and squared deviations by two
+// passes over the run, runs combined by Chan's formula; Welford's update
+// where outputs are accumulated together) — a fixed order, whatever the
+// thread count.
+//
 // Compiled for the baseline ISA with IEEE semantics (realify_isa_sources);
 // the complex product is element<op::mul>'s (realify/kernels).
 #include "realify/engine/reduce.hpp"
@@ -24,6 +31,8 @@
 
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
+#include "realify/kernels/ordering.hpp"
+#include "axes.hpp"
 #include "tensor_checks.hpp"
 
 namespace realify::engine {
@@ -41,6 +50,8 @@ dims reduced_shape(const dims& in, std::span<const std::size_t> axes, bool keepd
 namespace {
 
 using kernel::cpair;
+using detail::axis;
+using detail::coalesce;
 
 constexpr std::size_t block_width = 256;
 
@@ -59,20 +70,34 @@ void with_types(std::string_view op, const tensor_ref& in, const tensor_ref& out
     else with_out(static_cast<float*>(nullptr));
 }
 
-/// What is accumulated per output element: sums in double, products in the
-/// input's type (the pair product of the element kernel).
+/// What is accumulated per output element: sums in double, products and
+/// extrema in the input's type (the pair product of the element kernel;
+/// element<op::maximum> / <op::minimum>, real only).
 template <class S, bool Complex, reduction R>
 struct accumulator {
-    using part = std::conditional_t<R == reduction::prod, S, double>;
+    static constexpr bool extremum = R == reduction::amax || R == reduction::amin;
+    static_assert(!(Complex && extremum), "complex values have no ordering");
+    using part = std::conditional_t<R == reduction::prod || extremum, S, double>;
     using value = std::conditional_t<Complex, cpair<part>, part>;
+    using ordering = kernel::element<std::conditional_t<R == reduction::amax, op::maximum, op::minimum>>;
+    /// The walk may accumulate a block of outputs together, row by row.
+    static constexpr bool across = R != reduction::prod;
+    /// Runs are multiplied, the first one kept as it is.
+    static constexpr bool product = R == reduction::prod;
 
     static value init() noexcept {
-        const part one = R == reduction::prod ? part(1) : part(0);
-        if constexpr (Complex) return {one, part(0)};
-        else return one;
+        if constexpr (extremum) {
+            return R == reduction::amax ? -std::numeric_limits<S>::infinity() : std::numeric_limits<S>::infinity();
+        } else {
+            const part one = R == reduction::prod ? part(1) : part(0);
+            if constexpr (Complex) return {one, part(0)};
+            else return one;
+        }
     }
     static void add(value& acc, const S* p) noexcept {
-        if constexpr (R == reduction::prod) {
+        if constexpr (extremum) {
+            acc = ordering{}(acc, p[0]);
+        } else if constexpr (R == reduction::prod) {
             if constexpr (Complex) acc = kernel::element<op::mul>{}(acc, cpair<S>{p[0], p[1]});
             else acc *= p[0];
         } else {
@@ -84,13 +109,14 @@ struct accumulator {
             }
         }
     }
-    static value combine(value a, value b) noexcept {  // sums only
-        if constexpr (Complex) return {a.re + b.re, a.im + b.im};
+    static value combine(value a, value b) noexcept {  // sums and extrema
+        if constexpr (extremum) return ordering{}(a, b);
+        else if constexpr (Complex) return {a.re + b.re, a.im + b.im};
         else return a + b;
     }
     /// The run of n elements at p (stride in components): pairwise for sums.
     static value run(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
-        if (R == reduction::prod || n <= 32) {
+        if (R == reduction::prod || extremum || n <= 32) {
             value acc = init();
             for (std::size_t i = 0; i < n; ++i, p += stride) add(acc, p);
             return acc;
@@ -113,10 +139,93 @@ struct accumulator {
     }
 };
 
-struct axis {
-    std::size_t extent;
-    std::ptrdiff_t in;   // input stride (components)
-    std::ptrdiff_t out;  // output stride (components); 0 for a reduced axis
+/// The moments of the elements seen: their count, mean and sum of squared
+/// deviations from it (complex: both parts' deviations, |z − mean|²), in
+/// double. A run is reduced by two passes (its pairwise sum, then its
+/// pairwise squared deviations from the mean, corrected by the rounding of
+/// the mean: Σd² − (Σd)²/n); runs are combined by Chan's formula; elements
+/// added one by one (outputs accumulated together) by Welford's update.
+template <class S, bool Complex>
+struct moments {
+    static constexpr bool across = true;
+    static constexpr bool product = false;
+    static constexpr std::size_t parts = Complex ? 2 : 1;
+    struct value {
+        double n = 0;
+        std::array<double, parts> mean{};
+        double m2 = 0;
+    };
+    static value init() noexcept { return {}; }
+    static void add(value& acc, const S* p) noexcept {
+        acc.n += 1;
+        for (std::size_t c = 0; c < parts; ++c) {
+            const double x = static_cast<double>(p[c]);
+            const double d = x - acc.mean[c];
+            acc.mean[c] += d / acc.n;
+            acc.m2 += d * (x - acc.mean[c]);
+        }
+    }
+    static value combine(const value& a, const value& b) noexcept {
+        if (a.n == 0) return b;
+        if (b.n == 0) return a;
+        value r;
+        r.n = a.n + b.n;
+        r.m2 = a.m2 + b.m2;
+        for (std::size_t c = 0; c < parts; ++c) {
+            const double d = b.mean[c] - a.mean[c];
+            r.mean[c] = a.mean[c] + d * (b.n / r.n);
+            r.m2 += d * d * (a.n * b.n / r.n);
+        }
+        return r;
+    }
+    /// Σ f(element) over the run, pairwise.
+    template <class F>
+    static double pairwise(const S* p, std::ptrdiff_t stride, std::size_t n, const F& f) noexcept {
+        if (n <= 32) {
+            double s = 0;
+            for (std::size_t i = 0; i < n; ++i, p += stride) s += f(p);
+            return s;
+        }
+        const std::size_t half = n / 2;
+        return pairwise(p, stride, half, f) + pairwise(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half, f);
+    }
+    static value run(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
+        value r;
+        if (n == 0) return r;
+        r.n = static_cast<double>(n);
+        for (std::size_t c = 0; c < parts; ++c)
+            r.mean[c] = pairwise(p + c, stride, n, [](const S* q) { return static_cast<double>(*q); }) / r.n;
+        for (std::size_t c = 0; c < parts; ++c) {
+            const double mean = r.mean[c];
+            const double d = pairwise(p + c, stride, n, [mean](const S* q) { return static_cast<double>(*q) - mean; });
+            const double squares = pairwise(p + c, stride, n, [mean](const S* q) {
+                const double e = static_cast<double>(*q) - mean;
+                return e * e;
+            });
+            // d·(d/n) ≤ Σd² (Cauchy–Schwarz): no overflow of its own; an overflowed Σd² stays inf
+            r.m2 += std::isfinite(squares) ? squares - d * (d / r.n) : squares;
+        }
+        return r;
+    }
+};
+
+/// How a reduction's accumulated value is written: the accumulator's store,
+/// or var / std (Σd² / max(0, n − correction), its square root).
+template <class Acc>
+struct default_store {
+    template <class D>
+    void operator()(const typename Acc::value& v, std::size_t count, D* out) const noexcept {
+        Acc::store(v, count, out);
+    }
+};
+struct variance_store {
+    double correction;
+    bool root;
+    template <class Value, class D>
+    void operator()(const Value& v, std::size_t, D* out) const noexcept {
+        const double var = std::max(v.m2, 0.0) / std::max(0.0, v.n - correction);  // no degrees left: 0/0 or x/0, as PyTorch
+        out[0] = static_cast<D>(root ? std::sqrt(var) : var);
+    }
 };
 
 /// Advances an odometer over `axes` (all but the last `skip`), moving the
@@ -134,28 +243,10 @@ bool advance(std::span<const axis> axes, std::array<std::size_t, max_rank>& inde
     return false;
 }
 
-/// Adjacent axes (in index order) merged where the inner steps over the
-/// outer in one stride, for both the input and the output.
-std::size_t coalesce(std::array<axis, max_rank>& axes, std::size_t n) noexcept {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axes[i].extent == 1) continue;
-        if (kept > 0) {
-            axis& outer = axes[kept - 1];
-            const auto extent = static_cast<std::ptrdiff_t>(axes[i].extent);
-            if (outer.in == axes[i].in * extent && outer.out == axes[i].out * extent) {
-                outer = {outer.extent * axes[i].extent, axes[i].in, axes[i].out};
-                continue;
-            }
-        }
-        axes[kept++] = axes[i];
-    }
-    return kept;
-}
 
-template <class S, class D, bool Complex, reduction R>
-void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out) {
-    using acc = accumulator<S, Complex, R>;
+template <class S, class D, class acc, class Store = default_store<acc>>
+void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out,
+                 const Store& store = {}) {
     // kept axes (with their output strides) and reduced axes, in index order
     std::array<axis, max_rank> kept{}, reduced{};
     std::size_t n_kept = 0, n_reduced = 0, out_axis = 0;
@@ -189,9 +280,9 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
         typename acc::value total = acc::init();
         for (std::size_t r = 0; r < outer_count; ++r) {
             const auto part = acc::run(p, run.in, run.extent);
-            if constexpr (R == reduction::prod) {
+            if constexpr (acc::product) {
                 if (r == 0) total = part;
-                else if constexpr (Complex) total = kernel::element<op::mul>{}(total, part);
+                else if constexpr (requires { part.re; }) total = kernel::element<op::mul>{}(total, part);
                 else total *= part;
             } else {
                 total = acc::combine(total, part);
@@ -205,14 +296,14 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
     std::size_t inner_kept = n_kept;
     for (std::size_t i = 0; i < n_kept; ++i)
         if (inner_kept == n_kept || std::abs(kept[i].in) < std::abs(kept[inner_kept].in)) inner_kept = i;
-    const bool across = inner_kept < n_kept && std::abs(kept[inner_kept].in) < std::abs(run.in) && R != reduction::prod;
+    const bool across = inner_kept < n_kept && std::abs(kept[inner_kept].in) < std::abs(run.in) && acc::across;
 
     if (!across) {
         std::array<std::size_t, max_rank> index{};
         const S* p = in_base;
         D* o = out_base;
         do {
-            acc::store(reduce_at(p), count, o);
+            store(reduce_at(p), count, o);
         } while (advance(std::span<const axis>(kept.data(), n_kept), index, p, o));
         return;
     }
@@ -240,7 +331,7 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
                 } while (advance(std::span<const axis>(reduced.data(), n_reduced), r_index, q, unused));
             }
             D* y = o + static_cast<std::ptrdiff_t>(j0) * inner.out;
-            for (std::size_t j = 0; j < n; ++j, y += inner.out) acc::store(block[j], count, y);
+            for (std::size_t j = 0; j < n; ++j, y += inner.out) store(block[j], count, y);
         }
     } while (advance(std::span<const axis>(others.data(), n_others), index, p, o));
 }
@@ -285,6 +376,12 @@ void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& 
     } while (advance(std::span<const axis>(others.data(), n_others), index, p, o));
 }
 
+std::size_t reduced_count(const tensor_ref& in, std::span<const std::size_t> axes) noexcept {
+    std::size_t count = 1;
+    for (std::size_t a : axes) count *= in.shape[a];
+    return count;
+}
+
 void check_output(std::string_view op, const tensor_ref& in, const tensor_ref& out, const dims& expected) {
     detail::check_out_shape(op, out, expected);
     detail::check_no_internal_overlap(op, out);
@@ -296,19 +393,50 @@ void check_output(std::string_view op, const tensor_ref& in, const tensor_ref& o
 
 void reduce(std::string_view op, reduction r, const tensor_ref& in, std::span<const std::size_t> axes, bool keepdim,
             const tensor_ref& out) {
+    const bool extremum = r == reduction::amax || r == reduction::amin;
+    if (extremum && in.complex) throw error("realify::" + std::string(op) + ": complex values have no ordering (PyTorch refuses them too)");
     with_types(op, in, out, [&]<class S, class D>(S*, D*) {
         check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
         if (out.count() == 0) return;
+        if (extremum && reduced_count(in, axes) == 0)
+            throw_shape_error(op, "the reduced dims of an input of shape " + realify::detail::format_sequence(in.shape) +
+                                      " are empty: a maximum or minimum of no elements does not exist (as PyTorch)");
         auto run = [&]<bool Complex>(std::bool_constant<Complex>) {
             switch (r) {
-                case reduction::sum: reduce_impl<S, D, Complex, reduction::sum>(in, axes, out); break;
-                case reduction::mean: reduce_impl<S, D, Complex, reduction::mean>(in, axes, out); break;
-                case reduction::prod: reduce_impl<S, D, Complex, reduction::prod>(in, axes, out); break;
+                case reduction::sum: reduce_impl<S, D, accumulator<S, Complex, reduction::sum>>(in, axes, out); break;
+                case reduction::mean: reduce_impl<S, D, accumulator<S, Complex, reduction::mean>>(in, axes, out); break;
+                case reduction::prod: reduce_impl<S, D, accumulator<S, Complex, reduction::prod>>(in, axes, out); break;
+                case reduction::amax:
+                case reduction::amin:
+                    if constexpr (!Complex) {
+                        if (r == reduction::amax) reduce_impl<S, D, accumulator<S, false, reduction::amax>>(in, axes, out);
+                        else reduce_impl<S, D, accumulator<S, false, reduction::amin>>(in, axes, out);
+                    }
+                    break;
             }
         };
         if (in.complex) run(std::true_type{});
         else run(std::false_type{});
     });
+}
+
+void variance(std::string_view op, const tensor_ref& in, std::span<const std::size_t> axes, double correction,
+              bool keepdim, bool root, const tensor_ref& out) {
+    if (!is_floating(in.type) || !is_floating(out.type) || out.complex)
+        throw error("realify::" + std::string(op) + ": var and std read float or double components and write real ones");
+    check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
+    if (out.count() == 0) return;
+    const variance_store store{correction, root};
+    auto run = [&]<class S, class D>(S*, D*) {
+        if (in.complex) reduce_impl<S, D, moments<S, true>>(in, axes, out, store);
+        else reduce_impl<S, D, moments<S, false>>(in, axes, out, store);
+    };
+    auto with_out = [&]<class S>(S*) {
+        if (out.type == component::float64) run(static_cast<S*>(nullptr), static_cast<double*>(nullptr));
+        else run(static_cast<S*>(nullptr), static_cast<float*>(nullptr));
+    };
+    if (in.type == component::float64) with_out(static_cast<double*>(nullptr));
+    else with_out(static_cast<float*>(nullptr));
 }
 
 void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const tensor_ref& out) {
@@ -317,8 +445,8 @@ void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const t
         if (in.count() == 0) return;
         if (in.rank() == 0) {
             const std::array<std::size_t, 0> none{};
-            if (in.complex) reduce_impl<S, D, true, reduction::sum>(in, none, out);
-            else reduce_impl<S, D, false, reduction::sum>(in, none, out);
+            if (in.complex) reduce_impl<S, D, accumulator<S, true, reduction::sum>>(in, none, out);
+            else reduce_impl<S, D, accumulator<S, false, reduction::sum>>(in, none, out);
             return;
         }
         if (in.complex) cumsum_impl<S, D, true>(in, axis, out);

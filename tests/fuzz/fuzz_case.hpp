@@ -4,7 +4,8 @@
 // A case is drawn from a `source` of random numbers — a seeded
 // std::mt19937_64, or the bytes libFuzzer hands us — so both drivers explore
 // the same space: an op family (eager unary / binary, reductions and shape
-// ops, graph chains fused and unfused, RoPE, invalid calls), float or double,
+// ops, graph chains fused and unfused, RoPE, PyTorch's real-tensor ops,
+// invalid calls), float or double,
 // shapes with broadcasting, operands stored contiguous / transposed / stepped
 // (with an offset) / reversed, values from a mix of ordinary numbers and
 // special ones (±0, subnormals, the smallest normal, near overflow, huge,
@@ -424,6 +425,119 @@ void binary_case(source& src, outcome& out, std::ostringstream& log) {
             }
             check.element(realify::testing::format_index(shape, k), got.flat(k), round_to<T>(wide), own, documented);
         }
+    }
+    if (check.failed()) out.failure = check.report() + log.str();
+}
+
+// ---- family: PyTorch's real-tensor ops ------------------------------------------------------
+
+/// One op of a real tensor x (any layout) along `dim`, against the same op in
+/// long double and in the case's own type (the truth for intermediate
+/// overflow): the activations and the ordering ops elementwise, softmax,
+/// log_softmax, amax and var along dim, layer_norm and rms_norm over the
+/// last dim.
+template <class T>
+void real_ops_case(source& src, outcome& out, std::ostringstream& log) {
+    static const char* const names[] = {"clamp", "maximum", "sigmoid", "silu", "erf", "gelu", "gelu_tanh",
+                                        "softmax", "log_softmax", "amax", "var", "layer_norm", "rms_norm"};
+    const std::size_t which = src.below(std::size(names));
+    const std::string name = names[which];
+    const bool special = src.chance(0.4);
+    out.family = "real " + name;
+    shape_t shape = random_shape(src);
+    if (shape.empty()) shape = {1 + src.below(5)};
+    const std::size_t rank = shape.size(), dim = which >= 11 ? rank - 1 : src.below(rank);
+    xt::xarray<T> a = xt::xarray<T>::from_shape(shape);
+    for (auto& v : a) v = component<T>(src, special, 3.0);
+    std::mt19937_64 layout_rng(src.next());
+    strided_operand<T> op(a, random_layout(src), layout_rng);
+    const T lo = T(-1.5), hi = component<T>(src, special, 2.0);
+    log << "\n  op " << name << " dim " << dim << (special ? ", special values" : "") << " (lo " << lo << ", hi " << hi
+        << ")\n  a: " << op.describe() << describe_values("values", a);
+    const auto x = op.view();
+    xt::xarray<T> got;
+    switch (which) {
+        case 0: got = realify::clamp(x, lo, hi); break;
+        case 1: got = realify::maximum(x, hi); break;
+        case 2: got = realify::sigmoid(x); break;
+        case 3: got = realify::silu(x); break;
+        case 4: got = realify::erf(x); break;
+        case 5: got = realify::gelu(x); break;
+        case 6: got = realify::gelu(x, "tanh"); break;
+        case 7: got = realify::softmax(x, static_cast<std::ptrdiff_t>(dim)); break;
+        case 8: got = realify::log_softmax(x, static_cast<std::ptrdiff_t>(dim)); break;
+        case 9: got = a.size() == 0 ? xt::xarray<T>() : xt::xarray<T>(realify::amax(x, {static_cast<std::ptrdiff_t>(dim)}, true)); break;
+        case 10: got = realify::var(x, {static_cast<std::ptrdiff_t>(dim)}, 1.0, true); break;
+        case 11: got = realify::layer_norm(x, {static_cast<std::ptrdiff_t>(shape.back())}); break;
+        default: got = realify::rms_norm(x, {static_cast<std::ptrdiff_t>(shape.back())}, std::nullopt, 1e-6); break;
+    }
+    if (which == 9 && a.size() == 0) return;  // a maximum of nothing: an error, checked elsewhere
+    // the reference, in type W, of the whole tensor (rows along dim for the row ops)
+    auto reference = [&]<class W>(W*) {
+        const std::size_t n = shape[dim];
+        std::size_t inner = 1;
+        for (std::size_t d = dim + 1; d < rank; ++d) inner *= shape[d];
+        std::size_t outer = 1;
+        for (std::size_t d = 0; d < dim; ++d) outer *= shape[d];
+        auto at = [&](std::size_t o, std::size_t i, std::size_t j) { return static_cast<W>(a.flat((o * n + i) * inner + j)); };
+        const bool reduces = which == 9 || which == 10;
+        std::vector<W> r(reduces ? outer * inner : a.size());
+        const W sqrt1_2 = W(0.70710678118654752440L), beta = W(0.79788456080286535588L);
+        for (std::size_t k = 0; which <= 6 && k < a.size(); ++k) {
+            const W v = static_cast<W>(a.flat(k));
+            if (which == 0) {  // clamp_max(clamp_min(v, lo), hi): NaN from any operand, x kept on a bound
+                const W t = v != v ? v : (v < W(lo) ? W(lo) : v);
+                r[k] = t != t || hi != hi ? t + W(hi) : (W(hi) < t ? W(hi) : t);
+            } else if (which == 1) {  // IEEE maximum: NaN propagates, +0 above −0
+                r[k] = v != v || hi != hi ? v + W(hi) : (v < W(hi) ? W(hi) : (W(hi) < v ? v : (std::signbit(v) ? W(hi) : v)));
+            }
+            else if (which == 2) r[k] = W(1) / (W(1) + std::exp(-v));
+            else if (which == 3) r[k] = v / (W(1) + std::exp(-v));
+            else if (which == 4) r[k] = std::erf(v);
+            else if (which == 5) r[k] = v * W(0.5) * std::erfc(-(v * sqrt1_2));
+            else r[k] = v / (W(1) + std::exp(W(-2) * (beta * (v + W(0.044715) * (v * v * v)))));
+        }
+        for (std::size_t o = 0; which > 6 && o < outer; ++o)
+            for (std::size_t j = 0; j < inner; ++j) {
+                W m = -std::numeric_limits<W>::infinity(), sum = 0, sum2 = 0;
+                bool nan = false;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const W v = at(o, i, j);
+                    nan = nan || v != v;
+                    m = v > m ? v : m;
+                    sum += v;
+                }
+                if (nan) m = std::numeric_limits<W>::quiet_NaN();
+                const W mean = sum / W(n);
+                for (std::size_t i = 0; i < n; ++i) sum2 += (at(o, i, j) - mean) * (at(o, i, j) - mean);
+                W s = 0, squares = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    s += std::exp(at(o, i, j) - m);
+                    squares += at(o, i, j) * at(o, i, j);
+                }
+                if (which == 9) r[o * inner + j] = m;
+                if (which == 10) r[o * inner + j] = sum2 / (W(n) - W(1));
+                for (std::size_t i = 0; !reduces && i < n; ++i) {
+                    const W v = at(o, i, j);
+                    W& y = r[(o * n + i) * inner + j];
+                    if (which == 7) y = std::exp(v - m) / s;
+                    else if (which == 8) y = (v - m) - std::log(s);
+                    else if (which == 11) y = (v - mean) / std::sqrt(sum2 / W(n) + W(1e-5));
+                    else y = v / std::sqrt(squares / W(n) + W(1e-6));
+                }
+            }
+        return r;
+    };
+    const std::vector<LD> wide = reference(static_cast<LD*>(nullptr));
+    const std::vector<T> own = reference(static_cast<T*>(nullptr));
+    // the row ops' results are relative to their rows' scale: log_softmax and the norms cancel
+    checker<T> check(out, case_tolerance<T>(special, which >= 7 ? 10 : 1, which >= 7 ? 10 : 1));
+    if (got.size() != wide.size()) {
+        check.fail("size differs: " + realify::testing::format_shape(got.shape()));
+    } else {
+        for (std::size_t k = 0; k < wide.size(); ++k)
+            check.element(realify::testing::format_index(got.shape(), k), std::complex<T>(got.flat(k)),
+                          std::complex<T>(static_cast<T>(wide[k])), std::complex<T>(own[k]));
     }
     if (check.failed()) out.failure = check.report() + log.str();
 }
@@ -896,12 +1010,13 @@ void invalid_case(source& src, outcome& out, std::ostringstream& log) {
 
 template <class T>
 void run_typed(source& src, outcome& out, std::ostringstream& log) {
-    switch (src.below(12)) {
+    switch (src.below(13)) {
         case 0: case 1: case 2: case 3: unary_case<T>(src, out, log); break;
         case 4: case 5: binary_case<T>(src, out, log); break;
         case 6: shape_case<T>(src, out, log); break;
         case 7: case 8: graph_case<T>(src, out, log); break;
         case 9: case 10: rope_case<T>(src, out, log); break;
+        case 11: real_ops_case<T>(src, out, log); break;
         default: invalid_case<T>(src, out, log); break;
     }
 }

@@ -8,11 +8,14 @@
 // 5–7 graph::input of an element type the graph does not take (int, bool,
 // half), refused at the input; 8 (built with -Werror=deprecated-declarations)
 // the deprecated second spelling of a sum over dims, graph::sum_dim, whose
-// warning names the one to use. Built with -DREALIFY_EXPECT_SUCCESS (the
+// warning names the one to use; 9 graph::clamp of a complex node and 10 the
+// eager realify::maximum of a complex tensor (refused as PyTorch refuses
+// them). Built with -DREALIFY_EXPECT_SUCCESS (the
 // control) the graph spelled as the message says compiles: the failure is the
 // refusal, not a typo's.
 #include <complex>
 
+#include "realify/eager.hpp"
 #include "realify/graph.hpp"
 
 int main() {
@@ -57,6 +60,20 @@ int main() {
     auto y = graph::sum_dim(z, {0}) + graph::mean_dim(x, {-1});  // deprecated: use graph::sum(x, dims, keepdim)
 #endif
     return graph::lower(y)(a, b).size() == 2 ? 0 : 1;
+#elif REALIFY_CASE == 9
+#ifdef REALIFY_EXPECT_SUCCESS
+    return graph::lower(graph::clamp(graph::abs(z), 0.0, x))(a, b).size() == 4 ? 0 : 1;
+#else
+    auto clamped = graph::clamp(z, 0.0, x);  // realify::graph::clamp: complex values have no ordering (PyTorch refuses them too)
+    return clamped == 0 ? 0 : 1;
+#endif
+#elif REALIFY_CASE == 10
+#ifdef REALIFY_EXPECT_SUCCESS
+    return realify::maximum(b, b).size() == 4 ? 0 : 1;
+#else
+    auto m = realify::maximum(a, b);  // realify::maximum: complex values have no ordering (PyTorch refuses them too)
+    return m == 0 ? 0 : 1;
+#endif
 #elif REALIFY_CASE >= 5
 #if REALIFY_CASE == 5
     using E = int;

@@ -603,6 +603,76 @@ TEST(GraphTensorOp, ComplexToRealChangesTheShape) {
     EXPECT_FALSE(prog.ir().nodes[prog.ir().slot(energy.id)].is_complex);
 }
 
+/// RMSNorm writing the buffer it is handed (the buffer form of tensor_op).
+auto rms_norm_into = [](const auto& x, const auto& w, auto& out) {
+    const std::size_t d = x.shape().back(), rows = x.size() / d;
+    for (std::size_t r = 0; r < rows; ++r) {
+        double ms = 0;
+        for (std::size_t i = 0; i < d; ++i) ms += x.data()[r * d + i] * x.data()[r * d + i];
+        const double scale = 1.0 / std::sqrt(ms / double(d) + 1e-6);
+        for (std::size_t i = 0; i < d; ++i) out.data()[r * d + i] = x.data()[r * d + i] * scale * w(i);
+    }
+};
+
+TEST(GraphTensorOp, WritesTheBufferTheGraphHandsItWithoutAllocating) {
+    auto x = graph::input<double>("x");
+    auto w = graph::input<double>("w");
+    auto normed = graph::tensor_op<"rms_norm", double>(graph::like{0}, rms_norm_into, x, w);
+    auto alone = graph::lower(normed);
+    auto fed = graph::lower(graph::exp(normed) * 2.0);
+    const auto xv = random_real({64, 512}, 60), wv = random_real({512}, 61, 0.5, 1.5);
+    const xt::xarray<double> want = rms_norm_reference(xv, wv);
+    expect_close(xt::xarray<double>(alone(xv, wv)), want, 1e-14);
+    expect_close(xt::xarray<double>(fed(xv, wv)), xt::xarray<double>(2.0 * xt::exp(want)), 1e-13);
+    const std::string text = graph::explain(alone);
+    EXPECT_NE(text.find("writing the buffer the graph hands it"), std::string::npos) << text;
+
+    // an output written into the caller's packed buffer: fn gets that buffer, nothing is allocated
+    xt::xarray<double> buffer = xt::zeros<double>({64, 512});
+    EXPECT_NE(alone.plan(graph::out(buffer), xv, wv).describe(alone.ir()).find("direct"), std::string::npos);
+    const std::size_t before = large_allocations.load();
+    alone(graph::out(buffer), xv, wv);
+    EXPECT_EQ(large_allocations.load() - before, 0u) << "the graph break allocated";
+    expect_close(buffer, want, 1e-14);
+    // its shape is known before evaluation: the exp·2 loop after it writes the caller's buffer directly
+    EXPECT_NE(fed.plan(graph::out(buffer), xv, wv).describe(fed.ir()).find("direct"), std::string::npos);
+    // in place over x, or a reversed buffer: through memory of its own, then copied in
+    xt::xarray<double> in_place = xv;
+    EXPECT_NE(alone.plan(graph::out(in_place), in_place, wv).describe(alone.ir()).find("copied"), std::string::npos);
+    alone(graph::out(in_place), in_place, wv);
+    expect_close(in_place, want, 1e-14);
+    auto reversed = xt::flip(buffer, 1);
+    alone(graph::out(reversed), xv, wv);
+    expect_close(xt::xarray<double>(reversed), want, 1e-14);
+}
+
+TEST(GraphTensorOp, DeclaresItsShapeFromTheOperandsShapes) {
+    auto a = graph::input<float>("a");
+    auto b = graph::input<float>("b");
+    auto outer = graph::tensor_op<"outer", float>(
+        [](const std::vector<std::size_t>& sa, const std::vector<std::size_t>& sb) { return std::vector<std::size_t>{sa[0], sb[0]}; },
+        [](const auto& x, const auto& y, auto& out) {
+            for (std::size_t i = 0; i < x.size(); ++i)
+                for (std::size_t j = 0; j < y.size(); ++j) out(i, j) = x(i) * y(j);
+        },
+        a, b);
+    auto prog = graph::lower(outer + 1.0f);
+    const xt::xarray<float> av = {1, 2, 3}, bv = {0.5f, -1};
+    const auto got = prog(av, bv);
+    ASSERT_EQ(got.shape(), (std::vector<std::size_t>{3, 2}));
+    for (std::size_t i = 0; i < 3; ++i)
+        for (std::size_t j = 0; j < 2; ++j) EXPECT_EQ(got(i, j), av(i) * bv(j) + 1.0f);
+    // a complex result: fn writes std::complex elements
+    auto z = graph::input<cf>("z");
+    auto doubled = graph::tensor_op<"doubled", cf>(graph::like{0}, [](const auto& x, auto& out) { out = x * 2.0f; }, z);
+    const xt::xarray<cf> zv = {cf(1, 2), cf(-3, 0.5f)};
+    const auto zd = graph::lower(graph::conj(doubled))(zv);
+    EXPECT_EQ(zd(1), cf(-6, -1));
+    // graph::like naming no operand: an error naming the node when the graph runs
+    auto bad = graph::tensor_op<"bad", float>(graph::like{3}, [](const auto&, auto&) {}, a);
+    EXPECT_THROW(graph::lower(bad)(av), realify::error);
+}
+
 // ============================================================================ evaluation
 
 TEST(GraphEvaluation, OutFormChecksShapesAndWorksInPlace) {

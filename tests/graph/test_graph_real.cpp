@@ -3,7 +3,9 @@
 // products and casts on real nodes, reductions with keepdim, comparisons and
 // where, the real unary math on ordinary and special values — each against
 // xtensor, double loops, std:: or std::complex — and small models of
-// PyTorch / Hugging Face code written with them.
+// PyTorch / Hugging Face code written with them; PyTorch's real-tensor ops
+// (clamp, maximum, the activations, amax, var, softmax, the norms, einsum)
+// against the eager API, which runs the same kernels.
 #include <cmath>
 #include <complex>
 #include <cstddef>
@@ -23,6 +25,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include "realify/eager.hpp"
 #include "realify/graph.hpp"
 
 namespace graph = realify::graph;
@@ -671,4 +674,174 @@ TYPED_TEST(GraphReal, TheSpellingsTheRefusalsNameRun) {
             for (std::size_t k = 0; k < 3; ++k) want += std::complex<double>(z(i, k)) * double(r(k, j));
             EXPECT_LE(std::abs(std::complex<double>(product(i, j)) - want), tol * 10);
         }
+}
+
+// ============================================================================ PyTorch's real-tensor ops
+
+/// Whether explain() says node `op` runs in a fused loop (its own or a region's).
+template <class P>
+bool fused(const P& program, const std::string& op) {
+    const std::string text = graph::explain(program);
+    const std::size_t at = text.find("= " + op + "(", text.find("graph after rewriting"));
+    const std::size_t line_end = text.find('\n', at);
+    if (at == std::string::npos) return false;
+    const std::string line = text.substr(at, line_end - at);
+    return line.find("fused loop") != std::string::npos || line.find("inlined in") != std::string::npos;
+}
+
+// clamp, clamp_min, clamp_max, maximum, minimum and the activations: one
+// fused loop over the compiled kernels, equal to the eager ops (the same
+// kernels) on ordinary and special values, broadcasting, numbers as bounds.
+TYPED_TEST(GraphReal, OrderingAndActivationsFuseAndEqualTheEagerOps) {
+    using T = TypeParam;
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    xt::xarray<T> x = random_array<T>({4, 9}, 40, -4.0, 4.0);
+    const T specials[] = {T(0), T(-0.0), nan, inf, -inf, std::numeric_limits<T>::denorm_min(), T(-30), T(1e30), T(-100)};
+    for (std::size_t j = 0; j < 9; ++j) x(0, j) = specials[j];
+    const auto y = random_array<T>({9}, 41, -2.0, 2.0);
+    auto ix = graph::input<T>("x");
+    auto iy = graph::input<T>("y");
+    auto clamped = graph::clamp(ix, -0.5, 1.5);
+    auto ordered = graph::maximum(ix, iy) - graph::minimum(ix, 0.0) + graph::clamp_min(ix, iy) * graph::clamp_max(ix, 2.0);
+    auto acts = graph::sigmoid(ix) + graph::silu(ix) * graph::erf(ix) - graph::gelu(ix) + graph::gelu(ix, "tanh");
+    auto one_sided = graph::clamp(ix, std::nullopt, iy);
+    auto prog = graph::lower(clamped, ordered, acts, one_sided);
+    EXPECT_TRUE(fused(prog, "clamp_min") && fused(prog, "clamp_max") && fused(prog, "maximum") && fused(prog, "minimum") &&
+                fused(prog, "sigmoid") && fused(prog, "silu") && fused(prog, "erf") && fused(prog, "gelu"))
+        << graph::explain(prog);
+    const auto [c, o, a, s] = prog(x, y);
+    auto same = [](const auto& got, const auto& want, const char* what) {
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const T g = got.flat(i), w = want.flat(i);
+            EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : (g == w && std::signbit(g) == std::signbit(w))) << what << " at " << i << ": " << g << " vs " << w;
+        }
+    };
+    same(c, xt::xarray<T>(realify::clamp(x, -0.5, 1.5)), "clamp");
+    const xt::xarray<T> eager_ordered = realify::add(
+        realify::sub(realify::maximum(x, y), realify::minimum(x, 0.0)),
+        realify::mul(realify::clamp_min(x, y), realify::clamp_max(x, 2.0)));
+    same(o, eager_ordered, "maximum − minimum + clamp_min · clamp_max");
+    const xt::xarray<T> eager_acts = realify::add(
+        realify::sub(realify::add(realify::sigmoid(x), realify::mul(realify::silu(x), realify::erf(x))), realify::gelu(x)),
+        realify::gelu(x, "tanh"));
+    same(a, eager_acts, "activations");
+    same(s, xt::xarray<T>(realify::clamp(x, std::nullopt, y)), "clamp(x, None, y)");
+    // PyTorch's values at the special points
+    EXPECT_EQ(c(0, 1), T(0));
+    EXPECT_TRUE(std::signbit(c(0, 1)));  // clamp(−0, −0.5, 1.5) keeps −0
+    EXPECT_TRUE(std::isnan(c(0, 2)));
+    EXPECT_EQ(c(0, 3), T(1.5));
+}
+
+// conj, conj_physical and real of a real node are the node (no code), as
+// PyTorch returns the tensor; resolve_conj of any node likewise.
+TEST(GraphRealOps, ConjAndRealOfARealNodeAreTheNode) {
+    const auto x = random_array<double>({3, 4}, 42);
+    auto in = graph::input<double>("x");
+    auto z = graph::input<cd>("z");
+    auto prog = graph::lower(graph::conj(in), graph::real(in) * 2.0, graph::conj_physical(in), graph::resolve_conj(in),
+                             graph::resolve_conj(z), graph::conj_physical(z));
+    const std::string text = graph::explain(prog);
+    for (const char* op : {"conj(%0)", "real(%0)", "conj_physical(%0)", "resolve_conj(%0)"}) {
+        const std::size_t at = text.find(op, text.find("graph after rewriting"));
+        ASSERT_NE(at, std::string::npos) << op << "\n" << text;
+        EXPECT_NE(text.substr(at, text.find('\n', at) - at).find("zero-copy"), std::string::npos) << op << "\n" << text;
+    }
+    const auto zv = random_array<cd>({2, 2}, 43);
+    const auto [c, r2, p, rc, rz, pz] = prog(x, zv);
+    expect_same(c, x, "conj");
+    expect_same(r2, xt::xarray<double>(x * 2.0), "real · 2");
+    expect_same(p, x, "conj_physical");
+    expect_same(rc, x, "resolve_conj");
+    expect_same(rz, zv, "resolve_conj of complex");
+    expect_same(pz, xt::xarray<cd>(xt::conj(zv)), "conj_physical of complex");
+}
+
+// amax, amin, var and std_dev with dims and keepdim: their shapes are known
+// before evaluation, so what they feed is a fused loop writing the caller's
+// buffer; values equal the eager reductions.
+TYPED_TEST(GraphReal, ExtremaAndVarianceFeedFusedLoops) {
+    using T = TypeParam;
+    const auto x = random_array<T>({3, 4, 5}, 44, -3.0, 3.0);
+    auto in = graph::input<T>("x");
+    auto centred = (in - graph::amax(in, {-1}, true)) / graph::std_dev(in, {-1}, 1.0, true);
+    auto prog = graph::lower(centred, graph::amin(in, {0, 2}), graph::var(in), graph::var(in, {1}, 0.0, true));
+    const auto [cg, mn, v, v1] = prog(x);
+    const xt::xarray<T> want = realify::div(realify::sub(x, realify::amax(x, {-1}, true)), realify::std_dev(x, {-1}, 1.0, true));
+    expect_near(cg, want, rtol_of<T>(), "(x − amax) / std");
+    expect_same(mn, xt::xarray<T>(realify::amin(x, {0, 2})), "amin over (0, 2)");
+    expect_near(v, xt::xarray<T>(realify::var(x)), rtol_of<T>(), "var");
+    expect_near(v1, xt::xarray<T>(realify::var(x, {1}, 0.0, true)), rtol_of<T>(), "var(1, correction 0, keepdim)");
+    xt::xarray<T> buffer = xt::zeros<T>({3, 4, 5});
+    auto single = graph::lower(centred);
+    const std::string plan = single.plan(graph::out(buffer), x).describe(single.ir());
+    EXPECT_NE(plan.find("direct"), std::string::npos) << plan;
+    single(graph::out(buffer), x);
+    expect_near(buffer, want, rtol_of<T>(), "into the caller's buffer");
+}
+
+// softmax, log_softmax, layer_norm and rms_norm: graph ops equal to the eager
+// ones, into strided and transposed caller buffers and in place.
+TYPED_TEST(GraphReal, SoftmaxAndNormsAreGraphOps) {
+    using T = TypeParam;
+    const auto x = random_array<T>({2, 3, 7}, 45, -5.0, 5.0);
+    const auto w = random_array<T>({7}, 46, 0.5, 1.5);
+    const auto b = random_array<T>({7}, 47);
+    auto in = graph::input<T>("x");
+    auto iw = graph::input<T>("w");
+    auto ib = graph::input<T>("b");
+    auto prog = graph::lower(graph::softmax(in, -1), graph::log_softmax(in, 1), graph::layer_norm(in, {7}, iw, ib, 1e-5),
+                             graph::rms_norm(in, {7}, iw, 1e-6), graph::layer_norm(in, {3, 7}));
+    const auto [sm, lsm, ln, rms, ln2] = prog(x, w, b);
+    expect_same(sm, xt::xarray<T>(realify::softmax(x, -1)), "softmax");
+    expect_same(lsm, xt::xarray<T>(realify::log_softmax(x, 1)), "log_softmax");
+    expect_same(ln, xt::xarray<T>(realify::layer_norm(x, {7}, w, b, 1e-5)), "layer_norm");
+    expect_same(rms, xt::xarray<T>(realify::rms_norm(x, {7}, w, 1e-6)), "rms_norm");
+    expect_same(ln2, xt::xarray<T>(realify::layer_norm(x, {3, 7})), "layer_norm over two dims");
+    // Llama's RMSNorm against its formula, in long double
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j) {
+            long double ms = 0;
+            for (std::size_t k = 0; k < 7; ++k) ms += (long double)x(i, j, k) * x(i, j, k);
+            ms /= 7;
+            for (std::size_t k = 0; k < 7; ++k)
+                EXPECT_NEAR(rms(i, j, k), x(i, j, k) / std::sqrt(ms + 1e-6L) * w(k), 10 * rtol_of<T>());
+        }
+    // a softmax written into a transposed buffer, and in place
+    auto single = graph::lower(graph::softmax(in * 2.0, 0));
+    xt::xarray<T> storage = xt::zeros<T>({7, 3, 2});
+    auto transposed = xt::transpose(storage, {2, 1, 0});
+    single(graph::out(transposed), x);
+    expect_same(xt::xarray<T>(transposed), xt::xarray<T>(realify::softmax(realify::mul(x, 2.0), 0)), "into a transposed buffer");
+    xt::xarray<T> y = x;
+    graph::lower(graph::softmax(in, -1))(graph::out(y), y);
+    expect_same(y, sm, "in place");
+    // a complex operand is refused at the builder (no lowering accepts it); see the compile-fail tests
+}
+
+// einsum's attention contractions in a graph, against matmul; complex too.
+TYPED_TEST(GraphReal, EinsumContractionsOfAttention) {
+    using T = TypeParam;
+    const auto q = random_array<T>({1, 2, 5, 4}, 48);
+    const auto k = random_array<T>({1, 2, 6, 4}, 49);
+    const auto v = random_array<T>({1, 2, 6, 4}, 50);
+    auto iq = graph::input<T>("q");
+    auto ik = graph::input<T>("k");
+    auto iv = graph::input<T>("v");
+    auto scores = graph::einsum("bhqd,bhkd->bhqk", iq, ik);
+    auto prog = graph::lower(scores, graph::einsum("bhqk,bhkd->bhqd", graph::softmax(scores, -1), iv),
+                             graph::einsum("bqhd,bkhd->bhqk", graph::transpose(iq, 1, 2), graph::transpose(ik, 1, 2)));
+    const auto [s, o, s2] = prog(q, k, v);
+    const xt::xarray<T> want = realify::matmul(q, xt::xarray<T>(xt::transpose(k, {0, 1, 3, 2})));
+    expect_near(s, want, rtol_of<T>() * 10, "bhqd,bhkd->bhqk");
+    expect_near(s2, want, rtol_of<T>() * 10, "bqhd,bkhd->bhqk");
+    expect_near(o, xt::xarray<T>(realify::matmul(realify::softmax(want, -1), v)), rtol_of<T>() * 10, "bhqk,bhkd->bhqd");
+    using C = std::complex<T>;
+    const auto a = random_array<C>({3, 4}, 51), bm = random_array<C>({4, 2}, 52);
+    auto ia = graph::input<C>("a");
+    auto ibm = graph::input<C>("b");
+    const auto product = graph::lower(graph::einsum("ij,jk->ik", ia, ibm))(a, bm);
+    const xt::xarray<C> want_c = realify::matmul(a, bm);
+    for (std::size_t i = 0; i < want_c.size(); ++i) EXPECT_NEAR(std::abs(product.flat(i) - want_c.flat(i)), 0.0, rtol_of<T>() * 10);
 }

@@ -1043,6 +1043,148 @@ TEST(EagerOut, ContractBuffersThatAliasAnOperandInAnotherOrder) {
                        [&] { realify::exp(line, realify::out(line_flipped)); });
 }
 
+// ---- PyTorch's real-tensor ops ----------------------------------------------------------------
+
+TEST(EagerOut, RealTensorOpsWriteIntoEveryLayout) {
+    const operands o;
+    const auto& r = o.r;  // (3, 4)
+    const xt::xtensor<double, 1> w = {1.0, 0.5, -2.0, 1.5}, b = {0.25, 0.0, -1.0, 2.0};
+    const xt::xtensor<double, 2> m = {{0.5, -1.0, 2.0}, {1.5, 0.25, -0.75}, {-2.0, 1.0, 0.0}, {0.125, 3.0, -1.5}};
+#define OUT_CASE(NAME, ...) expect_out_forms(NAME, [&](auto&&... out) -> decltype(auto) { return __VA_ARGS__; });
+    OUT_CASE("clamp numbers", realify::clamp(r, -1.0, 1.5, out...))
+    OUT_CASE("clamp min only", realify::clamp(r, 0.0, std::nullopt, out...))
+    OUT_CASE("clamp tensor bounds", realify::clamp(r, o.rv, 2.0, out...))
+    OUT_CASE("clamp_min", realify::clamp_min(r, o.rv, out...))
+    OUT_CASE("clamp_max", realify::clamp_max(r, 0.5, out...))
+    OUT_CASE("maximum", realify::maximum(r, o.rv, out...))
+    OUT_CASE("minimum", realify::minimum(o.rv, r, out...))
+    OUT_CASE("sigmoid", realify::sigmoid(r, out...))
+    OUT_CASE("silu", realify::silu(r, out...))
+    OUT_CASE("erf", realify::erf(r, out...))
+    OUT_CASE("gelu", realify::gelu(r, out...))
+    OUT_CASE("gelu tanh", realify::gelu(r, "tanh", out...))
+    OUT_CASE("conj of a real tensor", realify::conj(r, out...))
+    OUT_CASE("conj_physical", realify::conj_physical(o.x, out...))
+    OUT_CASE("resolve_conj", realify::resolve_conj(o.x, out...))
+    OUT_CASE("real of a real tensor", realify::real(r, out...))
+    OUT_CASE("amax", realify::amax(r, {1}, true, out...))
+    OUT_CASE("amin", realify::amin(r, {0}, false, out...))
+    OUT_CASE("var", realify::var(r, {1}, 1.0, false, out...))
+    OUT_CASE("std_dev", realify::std_dev(r, {0}, 0.0, true, out...))
+    OUT_CASE("var of complex", realify::var(o.x, {0}, 1.0, false, out...))
+    OUT_CASE("softmax", realify::softmax(r, -1, out...))
+    OUT_CASE("softmax dim 0", realify::softmax(r, 0, out...))
+    OUT_CASE("log_softmax", realify::log_softmax(r, 1, out...))
+    OUT_CASE("layer_norm", realify::layer_norm(r, {4}, w, b, 1e-5, out...))
+    OUT_CASE("layer_norm over two dims", realify::layer_norm(r, {3, 4}, out...))
+    OUT_CASE("rms_norm", realify::rms_norm(r, {4}, w, 1e-6, out...))
+    OUT_CASE("einsum", realify::einsum("ij,jk->ik", r, m, out...))
+    OUT_CASE("einsum transposed", realify::einsum("ij->ji", m, out...))
+    OUT_CASE("einsum complex", realify::einsum("ij,ij->i", o.x, o.y, out...))
+#undef OUT_CASE
+}
+
+TEST(EagerRealTensors, OrderingOpsFollowPyTorch) {
+    const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+    const xt::xtensor<double, 1> x = {-2.0, -0.0, 0.0, 0.5, 3.0, nan, inf, -inf};
+    auto same = [](double got, double want) { return std::isnan(want) ? std::isnan(got) : (got == want && std::signbit(got) == std::signbit(want)); };
+    auto expect = [&](const auto& got, std::vector<double> want, const char* what) {
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (std::size_t i = 0; i < want.size(); ++i) EXPECT_TRUE(same(got(i), want[i])) << what << " at " << i << ": " << got(i);
+    };
+    expect(realify::clamp(x, 0.0, 1.0), {0, -0.0, 0, 0.5, 1, nan, 1, 0}, "clamp(x, 0, 1): x kept on a bound, NaN kept");
+    expect(realify::clamp(x, 2.0, 1.0), {1, 1, 1, 1, 1, nan, 1, 1}, "clamp(x, 2, 1): min > max gives max");
+    expect(realify::clamp(x, nan, 1.0), std::vector<double>(8, nan), "clamp(x, NaN, 1)");
+    expect(realify::clamp(x, std::nullopt, nan), std::vector<double>(8, nan), "clamp(x, None, NaN) = clamp_max(x, NaN)");
+    expect(realify::maximum(x, xt::xtensor<double, 1>{-3, 0.0, -0.0, 0.5, nan, 1, 2, 3}), {-2, 0.0, 0.0, 0.5, nan, nan, inf, 3},
+           "maximum: +0 above −0 whichever side, NaN propagates");
+    expect(realify::minimum(x, xt::xtensor<double, 1>{-3, 0.0, -0.0, 0.5, nan, 1, 2, 3}), {-3, -0.0, -0.0, 0.5, nan, nan, 2, -inf},
+           "minimum");
+    // tensor bounds broadcast, one pass; a bound tensor of NaN gives NaN
+    const xt::xtensor<double, 2> lo = {{0.0}, {nan}};
+    const xt::xtensor<double, 2> c = realify::clamp(x, lo, 2.0);
+    ASSERT_EQ(c.shape()[0], 2u);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        EXPECT_TRUE(same(c(0, i), std::isnan(x(i)) ? nan : std::clamp(x(i), 0.0, 2.0) == 0.0 && x(i) == 0.0 ? x(i) : std::clamp(x(i), 0.0, 2.0))) << i;
+        EXPECT_TRUE(std::isnan(c(1, i))) << i;
+    }
+    const xt::xtensor<float, 1> f = {1.5f, -1.5f};
+    static_assert(std::is_same_v<decltype(realify::clamp(f, 0.0, 1.0)), xt::xtensor<float, 1>>, "a number never widens a tensor");
+}
+
+TEST(EagerRealTensors, ReductionsAndNormalisationsCheckTheirArguments) {
+    const xt::xtensor<double, 2> x = {{1.0, 2.0, 3.0}, {4.0, 5.0, 6.0}};
+    const xt::xtensor<double, 2> empty = xt::xtensor<double, 2>::from_shape({2, 0});
+    // a maximum of no elements: as PyTorch, an error naming the op (an empty result is fine)
+    EXPECT_NE(error_message<realify::shape_error>([&] { realify::amax(empty, {1}); }).find("realify::amax"), std::string::npos);
+    EXPECT_EQ(realify::amin(empty, {0}).size(), 0u);
+    // var: Bessel's correction by default; N − correction ≤ 0 gives NaN (0/0) or inf (as PyTorch)
+    EXPECT_DOUBLE_EQ(realify::var(x, {1})(0), 1.0);
+    EXPECT_DOUBLE_EQ(realify::var(x, {1}, 0.0)(1), 2.0 / 3.0);
+    EXPECT_TRUE(std::isnan(realify::var(xt::xtensor<double, 1>{2.0})()));
+    EXPECT_TRUE(std::isinf(realify::var(xt::xtensor<double, 1>{1.0, 2.0}, {}, 3.0)()));
+    EXPECT_DOUBLE_EQ(realify::std_dev(x)(), std::sqrt(3.5));
+    // offset data: two passes keep every digit the data has
+    const xt::xtensor<float, 1> offset = {10001.f, 10002.f, 10003.f};
+    EXPECT_FLOAT_EQ(realify::var(offset)(), 1.0f);
+    const auto ln = realify::layer_norm(offset, {3}, std::nullopt, std::nullopt, 0.0);
+    EXPECT_NEAR(ln(0), -std::sqrt(1.5f), 1e-6f);
+    // layer_norm's normalized_shape must be the trailing dims; weight and bias of that shape
+    std::string message = error_message<realify::shape_error>([&] { realify::layer_norm(x, {2}); });
+    EXPECT_NE(message.find("realify::layer_norm: normalized_shape (2) is not the trailing dims of the input of shape (2, 3)"),
+              std::string::npos) << message;
+    message = error_message<realify::shape_error>([&] { realify::layer_norm(x, {3}, xt::xtensor<double, 1>{1.0, 2.0}); });
+    EXPECT_NE(message.find("weight has shape (2)"), std::string::npos) << message;
+    EXPECT_THROW(realify::rms_norm(x, {2, 3, 4}), realify::shape_error);
+    EXPECT_THROW(realify::softmax(x, 2), realify::shape_error);
+    EXPECT_THROW(realify::var(x, {5}), realify::shape_error);
+    // softmax of a 0-d tensor along dim 0 or −1 is 1 (as PyTorch)
+    xt::xtensor<double, 0> scalar = xt::xtensor<double, 0>::from_shape({});
+    scalar() = 2.0;
+    EXPECT_EQ(realify::softmax(scalar, -1)(), 1.0);
+    EXPECT_EQ(realify::log_softmax(scalar, 0)(), 0.0);
+    // gelu's approximate: 'none' or 'tanh'
+    EXPECT_THROW(realify::gelu(x, "erf"), realify::error);
+    // in place: out is the input
+    xt::xtensor<double, 2> y = x;
+    realify::softmax(y, 1, realify::out(y));
+    EXPECT_TRUE(same_values(xt::xarray<double>(y), xt::xarray<double>(realify::softmax(x, 1))));
+    y = x;
+    realify::layer_norm(y, {3}, realify::out(y));
+    EXPECT_TRUE(same_values(xt::xarray<double>(y), xt::xarray<double>(realify::layer_norm(x, {3}))));
+}
+
+TEST(EagerRealTensors, EinsumParsesPyTorchsEquations) {
+    xt::xtensor<double, 4> q = xt::xtensor<double, 4>::from_shape({2, 3, 4, 5}), k = xt::xtensor<double, 4>::from_shape({2, 3, 6, 5});
+    for (std::size_t i = 0; i < q.size(); ++i) q.flat(i) = std::sin(double(i));
+    for (std::size_t i = 0; i < k.size(); ++i) k.flat(i) = std::cos(double(i) * 0.7);
+    const xt::xarray<double> scores = realify::matmul(q, xt::xtensor<double, 4>(xt::transpose(k, {0, 1, 3, 2})));
+    auto near = [](const auto& got, const xt::xarray<double>& want) {
+        if (got.dimension() != want.dimension()) return false;
+        for (std::size_t i = 0; i < want.size(); ++i)
+            if (std::abs(got.flat(i) - want.flat(i)) > 1e-12 * (1 + std::abs(want.flat(i)))) return false;
+        return true;
+    };
+    EXPECT_TRUE(near(realify::einsum("bhqd,bhkd->bhqk", q, k), scores));
+    // q and k as (batch, seq, heads, head_dim), read through their strides
+    const auto qs = xt::transpose(q, {0, 2, 1, 3});
+    const auto ks = xt::transpose(k, {0, 2, 1, 3});
+    EXPECT_TRUE(near(realify::einsum("bqhd,bkhd->bhqk", qs, ks), scores));
+    // implicit output: the labels seen once, sorted (b, h, d are summed)
+    EXPECT_TRUE(near(realify::einsum("b h q d , b h k d", q, k), realify::einsum("bhqd,bhkd->kq", q, k)));
+    const xt::xtensor<double, 2> a = {{1, 2}, {3, 4}};
+    EXPECT_EQ(realify::einsum("ii", a)(), 5.0);
+    EXPECT_EQ(realify::einsum("ii->i", a)(1), 4.0);
+    EXPECT_EQ(realify::einsum("...", a)(1, 0), 3.0);
+    const std::string bad = error_message<realify::error>([&] { realify::einsum("ij,jk->ik", a, xt::xtensor<double, 2>::from_shape({3, 2})); });
+    EXPECT_NE(bad.find("realify::einsum"), std::string::npos) << bad;
+    EXPECT_NE(bad.find("subscript j"), std::string::npos) << bad;
+    EXPECT_THROW(realify::einsum("ij->ii", a), realify::error);
+    EXPECT_THROW(realify::einsum("ij->k", a), realify::error);
+    EXPECT_THROW(realify::einsum("ijk", a), realify::error);
+    EXPECT_THROW(realify::einsum("i$", a), realify::error);
+}
+
 // ---- plain std::complex containers as operands and results --------------------------------------
 
 TEST(EagerContainers, StdComplexContainersAdaptorsAndViewsAreOperands) {

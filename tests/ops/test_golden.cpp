@@ -190,15 +190,58 @@ template <class T, class P>
 using runner = std::function<results<T>(const golden_case&, P&)>;
 
 #define UNARY(name) {#name, [](const golden_case&, P& in) { return one<T>(realify::name(in.c(0))); }}
+/// A unary op of a real tensor (PyTorch's real-tensor ops).
+#define REAL_UNARY(name) {#name, [](const golden_case&, P& in) { return one<T>(realify::name(in.r(0))); }}
+/// A unary op whose cases have a real or a complex input.
+#define EITHER_UNARY(name)                                                                         \
+    {#name, [](const golden_case& c, P& in) {                                                      \
+         return c.inputs.at(0).kind == 'r' ? one<T>(realify::name(in.r(0))) : one<T>(realify::name(in.c(0))); \
+     }}
+
+/// Binary ops of real operands, or a real tensor and the number `other`.
+template <class T, class P, class F>
+results<T> real_binary(const golden_case& c, P& in, F f) {
+    if (c.has_param("other")) return one<T>(f(in.r(0), c.real_param("other")));
+    return one<T>(f(in.r(0), in.r(1)));
+}
+
+/// var / std_dev(x, dims, correction, keepdim) of a real or complex input.
+template <class T, class P, class F>
+results<T> variance(const golden_case& c, P& in, F f) {
+    const auto dims = c.list_param("dims");
+    const double correction = c.real_param("correction");
+    const bool keepdim = c.bool_param("keepdim");
+    if (c.inputs.at(0).kind == 'c') return one<T>(f(in.c(0), dims, correction, keepdim));
+    return one<T>(f(in.r(0), dims, correction, keepdim));
+}
+
+/// An optional number parameter (absent: std::nullopt).
+inline std::optional<double> optional_real(const golden_case& c, const std::string& key) {
+    if (!c.has_param(key)) return std::nullopt;
+    return c.real_param(key);
+}
 
 template <class T, class P>
 const std::map<std::string, runner<T, P>>& elementwise_runners() {
     static const std::map<std::string, runner<T, P>> table = {
-        UNARY(neg), UNARY(conj), UNARY(reciprocal), UNARY(exp), UNARY(log), UNARY(log2), UNARY(log10),
+        UNARY(neg), EITHER_UNARY(conj), UNARY(reciprocal), UNARY(exp), UNARY(log), UNARY(log2), UNARY(log10),
         UNARY(sqrt), UNARY(rsqrt), UNARY(square), UNARY(sgn), UNARY(sin), UNARY(cos), UNARY(tan),
         UNARY(sinh), UNARY(cosh), UNARY(tanh), UNARY(asin), UNARY(acos), UNARY(atan), UNARY(asinh),
-        UNARY(acosh), UNARY(atanh), UNARY(abs), UNARY(angle), UNARY(real), UNARY(imag), UNARY(isnan),
-        UNARY(isinf), UNARY(clone), UNARY(detach),
+        UNARY(acosh), UNARY(atanh), UNARY(abs), UNARY(angle), EITHER_UNARY(real), UNARY(imag), UNARY(isnan),
+        UNARY(isinf), UNARY(clone), UNARY(detach), EITHER_UNARY(conj_physical), EITHER_UNARY(resolve_conj),
+        REAL_UNARY(sigmoid), REAL_UNARY(silu), REAL_UNARY(erf),
+        {"gelu", [](const golden_case& c, P& in) { return one<T>(realify::gelu(in.r(0), c.string_param("approximate"))); }},
+        {"maximum", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::maximum(a, b); }); }},
+        {"minimum", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::minimum(a, b); }); }},
+        {"clamp_min", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::clamp_min(a, b); }); }},
+        {"clamp_max", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::clamp_max(a, b); }); }},
+        {"clamp", [](const golden_case& c, P& in) {
+             if (c.inputs.size() == 3) return one<T>(realify::clamp(in.r(0), in.r(1), in.r(2)));
+             const auto lo = optional_real(c, "min"), hi = optional_real(c, "max");
+             if (!lo) return one<T>(realify::clamp(in.r(0), std::nullopt, *hi));
+             if (!hi) return one<T>(realify::clamp(in.r(0), *lo, std::nullopt));
+             return one<T>(realify::clamp(in.r(0), *lo, *hi));
+         }},
         {"mul", [](const golden_case& c, P& in) { return binary<T>(c, in, [](auto&& a, auto&& b) { return realify::mul(a, b); }); }},
         {"div", [](const golden_case& c, P& in) { return binary<T>(c, in, [](auto&& a, auto&& b) { return realify::div(a, b); }); }},
         {"add", [](const golden_case& c, P& in) {
@@ -233,6 +276,8 @@ const std::map<std::string, runner<T, P>>& elementwise_runners() {
     return table;
 }
 #undef UNARY
+#undef REAL_UNARY
+#undef EITHER_UNARY
 
 /// Ops with shape parameters, reductions, linear algebra and construction.
 template <class T, class P>
@@ -300,6 +345,36 @@ const std::map<std::string, runner<T, P>>& structural_runners() {
         {"matmul", [](const golden_case&, P& in) { return one<T>(realify::matmul(in.c(0), in.c(1))); }},
         {"dot", [](const golden_case&, P& in) { return one<T>(realify::dot(in.c(0), in.c(1))); }},
         {"vdot", [](const golden_case&, P& in) { return one<T>(realify::vdot(in.c(0), in.c(1))); }},
+        {"amax", [](const golden_case& c, P& in) { return one<T>(realify::amax(in.r(0), c.list_param("dims"), c.bool_param("keepdim"))); }},
+        {"amin", [](const golden_case& c, P& in) { return one<T>(realify::amin(in.r(0), c.list_param("dims"), c.bool_param("keepdim"))); }},
+        {"var", [](const golden_case& c, P& in) { return variance<T>(c, in, [](auto&&... a) { return realify::var(a...); }); }},
+        {"std_dev", [](const golden_case& c, P& in) { return variance<T>(c, in, [](auto&&... a) { return realify::std_dev(a...); }); }},
+        {"softmax", [](const golden_case& c, P& in) { return one<T>(realify::softmax(in.r(0), c.int_param("dim"))); }},
+        {"log_softmax", [](const golden_case& c, P& in) { return one<T>(realify::log_softmax(in.r(0), c.int_param("dim"))); }},
+        {"layer_norm", [](const golden_case& c, P& in) {
+             const auto shape = c.list_param("normalized_shape");
+             const double eps = c.real_param("eps");
+             const bool w = c.bool_param("weight"), b = c.bool_param("bias");
+             if (w && b) return one<T>(realify::layer_norm(in.r(0), shape, in.r(1), in.r(2), eps));
+             if (w) return one<T>(realify::layer_norm(in.r(0), shape, in.r(1), std::nullopt, eps));
+             if (b) return one<T>(realify::layer_norm(in.r(0), shape, std::nullopt, in.r(1), eps));
+             return one<T>(realify::layer_norm(in.r(0), shape, std::nullopt, std::nullopt, eps));
+         }},
+        {"rms_norm", [](const golden_case& c, P& in) {
+             const auto shape = c.list_param("normalized_shape");
+             if (c.bool_param("weight")) return one<T>(realify::rms_norm(in.r(0), shape, in.r(1), c.real_param("eps")));
+             return one<T>(realify::rms_norm(in.r(0), shape, std::nullopt, c.real_param("eps")));
+         }},
+        {"einsum", [](const golden_case& c, P& in) {
+             const std::string e = c.string_param("equation");
+             const bool complex = c.inputs.at(0).kind == 'c';
+             switch (c.inputs.size()) {
+                 case 1: return complex ? one<T>(realify::einsum(e, in.c(0))) : one<T>(realify::einsum(e, in.r(0)));
+                 case 2: return complex ? one<T>(realify::einsum(e, in.c(0), in.c(1))) : one<T>(realify::einsum(e, in.r(0), in.r(1)));
+                 default: return complex ? one<T>(realify::einsum(e, in.c(0), in.c(1), in.c(2)))
+                                         : one<T>(realify::einsum(e, in.r(0), in.r(1), in.r(2)));
+             }
+         }},
         {"ones_like", [](const golden_case&, P& in) { return one<T>(realify::ones_like(in.c(0))); }},
         {"zeros_like", [](const golden_case&, P& in) { return one<T>(realify::zeros_like(in.c(0))); }},
         {"full_like", [](const golden_case& c, P& in) {
@@ -339,6 +414,25 @@ std::optional<result_value<T>> reference_result(const golden_case& c, const gold
         {"mul", R::mul<T>}, {"div", R::div<T>}, {"pow_tensor", R::pow_tensor<T>},
         {"add", [](C a, C b) { return R::add(a, b); }}, {"sub", [](C a, C b) { return R::sub(a, b); }}};
     if (c.outputs.size() != 1 || c.outputs[0].kind != 'c') {
+        if (c.inputs.size() == 1 && c.inputs[0].kind == 'r' &&
+            (c.op == "sigmoid" || c.op == "silu" || c.op == "gelu" || c.op == "erf")) {
+            // the activations' mathematical values, in long double: where PyTorch's
+            // formulas cancel (1 + erf, 1 + tanh of large negative x) realify's do not
+            const auto a = d.real_input(0);
+            const bool tanh = c.has_param("approximate") && c.string_param("approximate") == "tanh";
+            xt::xarray<T> out = xt::xarray<T>::from_shape(a.shape());
+            for (std::size_t k = 0; k < a.size(); ++k) {
+                const long double x = a.flat(k);
+                long double r;
+                if (c.op == "sigmoid") r = 1 / (1 + std::exp(-x));
+                else if (c.op == "silu") r = x / (1 + std::exp(-x));
+                else if (c.op == "erf") r = std::erf(x);
+                else if (tanh) r = x / (1 + std::exp(-2 * 0.7978845608028653558798921198687637L * (x + 0.044715L * x * x * x)));
+                else r = x / 2 * std::erfc(-x / std::sqrt(2.0L));
+                out.flat(k) = static_cast<T>(r);
+            }
+            return out;
+        }
         if (c.op == "abs" || c.op == "angle") {
             const auto a = d.complex_input(0);
             xt::xarray<T> out = xt::xarray<T>::from_shape(a.shape());
@@ -479,7 +573,10 @@ void check_results(const golden_case& c, const golden_data<T>& d, const results<
 /// not checked (docs/numerics.md).
 inline const std::set<std::string> zero_sign_ops = {
     "conj", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-    "asin", "acos", "atan", "asinh", "acosh", "atanh", "real", "imag", "view_as_real", "where"};
+    "asin", "acos", "atan", "asinh", "acosh", "atanh", "real", "imag", "view_as_real", "where",
+    // PyTorch's real-tensor ops whose special values include a signed zero: erf(−0), silu(−0), gelu(−0)
+    // are −0; clamp keeps x where it equals a bound (clamp(−0, 0, 1) = −0); the identities keep it
+    "erf", "silu", "gelu", "clamp", "conj_physical", "resolve_conj"};
 
 template <class T>
 tolerance case_tolerance(const golden_case& c) {

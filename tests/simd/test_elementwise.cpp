@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "realify/engine/program.hpp"
+#include "realify/engine/rows.hpp"
 #include "realify/errors.hpp"
 #include "realify/kernels.hpp"
 #include "realify/simd.hpp"
@@ -175,6 +176,7 @@ std::vector<std::optional<std::complex<T>>> constants(elementwise_op op) {
     if (op == elementwise_op::pow_scalar)
         return {Z(T(2), T(0)), Z(T(3), T(0)), Z(T(-1), T(0)), Z(T(0.5), T(0)), Z(T(-0.5), T(0)), Z(T(2.5), T(0)),
                 Z(T(1.5), T(0.5))};
+    if (op == elementwise_op::gelu) return {std::nullopt, Z(T(1), T(0)), Z(T(0), T(0))};  // 'none', 'tanh', 'none'
     return {std::nullopt};
 }
 
@@ -468,6 +470,8 @@ constexpr bool zero_sign_specified(elementwise_op op) {
         case E::conj: case E::exp: case E::log: case E::log2: case E::log10: case E::sqrt: case E::sin:
         case E::cos: case E::tan: case E::sinh: case E::cosh: case E::tanh: case E::asin: case E::acos:
         case E::atan: case E::asinh: case E::acosh: case E::atanh: case E::real: case E::imag:
+        case E::erf: case E::silu: case E::gelu: case E::maximum: case E::minimum: case E::clamp_min:
+        case E::clamp_max:
             return true;
         default:
             return false;
@@ -573,7 +577,8 @@ void check_binary_grid(rs::arch a) {
                     const auto yi = element_at<T, Y>(y.data(), i);
                     const auto want = scalar_form<Op, T>(params, xi, yi);
                     const auto got = element_at<T, O>(out.data(), i);
-                    if (!agrees(got, want, false, condition<Op, T>(params, xi, yi) * tol.rtol) && failures++ < 5)
+                    if (!agrees(got, want, zero_sign_specified(Op), condition<Op, T>(params, xi, yi) * tol.rtol) &&
+                        failures++ < 5)
                         ADD_FAILURE() << rs::name(Op) << " on " << rs::arch_name(a) << ", "
                                       << (sizeof(T) == 4 ? "float" : "double")
                                       << (constant ? " constant " + show(rk::cpair<T>{pc[0], pc[1]}) : "") << ": "
@@ -768,6 +773,180 @@ TEST(BlockProgram, RefusesWhatItCannotRun) {
     const std::array none = std::array<re::tensor_ref, 0>{};
     re::tensor_ref out = program_check::vector_ref(x.data(), 1, true);
     EXPECT_THROW(re::evaluate_program("p", p, none, out), realify::error);
+}
+
+// ---- the ordering ops' semantics, at every position of every instruction set -------------
+
+TEST_P(ElementwiseKernels, OrderingOpsOrderSignedZerosAndPropagateNaN) {
+    // every case at each of 37 positions: in the registers and in the scalar tail
+    constexpr std::size_t n = 37;
+    const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    struct expectation {
+        elementwise_op op;
+        float x, y, want;
+    };
+    const expectation cases[] = {
+        {elementwise_op::maximum, -0.0f, 0.0f, 0.0f},   {elementwise_op::maximum, 0.0f, -0.0f, 0.0f},
+        {elementwise_op::minimum, -0.0f, 0.0f, -0.0f},  {elementwise_op::minimum, 0.0f, -0.0f, -0.0f},
+        {elementwise_op::maximum, nan, 1.0f, nan},      {elementwise_op::maximum, 1.0f, nan, nan},
+        {elementwise_op::minimum, -inf, nan, nan},      {elementwise_op::maximum, -inf, 2.0f, 2.0f},
+        {elementwise_op::clamp_min, -0.0f, 0.0f, -0.0f}, {elementwise_op::clamp_min, 0.0f, -0.0f, 0.0f},
+        {elementwise_op::clamp_max, 0.0f, -0.0f, 0.0f}, {elementwise_op::clamp_min, 1.0f, nan, nan},
+        {elementwise_op::clamp_max, nan, 1.0f, nan},    {elementwise_op::clamp_min, -3.0f, -1.0f, -1.0f},
+        {elementwise_op::clamp_max, inf, 5.0f, 5.0f}};
+    for (const expectation& e : cases) {
+        std::vector<float> x(n, e.x), y(n, e.y), out(n, 7.0f);
+        rs::binary_kernel_for<float>(e.op, R, R)(x.data(), false, y.data(), false, out.data(), n, nullptr, false);
+        for (std::size_t i = 0; i < n; ++i) {
+            const bool same = std::isnan(e.want) ? std::isnan(out[i]) : std::memcmp(&out[i], &e.want, sizeof(float)) == 0;
+            EXPECT_TRUE(same) << rs::name(e.op) << "(" << show(e.x) << ", " << show(e.y) << ") at " << i << " on "
+                              << rs::arch_name(GetParam()) << ": " << show(out[i]) << ", want " << show(e.want);
+        }
+    }
+}
+
+// ---- the row kernels of softmax and the normalisations (realify/engine/rows.hpp) -----------
+
+namespace rows_check {
+
+namespace re = realify::engine;
+using LD = long double;
+
+template <class T>
+re::tensor_ref matrix_ref(const T* data, std::size_t rows, std::size_t n) {
+    re::tensor_ref r;
+    r.data = const_cast<T*>(data);
+    r.type = re::component_of<T>();
+    r.shape.rank = 2;
+    r.shape.extent = {rows, n};
+    r.strides[0] = static_cast<std::ptrdiff_t>(n);
+    r.strides[1] = 1;
+    return r;
+}
+
+/// The op on every row in long double.
+std::vector<LD> reference(const std::string& op, const std::vector<LD>& x, std::size_t rows, std::size_t n,
+                          const std::vector<LD>& w, const std::vector<LD>& b, LD eps) {
+    std::vector<LD> y(x.size());
+    for (std::size_t r = 0; r < rows; ++r) {
+        const LD* row = x.data() + r * n;
+        LD* out = y.data() + r * n;
+        if (op == "softmax" || op == "log_softmax") {
+            LD m = -INFINITY;
+            for (std::size_t i = 0; i < n; ++i) m = std::max(m, row[i]);
+            LD s = 0;
+            for (std::size_t i = 0; i < n; ++i) s += std::exp(row[i] - m);
+            for (std::size_t i = 0; i < n; ++i) out[i] = op == "softmax" ? std::exp(row[i] - m) / s : row[i] - m - std::log(s);
+        } else if (op == "layer_norm") {
+            LD mean = 0, var = 0;
+            for (std::size_t i = 0; i < n; ++i) mean += row[i];
+            mean /= LD(n);
+            for (std::size_t i = 0; i < n; ++i) var += (row[i] - mean) * (row[i] - mean);
+            var /= LD(n);
+            for (std::size_t i = 0; i < n; ++i) out[i] = (row[i] - mean) / std::sqrt(var + eps) * w[i] + b[i];
+        } else {
+            LD ms = 0;
+            for (std::size_t i = 0; i < n; ++i) ms += row[i] * row[i];
+            ms /= LD(n);
+            for (std::size_t i = 0; i < n; ++i) out[i] = row[i] / std::sqrt(ms + eps) * w[i];
+        }
+    }
+    return y;
+}
+
+/// Rows of odd lengths — partial registers, every tail — against long
+/// double, on the instruction set in force; values offset by 1e3 for the
+/// normalisations (their two passes must keep the digits).
+template <class T>
+void check_ops(rs::arch a) {
+    const T rtol = sizeof(T) == 4 ? T(2e-5) : T(1e-12);
+    for (std::size_t n : {1, 3, 7, 15, 16, 17, 33, 257, 4099}) {
+        for (const std::string op : {"softmax", "log_softmax", "layer_norm", "rms_norm"}) {
+            const std::size_t rows = 3;
+            std::vector<T> x = random_reals<T>(rows * n, static_cast<unsigned>(n) + 3);
+            for (T& v : x) v = std::clamp(v, T(-50), T(50)) + (op == "layer_norm" ? T(1000) : T(0));
+            std::vector<T> w = random_reals<T>(n, 7), b = random_reals<T>(n, 8);
+            for (T& v : w) v = T(1) + std::clamp(v, T(-1), T(1)) / T(4);
+            for (T& v : b) v = std::clamp(v, T(-1), T(1));
+            std::vector<T> y(rows * n, T(-7));
+            const re::tensor_ref in = matrix_ref(x.data(), rows, n), out = matrix_ref(y.data(), rows, n);
+            re::tensor_ref wr = matrix_ref(w.data(), 1, n), br = matrix_ref(b.data(), 1, n);
+            wr.shape.rank = br.shape.rank = 1;
+            wr.shape.extent[0] = br.shape.extent[0] = n;
+            wr.strides[0] = br.strides[0] = 1;
+            const double eps = 1e-5;
+            if (op == "softmax" || op == "log_softmax") re::softmax(op, in, 1, op == "log_softmax", out);
+            else if (op == "layer_norm") re::normalize(op, re::norm::layer, in, 1, &wr, &br, eps, out);
+            else re::normalize(op, re::norm::rms, in, 1, &wr, nullptr, eps, out);
+            const std::vector<LD> want =
+                reference(op, std::vector<LD>(x.begin(), x.end()), rows, n, std::vector<LD>(w.begin(), w.end()),
+                          op == "layer_norm" ? std::vector<LD>(b.begin(), b.end()) : std::vector<LD>(n, 0), LD(eps));
+            std::size_t failures = 0;
+            for (std::size_t i = 0; i < y.size(); ++i) {
+                // log_softmax and the normalisations: relative to the row's scale (their results cancel)
+                const LD scale = op == "softmax" ? std::abs(want[i]) : std::max<LD>(1, std::abs(want[i]));
+                if (!(std::abs(LD(y[i]) - want[i]) <= rtol * scale + (op == "softmax" ? LD(1e-30) : 0)) && failures++ < 5)
+                    ADD_FAILURE() << op << " on " << rs::arch_name(a) << ", " << (sizeof(T) == 4 ? "float" : "double")
+                                  << ", n = " << n << ", element " << i << ": " << show(y[i]) << ", want "
+                                  << show(T(want[i]));
+            }
+        }
+    }
+}
+
+/// Rows with special values: NaN or +inf makes the row NaN, a row of −inf
+/// is NaN (softmax), −inf entries give 0 (softmax) and −inf (log_softmax);
+/// the same on every instruction set and at every position.
+template <class T>
+void check_special(rs::arch a) {
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    for (std::size_t n : {5, 19, 67}) {
+        for (std::size_t at : {std::size_t(0), n / 2, n - 1}) {
+            auto row = [&](T special) {
+                std::vector<T> v(n, T(0.5));
+                v[at] = special;
+                return v;
+            };
+            for (const T special : {nan, inf}) {
+                std::vector<T> x = row(special), y(n);
+                re::softmax("softmax", matrix_ref(x.data(), 1, n), 1, false, matrix_ref(y.data(), 1, n));
+                for (T v : y) EXPECT_TRUE(std::isnan(v)) << "softmax of a row with " << show(special) << " on " << rs::arch_name(a);
+                re::normalize("layer_norm", re::norm::layer, matrix_ref(x.data(), 1, n), 1, nullptr, nullptr, 1e-5,
+                              matrix_ref(y.data(), 1, n));
+                for (T v : y) EXPECT_TRUE(std::isnan(v)) << "layer_norm of a row with " << show(special);
+            }
+            std::vector<T> x = row(-inf), y(n), z(n);
+            re::softmax("softmax", matrix_ref(x.data(), 1, n), 1, false, matrix_ref(y.data(), 1, n));
+            re::softmax("log_softmax", matrix_ref(x.data(), 1, n), 1, true, matrix_ref(z.data(), 1, n));
+            for (std::size_t i = 0; i < n; ++i) {
+                EXPECT_EQ(y[i], i == at ? T(0) : T(1) / T(n - 1)) << rs::arch_name(a) << " n " << n << " at " << i;
+                if (i == at) {
+                    EXPECT_EQ(z[i], -inf);
+                }
+            }
+            std::vector<T> all(n, -inf);
+            re::softmax("softmax", matrix_ref(all.data(), 1, n), 1, false, matrix_ref(y.data(), 1, n));
+            for (T v : y) EXPECT_TRUE(std::isnan(v));
+        }
+    }
+    // the subnormal band of e^d (the scalar form's values) and rounding to 0 below it
+    const std::vector<T> x = {T(0), T(sizeof(T) == 4 ? -95 : -720), T(sizeof(T) == 4 ? -110 : -760), T(-1)};
+    std::vector<T> y(4);
+    re::softmax("softmax", matrix_ref(x.data(), 1, 4), 1, false, matrix_ref(y.data(), 1, 4));
+    const T s = T(1) / T(LD(1) + std::exp(LD(-1)) + std::exp(LD(x[1])));
+    EXPECT_EQ(y[1], std::exp(x[1]) * s) << rs::arch_name(a);
+    EXPECT_EQ(y[2], T(0)) << rs::arch_name(a);
+}
+
+}  // namespace rows_check
+
+TEST_P(ElementwiseKernels, RowKernelsMatchLongDoubleOnEveryTail) {
+    rows_check::check_ops<float>(GetParam());
+    rows_check::check_ops<double>(GetParam());
+}
+TEST_P(ElementwiseKernels, RowKernelsGiveTheSpecialValuesEverywhere) {
+    rows_check::check_special<float>(GetParam());
+    rows_check::check_special<double>(GetParam());
 }
 
 // ---- the scalar forms against std::complex (glibc), special values included -------------

@@ -39,7 +39,7 @@ struct golden_slot {
 
 /// A parameter as written in the manifest ("t:value").
 struct golden_param {
-    char type = 'i';  // i integer, l integer list, r real, c complex, b bool
+    char type = 'i';  // i integer, l integer list, r real, c complex, b bool, s string
     std::string text;
 };
 
@@ -118,6 +118,11 @@ struct golden_case {
         const auto& p = param(key);
         if (p.type != 'r' && p.type != 'i') throw std::runtime_error("golden case " + name() + ": '" + key + "' is not real");
         return detail::parse_real(p.text);
+    }
+    std::string string_param(const std::string& key) const {
+        const auto& p = param(key);
+        if (p.type != 's') throw std::runtime_error("golden case " + name() + ": '" + key + "' is not a string");
+        return p.text;
     }
     std::complex<double> complex_param(const std::string& key) const {
         const auto& p = param(key);

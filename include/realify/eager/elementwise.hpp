@@ -14,6 +14,9 @@
 // results (bool for isnan/isinf); xt::xarray when the rank is dynamic.
 #pragma once
 
+#include <optional>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "realify/dispatch.hpp"
@@ -162,6 +165,67 @@ REALIFY_EAGER_UNARY(round)
 REALIFY_EAGER_UNARY(trunc)
 REALIFY_EAGER_UNARY(clone)
 REALIFY_EAGER_UNARY(detach)
+REALIFY_EAGER_UNARY(conj_physical)
+REALIFY_EAGER_UNARY(resolve_conj)
+REALIFY_EAGER_UNARY(sigmoid)
+REALIFY_EAGER_UNARY(silu)
+REALIFY_EAGER_UNARY(erf)
 #undef REALIFY_EAGER_UNARY
+
+/// F.gelu(a, approximate): "none" (the default) or "tanh"; another string
+/// is a realify::error.
+template <class A, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) gelu(const A& a, O&&... o) {
+    return dispatch::call<op::gelu>(a, std::forward<O>(o)...);
+}
+template <class A, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) gelu(const A& a, std::string_view approximate, O&&... o) {
+    return dispatch::call<op::gelu>(a, gelu_approximate_of(approximate), std::forward<O>(o)...);
+}
+
+// ---- ordering: real operands only ------------------------------------------------------
+// Complex values have no ordering: a complex operand is refused by one
+// static_assert naming the op, as PyTorch refuses it.
+
+namespace detail {
+template <class... A>
+inline constexpr bool any_complex_v = (complex_operand<A> || ...);
+}  // namespace detail
+
+#define REALIFY_EAGER_ORDERING(NAME)                                                                     \
+    template <elementwise_operand A, elementwise_operand B, class... O>                                  \
+        requires detail::optional_out<O...>                                                              \
+    decltype(auto) NAME(const A& a, const B& b, O&&... o) {                                              \
+        if constexpr (detail::any_complex_v<A, B>) {                                                     \
+            static_assert(!detail::any_complex_v<A, B>,                                                  \
+                          "realify::" #NAME ": complex values have no ordering (PyTorch refuses them too)"); \
+            return 0;                                                                                    \
+        } else {                                                                                         \
+            return dispatch::call<op::NAME>(a, b, std::forward<O>(o)...);                                \
+        }                                                                                                \
+    }
+/// torch.maximum / torch.minimum: NaN propagates, +0 above −0 (symmetric).
+REALIFY_EAGER_ORDERING(maximum)
+REALIFY_EAGER_ORDERING(minimum)
+/// torch.clamp_min(a, lo) / clamp_max(a, hi): a bound number or tensor; a NaN bound gives NaN.
+REALIFY_EAGER_ORDERING(clamp_min)
+REALIFY_EAGER_ORDERING(clamp_max)
+#undef REALIFY_EAGER_ORDERING
+
+/// torch.clamp(a, min, max): each bound a number, a tensor or std::nullopt
+/// (at least one given); hi where lo > hi, NaN where a or a bound is NaN.
+template <class A, class L, class H, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) clamp(const A& a, const L& lo, const H& hi, O&&... o) {
+    if constexpr (detail::any_complex_v<A, L, H>) {
+        static_assert(dispatch::always_false<A, L, H>,
+                      "realify::clamp: complex values have no ordering (PyTorch refuses them too)");
+        return 0;
+    } else {
+        return dispatch::call<op::clamp>(a, lo, hi, std::forward<O>(o)...);
+    }
+}
 
 }  // namespace realify

@@ -8,6 +8,9 @@
 // no memory with an operand) and the buffer is returned.
 #pragma once
 
+#include <cstddef>
+#include <string_view>
+#include <tuple>
 #include <utility>
 
 #include "realify/dispatch.hpp"
@@ -105,6 +108,25 @@ template <class A, class B, class... O>
     requires detail::optional_out<O...>
 decltype(auto) vdot(const A& a, const B& b, O&&... o) {
     return vdot(a, b, current_gemm_method(), std::forward<O>(o)...);
+}
+
+/// torch.einsum(equation, operands…[, out]): "bhqd,bhkd->bhqk" (q·kᵀ per
+/// batch and head), "bhqk,bhkd->bhqd", "bqhd,bkhd->bhqk" … — the equation is
+/// parsed at run time (realify/engine/einsum.hpp): diagonals, permutations,
+/// sums, broadcasting and ellipses as PyTorch; each pair of operands one
+/// batched product of the GEMM. Operands: real tensors, or complex ones, of
+/// one dtype.
+template <class... A>
+decltype(auto) einsum(std::string_view equation, A&&... args) {
+    static_assert(sizeof...(A) > 0, "realify::einsum: give at least one operand");
+    if constexpr (output_argument<std::tuple_element_t<sizeof...(A) - 1, std::tuple<A...>>>) {
+        auto all = std::forward_as_tuple(std::forward<A>(args)...);
+        return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+            return dispatch::call<op::einsum>(std::get<I>(all)..., equation, std::get<sizeof...(A) - 1>(all));
+        }(std::make_index_sequence<sizeof...(A) - 1>{});
+    } else {
+        return dispatch::call<op::einsum>(args..., equation);
+    }
 }
 
 }  // namespace realify

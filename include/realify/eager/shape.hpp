@@ -158,6 +158,39 @@ template <class A> auto mean_dim(const A& a, const dims_t& dims) { return dispat
 template <class A> auto prod(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::prod_dim>(a, dim, false); }
 template <class A> auto prod_dim(const A& a, std::ptrdiff_t dim) { return dispatch::call<op::prod_dim>(a, dim, false); }
 
+/// amax(a, dims, keepdim) / amin: the maximum (minimum) over dims, every dim
+/// when empty; NaN propagates. Real tensors: complex values have no ordering.
+#define REALIFY_EAGER_EXTREMUM(NAME)                                                                  \
+    template <class A, class... O>                                                                    \
+        requires detail::optional_out<O...>                                                           \
+    decltype(auto) NAME(const A& a, const dims_t& dims, bool keepdim, O&&... o) {                     \
+        if constexpr (complex_tensor_operand<A>) {                                                    \
+            static_assert(!complex_tensor_operand<A>,                                                 \
+                          "realify::" #NAME ": complex values have no ordering (PyTorch refuses them too)"); \
+            return 0;                                                                                 \
+        } else {                                                                                      \
+            return dispatch::call<op::NAME>(a, dims, keepdim, std::forward<O>(o)...);                 \
+        }                                                                                             \
+    }                                                                                                 \
+    template <class A>                                                                                \
+    decltype(auto) NAME(const A& a, const dims_t& dims = {}) {                                        \
+        return NAME(a, dims, false);                                                                  \
+    }
+REALIFY_EAGER_EXTREMUM(amax)
+REALIFY_EAGER_EXTREMUM(amin)
+#undef REALIFY_EAGER_EXTREMUM
+/// var(a, dims, correction, keepdim) / std_dev (torch.std): over dims (every
+/// dim when empty), divided by N − correction (1: Bessel's correction, as
+/// PyTorch); complex tensors give the real variance of |z − mean|.
+REALIFY_EAGER_SHAPE(var, var, (const dims_t& dims, double correction, bool keepdim), (dims, correction, keepdim))
+REALIFY_EAGER_SHAPE(std_dev, std_dev, (const dims_t& dims, double correction, bool keepdim), (dims, correction, keepdim))
+template <class A> auto var(const A& a, const dims_t& dims = {}, double correction = 1) {
+    return dispatch::call<op::var>(a, dims, correction, false);
+}
+template <class A> auto std_dev(const A& a, const dims_t& dims = {}, double correction = 1) {
+    return dispatch::call<op::std_dev>(a, dims, correction, false);
+}
+
 #undef REALIFY_EAGER_LIST
 #undef REALIFY_EAGER_SHAPE
 

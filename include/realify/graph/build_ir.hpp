@@ -37,13 +37,20 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
     }
     if (op == "flatten" || op == "transpose" || op == "select") s << a.i0 << ", " << a.i1;
     else if (op == "unsqueeze" || op == "squeeze_dim" || op == "cumsum" || op == "prod_dim" || op == "cat" ||
-             op == "stack" || op == "getitem")
+             op == "stack" || op == "getitem" || op == "softmax" || op == "log_softmax")
         s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
     else if (op == "narrow") s << a.i0 << ", " << a.i1 << ", " << a.i2;
     else if (op == "slice") s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
     else if (op == "split" || op == "chunk") s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
     else if (op == "split_with_sizes") s << ", " << a.i1 << "; piece " << a.i2;
-    if ((op == "sum_dim" || op == "mean_dim" || op == "prod_dim") && a.i1 != 0) s << ", keepdim";
+    if ((op == "sum_dim" || op == "mean_dim" || op == "prod_dim" || op == "amax" || op == "amin" || op == "var" ||
+         op == "std_dev") &&
+        a.i1 != 0)
+        s << ", keepdim";
+    if (op == "var" || op == "std_dev") s << ", correction " << a.scalar.real();
+    if (op == "layer_norm" || op == "rms_norm") s << ", eps " << a.scalar.real();
+    if (!a.text.empty()) s << '"' << a.text << '"';
+    if (op == "gelu" && a.i0 != 0) s << "approximate='tanh'";
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();
         else s << a.scalar;
@@ -131,7 +138,10 @@ inline ir_node make_record(const node_facts& f, std::string label) {
     case node_rule::table: r.lowering = std::string(f.table_entry); break;
     case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
     case node_rule::tensor_op:
-        r.lowering = "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
+        r.lowering = f.shape == shape_rule::declared
+                         ? "tensor-level user function writing the buffer the graph hands it (graph break: operands "
+                           "materialised as tensors)"
+                         : "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
         break;
     }
     return r;
@@ -207,6 +217,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     r.object = &n;
     r.evaluator = evaluator_of<Strict, N>();
     r.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
+    if constexpr (facts.shape == shape_rule::declared) r.declared_shape = declared_shape_of<N>();
     const std::size_t slot = append_record(g, std::move(r), n.id);
     if constexpr (facts.rule == node_rule::fused) set_loop_program(g, slot, false);
     return slot;

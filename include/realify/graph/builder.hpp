@@ -7,10 +7,14 @@
 #pragma once
 
 #include <complex>
+#include <limits>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
+#include "realify/dispatch/lowerings/unary_math.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/traits.hpp"
@@ -58,6 +62,15 @@ auto as_node(X&& x) {
 template <class X>
 concept node_or_number = graph_node<X> || std::is_arithmetic_v<std::remove_cvref_t<X>> ||
                          is_std_complex<std::remove_cvref_t<X>>::value;
+/// A complex node or number (nodes and numbers only; false for std::nullopt).
+template <class X>
+constexpr bool complex_operand_of() {
+    using D = std::remove_cvref_t<X>;
+    if constexpr (graph_node<D>) return traits_t<D>::is_complex;
+    else return is_std_complex<D>::value;
+}
+template <class X>
+inline constexpr bool is_complex_operand_v = complex_operand_of<X>();
 
 template <class Tag, class... X>
 auto make(node_attrs attrs, X&&... x) {
@@ -250,6 +263,11 @@ auto pow(X x, S s) { return pow_scalar(std::move(x), s); }
         REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>({}, std::move(x))); \
     }
 REALIFY_GRAPH_UNARY(conj)
+REALIFY_GRAPH_UNARY(conj_physical)
+REALIFY_GRAPH_UNARY(resolve_conj)
+REALIFY_GRAPH_UNARY(sigmoid)
+REALIFY_GRAPH_UNARY(silu)
+REALIFY_GRAPH_UNARY(erf)
 REALIFY_GRAPH_UNARY(reciprocal)
 REALIFY_GRAPH_UNARY(exp)
 REALIFY_GRAPH_UNARY(expm1)
@@ -296,6 +314,62 @@ REALIFY_GRAPH_UNARY(t)
 #undef REALIFY_GRAPH_UNARY
 template <graph_node X>
 auto operator-(X x) { return neg(std::move(x)); }
+
+/// F.gelu(x, approximate): "none" (x·½·(1 + erf(x/√2))) or "tanh" (the tanh
+/// approximation); another string is a realify::error here.
+template <graph_node X>
+auto gelu(X x, std::string_view approximate = "none") {
+    REALIFY_GRAPH_BUILD(1, "gelu", detail::make<op::gelu>(
+        detail::with_ints(gelu_approximate_of(approximate) == gelu_approximate::tanh ? 1 : 0), std::move(x)));
+}
+
+// ---- ordering: real operands only --------------------------------------------------
+// Complex values have no ordering: a complex operand is refused by one
+// static_assert naming the op, as PyTorch refuses it (the failing call
+// returns no node, so no second error follows).
+#define REALIFY_GRAPH_NO_ORDER(NAME, COMPLEX)                                                                   \
+    static_assert(!(COMPLEX), "realify::graph::" NAME ": complex values have no ordering (PyTorch refuses them too)")
+#define REALIFY_GRAPH_ORDERING(NAME)                                                                              \
+    template <class A, class B>                                                                                   \
+        requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>))     \
+    auto NAME(A&& a, B&& b) {                                                                                     \
+        constexpr bool complex = detail::is_complex_operand_v<A> || detail::is_complex_operand_v<B>;              \
+        if constexpr (complex) {                                                                                  \
+            REALIFY_GRAPH_NO_ORDER(#NAME, complex);                                                               \
+            return 0;                                                                                             \
+        } else {                                                                                                  \
+            REALIFY_GRAPH_BUILD(2, #NAME, detail::make<op::NAME>({}, std::forward<A>(a), std::forward<B>(b)));   \
+        }                                                                                                         \
+    }
+REALIFY_GRAPH_ORDERING(maximum)
+REALIFY_GRAPH_ORDERING(minimum)
+REALIFY_GRAPH_ORDERING(clamp_min)
+REALIFY_GRAPH_ORDERING(clamp_max)
+#undef REALIFY_GRAPH_ORDERING
+
+/// torch.clamp(x, min, max): bounds are nodes, numbers or std::nullopt (at
+/// least one given); clamp_min then clamp_max, one fused loop.
+template <class X, class L, class H>
+    requires(graph_node<X> && (detail::node_or_number<L> || std::is_same_v<std::remove_cvref_t<L>, std::nullopt_t>) &&
+             (detail::node_or_number<H> || std::is_same_v<std::remove_cvref_t<H>, std::nullopt_t>))
+auto clamp(X&& x, L&& lo, H&& hi) {
+    constexpr bool no_lo = std::is_same_v<std::remove_cvref_t<L>, std::nullopt_t>;
+    constexpr bool no_hi = std::is_same_v<std::remove_cvref_t<H>, std::nullopt_t>;
+    static_assert(!(no_lo && no_hi), "realify::graph::clamp: at least one of min and max must be given (PyTorch's rule)");
+    constexpr bool complex = detail::is_complex_operand_v<X> || (!no_lo && detail::is_complex_operand_v<L>) ||
+                             (!no_hi && detail::is_complex_operand_v<H>);
+    if constexpr (complex) {
+        REALIFY_GRAPH_NO_ORDER("clamp", complex);
+        return 0;
+    } else if constexpr (no_lo) {
+        return clamp_max(std::forward<X>(x), std::forward<H>(hi));
+    } else if constexpr (no_hi) {
+        return clamp_min(std::forward<X>(x), std::forward<L>(lo));
+    } else {
+        return clamp_max(clamp_min(std::forward<X>(x), std::forward<L>(lo)), std::forward<H>(hi));
+    }
+}
+#undef REALIFY_GRAPH_NO_ORDER
 
 // ---- shape ops ----------------------------------------------------------------------
 #define REALIFY_GRAPH_DIMS(NAME)                                           \
@@ -375,6 +449,100 @@ template <graph_node X>
 [[deprecated("use graph::mean(x, dims, keepdim): the one spelling of a mean over dims")]]
 auto mean_dim(X x, dim_list dims) {
     return mean(std::move(x), std::move(dims), false);
+}
+/// x.amax(dims, keepdim) / x.amin(…): every dim when dims is empty; real
+/// nodes (complex values have no ordering: one static_assert, as PyTorch).
+#define REALIFY_GRAPH_EXTREMUM(NAME)                                                                     \
+    template <graph_node X>                                                                              \
+    auto NAME(X x, dim_list dims = {}, bool keepdim = false) {                                           \
+        if constexpr (is_complex_node_v<X>) {                                                            \
+            static_assert(!is_complex_node_v<X>,                                                         \
+                          "realify::graph::" #NAME ": complex values have no ordering (PyTorch refuses them too)"); \
+            return 0;                                                                                    \
+        } else {                                                                                         \
+            node_attrs a = detail::with_dims(std::move(dims));                                           \
+            a.i1 = keepdim ? 1 : 0;                                                                      \
+            REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>(std::move(a), std::move(x)));           \
+        }                                                                                                \
+    }
+REALIFY_GRAPH_EXTREMUM(amax)
+REALIFY_GRAPH_EXTREMUM(amin)
+#undef REALIFY_GRAPH_EXTREMUM
+/// x.var(dims, correction=…, keepdim=…) / x.std(…) (std_dev): every dim when
+/// dims is empty; a real node for real and complex x.
+template <graph_node X>
+auto var(X x, dim_list dims = {}, double correction = 1, bool keepdim = false) {
+    node_attrs a = detail::with_dims(std::move(dims));
+    a.i1 = keepdim ? 1 : 0;
+    a.scalar = correction;
+    REALIFY_GRAPH_BUILD(1, "var", detail::make<op::var>(std::move(a), std::move(x)));
+}
+template <graph_node X>
+auto std_dev(X x, dim_list dims = {}, double correction = 1, bool keepdim = false) {
+    node_attrs a = detail::with_dims(std::move(dims));
+    a.i1 = keepdim ? 1 : 0;
+    a.scalar = correction;
+    REALIFY_GRAPH_BUILD(1, "std_dev", detail::make<op::std_dev>(std::move(a), std::move(x)));
+}
+/// torch.einsum(equation, x…): "bhqd,bhkd->bhqk" … parsed when the graph
+/// runs (realify/engine/einsum.hpp); real nodes, or complex ones, of one dtype.
+template <graph_node X, graph_node... Xs>
+auto einsum(std::string equation, X x, Xs... xs) {
+    node_attrs a;
+    a.text = std::move(equation);
+    auto built = detail::make<op::einsum>(std::move(a), std::move(x), std::move(xs)...);
+    static_assert(detail::refused_kinds_v<decltype(built)> == -1,
+                  "realify::graph::einsum: no lowering accepts these operands (all real, or all complex, of one dtype)");
+    return built;
+}
+/// F.softmax(x, dim) / F.log_softmax(x, dim): one row at a time in L1
+/// (realify/engine/rows.hpp), numerically stable (the row's max subtracted).
+template <graph_node X>
+auto softmax(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "softmax", detail::make<op::softmax>(detail::with_ints(dim), std::move(x)));
+}
+template <graph_node X>
+auto log_softmax(X x, std::ptrdiff_t dim) {
+    REALIFY_GRAPH_BUILD(1, "log_softmax", detail::make<op::log_softmax>(detail::with_ints(dim), std::move(x)));
+}
+namespace detail {
+inline node_attrs norm_attrs(dim_list normalized_shape, double eps) {
+    node_attrs a = with_dims(std::move(normalized_shape));
+    a.scalar = eps;
+    return a;
+}
+/// rms_norm's default eps: the machine epsilon of x's component type (PyTorch's).
+template <class X>
+inline constexpr double epsilon_of = std::numeric_limits<typename traits_t<X>::real_type>::epsilon();
+}  // namespace detail
+/// F.layer_norm(x, normalized_shape, weight, bias, eps): no bias is
+/// layer_norm(x, shape, w) — a bias alone is layer_norm(x, shape) + b.
+template <graph_node X>
+auto layer_norm(X x, dim_list normalized_shape, double eps = 1e-5) {
+    REALIFY_GRAPH_BUILD(1, "layer_norm",
+                        detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps), std::move(x)));
+}
+template <graph_node X, graph_node W>
+auto layer_norm(X x, dim_list normalized_shape, W weight, double eps = 1e-5) {
+    REALIFY_GRAPH_BUILD(2, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+                                                                       std::move(x), std::move(weight)));
+}
+template <graph_node X, graph_node W, graph_node B>
+auto layer_norm(X x, dim_list normalized_shape, W weight, B bias, double eps = 1e-5) {
+    REALIFY_GRAPH_BUILD(3, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+                                                                       std::move(x), std::move(weight), std::move(bias)));
+}
+/// F.rms_norm(x, normalized_shape, weight, eps) — Llama's RMSNorm(dim, eps)
+/// is rms_norm(x, {dim}, weight, eps); eps by default the machine epsilon.
+template <graph_node X>
+auto rms_norm(X x, dim_list normalized_shape, double eps = detail::epsilon_of<X>) {
+    REALIFY_GRAPH_BUILD(1, "rms_norm",
+                        detail::make<op::rms_norm>(detail::norm_attrs(std::move(normalized_shape), eps), std::move(x)));
+}
+template <graph_node X, graph_node W>
+auto rms_norm(X x, dim_list normalized_shape, W weight, double eps = detail::epsilon_of<X>) {
+    REALIFY_GRAPH_BUILD(2, "rms_norm", detail::make<op::rms_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+                                                                   std::move(x), std::move(weight)));
 }
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {

@@ -90,6 +90,15 @@ inline std::vector<std::optional<shape_vector>> infer_shapes(const eval_context&
         case shape_rule::reduce_dim:
             if (*first) shapes[s] = reduced_shape(n.shape, n.entry_point, n.attrs, **first);
             break;
+        case shape_rule::declared: {
+            std::vector<shape_vector> children;
+            for (std::size_t c : n.children) {
+                if (!shapes[c]) break;
+                children.push_back(*shapes[c]);
+            }
+            if (children.size() == n.children.size()) shapes[s] = n.declared_shape(n, children);
+            break;
+        }
         case shape_rule::unknown: break;
         default:  // the zero-copy views
             if (*first) shapes[s] = view_shape(n.shape, n.entry_point, n.attrs, **first);

@@ -84,6 +84,7 @@ enum class shape_rule : unsigned char {
     broadcast,        // fused elementwise ops: the children's broadcast
     reduce_dims,      // sum / mean over dims (all when none), keepdim or not
     reduce_dim,       // prod over one dim, keepdim or not
+    declared,         // a tensor_op's declared shape (ir_node::declared_shape)
 };
 
 /// The fusion decision of an elementwise node (rule fused), taken by the
@@ -141,6 +142,8 @@ struct ir_node {
     const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)
     evaluator_fn evaluator = nullptr;       // the node's rule (fused nodes: the loop its record holds)
     const value_ops* values = nullptr;      // for its values, whatever their component type
+    /// shape rule declared: the shape from the children's (a tensor_op writing a buffer the graph hands it)
+    shape_vector (*declared_shape)(const ir_node& self, const std::vector<shape_vector>& children) = nullptr;
 
     bool has_evaluator() const noexcept { return evaluator != nullptr; }
     /// The node's value, its children's values taken from ctx (value_at, graph/value.hpp).

@@ -76,8 +76,9 @@ inline engine::program_operand append_steps(const graph_ir& g, std::size_t node,
     }
     if (n.op == "mul_scalar" || n.op == "div_scalar")
         operands.push_back(engine::block_program::number(n.attrs.scalar.real(), false));
-    std::optional<std::complex<double>> constant;  // pow_scalar's exponent
+    std::optional<std::complex<double>> constant;  // pow_scalar's exponent, gelu's approximation
     if (n.op == "pow_scalar") constant = n.attrs.scalar;
+    if (n.op == "gelu" && n.attrs.i0 != 0) constant = 1.0;  // approximate='tanh'
     return program.append(compiled_op_of(n), operands, constant);
 }
 

@@ -58,6 +58,7 @@ struct node_attrs {
     std::ptrdiff_t i0 = 0, i1 = 0, i2 = 0, i3 = 1;  // dim / start / end / step …
     std::complex<double> scalar{0.0, 0.0};          // mul_scalar, pow_scalar, full_like …
     bool has_scalar = false;
+    std::string text;                               // einsum's equation
 };
 
 namespace detail {
@@ -186,6 +187,26 @@ struct tensor_op_node : node_base {
     Fn fn;
     explicit tensor_op_node(Fn f, Children... c) : children(std::move(c)...), fn(std::move(f)) {}
 };
+
+/// A tensor_op result's shape, declared so that the graph hands fn the
+/// result's buffer: the shape of operand `operand` (graph::like{1}: the
+/// second operand's).
+struct like {
+    std::size_t operand = 0;
+};
+
+/// The function of a tensor_op that writes a buffer the graph hands it: fn
+/// and the declared shape of its result (graph::like, or a function of the
+/// operands' shapes).
+template <class Shape, class Fn>
+struct into_buffer {
+    Shape shape;
+    Fn fn;
+};
+template <class F>
+inline constexpr bool is_into_buffer_v = false;
+template <class S, class F>
+inline constexpr bool is_into_buffer_v<into_buffer<S, F>> = true;
 
 /// Conversion of the component type (PyTorch's `.float()` and `type_as`).
 template <class To, class Child>

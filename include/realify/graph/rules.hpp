@@ -50,6 +50,17 @@ inline constexpr bool zero_copy_tag =
 template <class Tag>
 inline constexpr bool erased_tag = std::is_same_v<Tag, op::view_as_complex> || std::is_same_v<Tag, op::view_as_real>;
 
+/// Ops whose value is their operand's, so the node is its operand (zero
+/// copy, as PyTorch returns the tensor itself): resolve_conj (realify has no
+/// lazy conjugate bit), and conj, conj_physical and real of a real tensor.
+template <class N>
+inline constexpr bool identity_node_v = false;
+template <class Tag, class C>
+inline constexpr bool identity_node_v<node<Tag, C>> =
+    std::is_same_v<Tag, op::resolve_conj> ||
+    ((std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::conj_physical> || std::is_same_v<Tag, op::real>) &&
+     !traits_t<C>::is_complex && std::is_floating_point_v<typename traits_t<C>::real_type> && !is_scalar_node_v<C>);
+
 /// The ops a fused loop runs: every op with compiled elementwise kernels
 /// (realify/simd/elementwise.hpp) but the rounding ops (whose complex form is
 /// the real kernel over the components), and the tensor × number forms mul_scalar,
@@ -119,7 +130,7 @@ constexpr node_rule rule_of() {
         using Tag = typename N::tag;
         constexpr bool builtin = !is_custom_v<N> && !user_overridden_v<Tag>;
         if constexpr (builtin && erased_tag<Tag>) return node_rule::erased;
-        else if constexpr (builtin && zero_copy_tag<Tag>) return node_rule::zero_copy;
+        else if constexpr (builtin && (zero_copy_tag<Tag> || identity_node_v<N>)) return node_rule::zero_copy;
         else if constexpr (!is_custom_v<N> && fusable_v<N>) return node_rule::fused;
         else if constexpr (table_of<N>::ok) return node_rule::table;
         else return node_rule::fallback;  // a table op here never compiles (refused by its builder)
@@ -157,10 +168,20 @@ constexpr shape_rule shape_rule_of() {
         // included), so what they feed (r / r.sum(-1, keepdim=True)) has a
         // shape before evaluation too
         using Tag = typename N::tag;
-        if constexpr (std::is_same_v<Tag, op::sum_dim> || std::is_same_v<Tag, op::mean_dim>) return shape_rule::reduce_dims;
+        if constexpr (std::is_same_v<Tag, op::sum_dim> || std::is_same_v<Tag, op::mean_dim> ||
+                      std::is_same_v<Tag, op::amax> || std::is_same_v<Tag, op::amin> || std::is_same_v<Tag, op::var> ||
+                      std::is_same_v<Tag, op::std_dev>)
+            return shape_rule::reduce_dims;
         else if constexpr (std::is_same_v<Tag, op::prod_dim>) return shape_rule::reduce_dim;
-        else if constexpr (std::is_same_v<Tag, op::cumsum>) return shape_rule::same_as_child;
+        else if constexpr (std::is_same_v<Tag, op::cumsum> || std::is_same_v<Tag, op::softmax> ||
+                           std::is_same_v<Tag, op::log_softmax> || std::is_same_v<Tag, op::layer_norm> ||
+                           std::is_same_v<Tag, op::rms_norm>)
+            return shape_rule::same_as_child;
         else return shape_rule::unknown;
+    } else if constexpr (rule == node_rule::tensor_op) {
+        return []<node_name Name, class Result, class Fn, class... C>(std::type_identity<tensor_op_node<Name, Result, Fn, C...>>) {
+            return is_into_buffer_v<Fn> ? shape_rule::declared : shape_rule::unknown;
+        }(std::type_identity<N>{});
     } else {
         return shape_rule::unknown;  // constants (unless folded), other table ops, fallbacks
     }

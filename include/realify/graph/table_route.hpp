@@ -45,6 +45,10 @@ REALIFY_GRAPH_ATTRS(flip, dim_list)
 REALIFY_GRAPH_ATTRS(squeeze_dims, dim_list)
 REALIFY_GRAPH_ATTRS(sum_dim, dim_list, bool)
 REALIFY_GRAPH_ATTRS(mean_dim, dim_list, bool)
+REALIFY_GRAPH_ATTRS(amax, dim_list, bool)
+REALIFY_GRAPH_ATTRS(amin, dim_list, bool)
+REALIFY_GRAPH_ATTRS(var, dim_list, double, bool)
+REALIFY_GRAPH_ATTRS(std_dev, dim_list, double, bool)
 REALIFY_GRAPH_ATTRS(roll, dim_list, dim_list)
 REALIFY_GRAPH_ATTRS(flatten, std::ptrdiff_t, std::ptrdiff_t)
 REALIFY_GRAPH_ATTRS(transpose, std::ptrdiff_t, std::ptrdiff_t)
@@ -68,6 +72,12 @@ REALIFY_GRAPH_ATTRS(add_scalar, T)
 REALIFY_GRAPH_ATTRS(sub_scalar, T)
 REALIFY_GRAPH_ATTRS(pow_scalar, T)
 REALIFY_GRAPH_ATTRS(full_like, T)
+REALIFY_GRAPH_ATTRS(gelu, gelu_approximate)
+REALIFY_GRAPH_ATTRS(einsum, std::string_view)
+REALIFY_GRAPH_ATTRS(softmax, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(log_softmax, std::ptrdiff_t)
+REALIFY_GRAPH_ATTRS(layer_norm, dim_list, double)
+REALIFY_GRAPH_ATTRS(rms_norm, dim_list, double)
 #undef REALIFY_GRAPH_ATTRS
 
 /// What a child is handed to a table lowering as (a complex_layout view, a
@@ -157,6 +167,10 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., a.dims);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, bool>>) {  // a reduction's dims, keepdim
         return dispatch::call<Tag>(ops..., a.dims, a.i1 != 0);
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list, double>>) {  // layer_norm / rms_norm: normalized_shape, eps
+        return dispatch::call<Tag>(ops..., a.dims, a.scalar.real());
+    } else if constexpr (std::is_same_v<sig, type_list<dim_list, double, bool>>) {  // var / std: dims, correction, keepdim
+        return dispatch::call<Tag>(ops..., a.dims, a.scalar.real(), a.i1 != 0);
     } else if constexpr (std::is_same_v<sig, type_list<std::ptrdiff_t, bool>>) {  // prod's dim, keepdim
         return dispatch::call<Tag>(ops..., a.i0, a.i1 != 0);
     } else if constexpr (std::is_same_v<sig, type_list<dim_list, dim_list>>) {
@@ -172,6 +186,10 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
         return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2);
     } else if constexpr (sig::size == 4) {
         return dispatch::call<Tag>(ops..., a.i0, a.i1, a.i2, a.i3);
+    } else if constexpr (std::is_same_v<sig, type_list<std::string_view>>) {  // einsum's equation
+        return dispatch::call<Tag>(ops..., std::string_view(a.text));
+    } else if constexpr (std::is_same_v<sig, type_list<gelu_approximate>>) {  // attrs.i0: 'tanh'
+        return dispatch::call<Tag>(ops..., a.i0 != 0 ? gelu_approximate::tanh : gelu_approximate::none);
     } else if constexpr (std::is_same_v<sig, type_list<T>>) {
         return dispatch::call<Tag>(ops..., static_cast<T>(a.scalar.real()));
     } else {

@@ -175,9 +175,13 @@ private:
         } else if constexpr (Tag::kind == op_kind::shape || std::is_same_v<Tag, op::mm> ||
                              std::is_same_v<Tag, op::bmm> || std::is_same_v<Tag, op::matmul> ||
                              std::is_same_v<Tag, op::dot> || std::is_same_v<Tag, op::vdot> ||
+                             std::is_same_v<Tag, op::einsum> ||
                              std::is_same_v<Tag, op::prod_dim> || std::is_same_v<Tag, op::squeeze> ||
                              std::is_same_v<Tag, op::getitem>) {
             return result{ew::any_complex, dynamic_rank, false, false};
+        } else if constexpr (std::is_same_v<Tag, op::amax> || std::is_same_v<Tag, op::amin> ||
+                             std::is_same_v<Tag, op::var> || std::is_same_v<Tag, op::std_dev>) {
+            return result{false, dynamic_rank, false, false};  // real reductions (var of complex: real)
         } else if constexpr (std::is_same_v<Tag, op::isnan> || std::is_same_v<Tag, op::isinf>) {
             return result{false, ew::rank, true, true};
         } else if constexpr (Tag::kind == op_kind::real_output) {

@@ -10,7 +10,9 @@
 //            under its views — views re-stride the buffer, PyTorch's view
 //            rule) and how:
 //              direct     the loop fills the buffer's packed memory (zero
-//                         copy; in place when an operand IS the buffer);
+//                         copy; in place when an operand IS the buffer) —
+//                         or a tensor_op with a declared shape writes it,
+//                         when no operand shares its memory;
 //              rows       the loop fills it row by row through its outer
 //                         strides (a slice of a KV cache), no temporary;
 //              temporary  the loop fills a temporary, copied in through the
@@ -98,6 +100,8 @@ inline bool is_view(const ir_node& n) {
 }
 /// The root of a loop (graph/fusion.hpp).
 inline bool is_loop(const ir_node& n) { return n.fusion == fusion_mode::own_loop || n.fusion == fusion_mode::region; }
+/// A tensor_op that writes a buffer handed to it (its shape declared, graph/tensor_op.hpp).
+inline bool writes_buffer(const ir_node& n) { return n.rule == node_rule::tensor_op && n.shape == shape_rule::declared; }
 
 /// The memory a node's value is, when it is an input's memory re-described
 /// (through views and same-type casts): that input's position; else nothing
@@ -162,11 +166,11 @@ inline output_plan plan_route(const eval_context& ctx, const std::vector<std::op
         return plan;
     }
     const ir_node& n = g.nodes[slot];
-    if (!is_loop(n)) return plan;
-    // a loop: may it write the buffer itself?
+    if (!is_loop(n) && !writes_buffer(n)) return plan;
+    // a loop (or a tensor_op): may it write the buffer itself?
     const byte_range written = bytes_of(plan.target);
     bool in_place = false, overlapped = false;
-    for (std::size_t operand : n.loop_operands) {
+    for (std::size_t operand : is_loop(n) ? n.loop_operands : n.children) {
         const std::optional<std::size_t> source = borrowed_source(g, operand);
         if (!source) continue;
         const bound_input& input = (*ctx.inputs)[*source];
@@ -175,7 +179,9 @@ inline output_plan plan_route(const eval_context& ctx, const std::vector<std::op
                           *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
         (same ? in_place : overlapped) = true;
     }
-    if (overlapped || !loop_writes(plan.target, n.is_complex)) {
+    if (writes_buffer(n)) {  // fn may read an operand after writing: only disjoint, packed memory
+        if (!overlapped && !in_place && packed) plan.route = write_route::direct;
+    } else if (overlapped || !loop_writes(plan.target, n.is_complex)) {
         plan.route = write_route::temporary;
     } else {
         plan.route = packed ? write_route::direct : write_route::rows;
@@ -305,7 +311,7 @@ inline void copy_value_into(const buffer_layout& b, const value_memory& value) {
 /// value is copied in.
 inline void write_output(eval_context& ctx, const output_plan& plan) {
     const ir_node& writer = ctx.ir->nodes[plan.writer];
-    if (plan.route != write_route::copied && is_loop(writer)) {  // a private loop root (plan_route)
+    if (plan.route != write_route::copied && (is_loop(writer) || writes_buffer(writer))) {  // plan_route's writers
         writer.evaluator(writer, ctx, &plan.target);
         return;
     }

@@ -6,7 +6,12 @@
 //
 // The set is the 70 aten ops Torch-TensorRT's complex lowering rewrites plus sgn, rsqrt, cumsum,
 // sum and mean over all dims, prod over a dim (a true complex product), dot,
-// vdot, square, squeeze (all dims) and mul_scalar/div_scalar by a real scalar.
+// vdot, square, squeeze (all dims) and mul_scalar/div_scalar by a real scalar;
+// and PyTorch's real-tensor ops that models wrap around complex parts:
+// conj_physical, resolve_conj, clamp, clamp_min, clamp_max, maximum, minimum,
+// sigmoid, silu, erf, gelu, amax, amin, var, std_dev (torch.std), softmax, log_softmax,
+// layer_norm, rms_norm and einsum (kind math: most have no complex form here,
+// as in PyTorch; the op's entries say which operands each takes).
 #pragma once
 
 #include <array>
@@ -73,6 +78,8 @@ struct op_info {
     X(add_scalar, 2, math)                  \
     X(sub_scalar, 2, math)                  \
     X(conj, 1, math)                        \
+    X(conj_physical, 1, math)               \
+    X(resolve_conj, 1, math)                \
     X(reciprocal, 1, math)                  \
     X(exp, 1, math)                         \
     X(expm1, 1, math)                       \
@@ -103,6 +110,24 @@ struct op_info {
     X(matmul, 2, math)                      \
     X(dot, 2, math)                         \
     X(vdot, 2, math)                        \
+    X(einsum, -1, math)                     \
+    X(clamp, 3, math)                       \
+    X(clamp_min, 2, math)                   \
+    X(clamp_max, 2, math)                   \
+    X(maximum, 2, math)                     \
+    X(minimum, 2, math)                     \
+    X(sigmoid, 1, math)                     \
+    X(silu, 1, math)                        \
+    X(erf, 1, math)                         \
+    X(gelu, 1, math)                        \
+    X(amax, 1, math)                        \
+    X(amin, 1, math)                        \
+    X(var, 1, math)                         \
+    X(std_dev, 1, math)                     \
+    X(softmax, 1, math)                     \
+    X(log_softmax, 1, math)                 \
+    X(layer_norm, 3, math)                  \
+    X(rms_norm, 2, math)                    \
     X(ones_like, 1, construction)           \
     X(full_like, 2, construction)           \
     X(scalar_tensor, 1, construction)       \

@@ -11,11 +11,14 @@
 //           complex → real      abs, angle, real, imag
 //           real → real         the real function (the arithmetic, the unary
 //                               math, abs/angle/real/imag/sgn of a real
-//                               number, the rounding ops)
+//                               number, the rounding ops); sigmoid, silu, erf
+//                               and gelu have this form only
 //   binary  complex × complex → complex, complex × real → complex,
 //           real × complex → complex, real × real → real
 //                               (add, sub, mul, div, pow_tensor)
 //           real × real → complex   polar(abs, angle)
+//           real × real → real only     maximum, minimum, clamp_min, clamp_max
+//                               (PyTorch orders real values only)
 //
 // result_kind(op, x[, y]) says which exist and what they return. The scalar
 // ops of the op table map onto these: mul_scalar(a, s) is mul with a
@@ -46,6 +49,8 @@
 //                            with α the product α·y is a complex multiply,
 //                            PyTorch's formula). A real × real kernel uses Re α.
 //                pow_scalar  the exponent w (required); a real kernel uses Re w.
+//                gelu        {1, 0} for approximate='tanh', else (nullptr,
+//                            or {0, 0}) approximate='none'.
 //              Every other op ignores it.
 //   out        must not partially overlap an input. It may be exactly an
 //              input (same start) when that operand is not broadcast and has
@@ -105,12 +110,16 @@ inline constexpr unsigned unary_math = complex_to_complex | real_to_real;
 inline constexpr unsigned real_output = complex_to_real | real_to_real;
 inline constexpr unsigned binary_math = complex_complex | complex_real | real_complex | real_real;
 inline constexpr unsigned unary_forms = complex_to_complex | complex_to_real | real_to_real;
+inline constexpr unsigned real_unary = real_to_real;   // ops PyTorch defines on real tensors only
+inline constexpr unsigned real_binary = real_real;
+/// Not a form: the op takes a constant (`params`, see the header comment).
+inline constexpr unsigned constant = 1u << 8;
 }  // namespace form
 
 // X(name, forms): every op with compiled kernels, once.
 #define REALIFY_SIMD_ELEMENTWISE_OPS(X)      \
-    X(add, form::binary_math)                \
-    X(sub, form::binary_math)                \
+    X(add, form::binary_math | form::constant) \
+    X(sub, form::binary_math | form::constant) \
     X(mul, form::binary_math)                \
     X(div, form::binary_math)                \
     X(pow_tensor, form::binary_math)         \
@@ -127,7 +136,7 @@ inline constexpr unsigned unary_forms = complex_to_complex | complex_to_real | r
     X(log1p, form::unary_math)               \
     X(sqrt, form::unary_math)                \
     X(rsqrt, form::unary_math)               \
-    X(pow_scalar, form::unary_math)          \
+    X(pow_scalar, form::unary_math | form::constant) \
     X(sgn, form::unary_math)                 \
     X(sin, form::unary_math)                 \
     X(cos, form::unary_math)                 \
@@ -148,7 +157,15 @@ inline constexpr unsigned unary_forms = complex_to_complex | complex_to_real | r
     X(ceil, form::unary_math)                \
     X(floor, form::unary_math)               \
     X(round, form::unary_math)               \
-    X(trunc, form::unary_math)
+    X(trunc, form::unary_math)               \
+    X(maximum, form::real_binary)            \
+    X(minimum, form::real_binary)            \
+    X(clamp_min, form::real_binary)          \
+    X(clamp_max, form::real_binary)          \
+    X(sigmoid, form::real_unary)             \
+    X(silu, form::real_unary)                \
+    X(erf, form::real_unary)                 \
+    X(gelu, form::real_unary | form::constant)
 
 /// The ops with compiled elementwise kernels, named after their op tags.
 enum class elementwise_op : std::uint8_t {
@@ -178,6 +195,9 @@ constexpr const elementwise_op_info& info(elementwise_op op) noexcept {
 constexpr std::string_view name(elementwise_op op) noexcept { return info(op).name; }
 /// 1 or 2.
 constexpr int arity(elementwise_op op) noexcept { return (info(op).forms & form::unary_forms) != 0 ? 1 : 2; }
+/// Whether the op reads a constant (α of add/sub, pow_scalar's exponent,
+/// gelu's approximation); pow_scalar requires it.
+constexpr bool takes_constant(elementwise_op op) noexcept { return (info(op).forms & form::constant) != 0; }
 
 /// The form bit of a unary / binary operand-kind combination.
 constexpr unsigned unary_form(elementwise_op op, operand_kind x) noexcept {

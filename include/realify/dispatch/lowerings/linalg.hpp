@@ -22,10 +22,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <xtensor/xstorage.hpp>
 #include <xtensor/xtensor.hpp>
@@ -34,7 +37,9 @@
 #include "realify/dispatch/into.hpp"
 #include "realify/dispatch/results.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/engine/einsum.hpp"
 #include "realify/engine/elementwise.hpp"
+#include "realify/engine/xtensor_refs.hpp"
 #include "realify/ops/matrix_view.hpp"
 #include "realify/simd/gemm.hpp"
 
@@ -358,8 +363,80 @@ REALIFY_PRODUCT_LOWERING(vdot, vdot_real_gemm, two_real, REALIFY_REAL_GEMM(" of 
 #undef REALIFY_REAL_GEMM
 #undef REALIFY_PRODUCT_LOWERING
 
+// ---- einsum: batched products of the GEMM (realify/engine/einsum.hpp) ------------------
+
+template <class... A>
+inline constexpr bool einsum_arguments = false;  // operands…, the equation
+template <class A0, class... A>
+inline constexpr bool einsum_arguments<A0, A...> = [] {
+    using L = std::tuple_element_t<sizeof...(A), std::tuple<A0, A...>>;  // the last argument
+    if constexpr (sizeof...(A) == 0 || !std::is_convertible_v<L, std::string_view>) {
+        return false;
+    } else {
+        // the operands: every argument but the last, tensors of one dtype (PyTorch's rule)
+        return []<std::size_t... I>(std::index_sequence<I...>) {
+            using all = std::tuple<A0, A...>;
+            return (tensor_operand<std::tuple_element_t<I, all>> && ...) &&
+                   ((complex_tensor_operand<std::tuple_element_t<I, all>> == complex_tensor_operand<A0>) && ...) &&
+                   ((std::is_floating_point_v<operand_component_t<std::tuple_element_t<I, all>>> &&
+                     std::is_same_v<operand_component_t<std::tuple_element_t<I, all>>, operand_component_t<A0>>) && ...);
+        }(std::make_index_sequence<sizeof...(A)>{});
+    }
+}();
+
+/// torch.einsum: the equation parsed at run time into batched products of
+/// the GEMM; operands read in place through their strides.
+struct einsum_gemm {
+    using op = ::realify::op::einsum;
+    static constexpr std::string_view name = "einsum_gemm";
+    static constexpr std::string_view formula =
+        "the equation parsed at run time: diagonals and permutations as strides, labels no one else needs summed "
+        "first, each pair of operands one batched GEMM (real, or the induced methods for complex operands), left "
+        "to right";
+    template <class... A>
+    static constexpr bool accepts = einsum_arguments<A...>;
+
+    /// f(refs, equation) with the operands' refs (every argument but the last).
+    template <class F, class... A>
+    static decltype(auto) with_operands(const F& f, const A&... args) {
+        const auto all = std::forward_as_tuple(args...);
+        const std::string_view equation = std::get<sizeof...(A) - 1>(all);
+        return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
+            return engine::with_input_refs(
+                op::name, [&](std::span<const engine::tensor_ref> refs) -> decltype(auto) { return f(refs, equation); },
+                std::get<I>(all)...);
+        }(std::make_index_sequence<sizeof...(A) - 1>{});
+    }
+    template <class... A>
+    static auto apply(const A&... args) {
+        using first = std::tuple_element_t<0, std::tuple<A...>>;
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            using all = std::tuple<A...>;
+            using R = result_t<element_t<first>, dynamic_rank, std::tuple_element_t<I, all>...>;
+            return with_operands(
+                [](std::span<const engine::tensor_ref> refs, std::string_view equation) {
+                    std::vector<engine::dims> shapes;
+                    for (const engine::tensor_ref& r : refs) shapes.push_back(r.shape);
+                    R result = allocate_result<R>(engine::einsum_shape(op::name, equation, shapes));
+                    auto o = out(result);
+                    engine::einsum(op::name, equation, refs, out_ref(op::name, o));
+                    return result;
+                },
+                args...);
+        }(std::make_index_sequence<sizeof...(A) - 1>{});
+    }
+    template <class O, class... A>
+    static void apply_into(out_arg<O>& o, const A&... args) {
+        check_out_type<element_t<std::tuple_element_t<0, std::tuple<A...>>>, O>();
+        with_operands([&](std::span<const engine::tensor_ref> refs,
+                          std::string_view equation) { engine::einsum(op::name, equation, refs, out_ref(op::name, o)); },
+                      args...);
+    }
+};
+
 }  // namespace lowering
 
+REALIFY_BUILTIN_CANDIDATES(einsum, lowering::einsum_gemm)
 REALIFY_BUILTIN_CANDIDATES(mm, lowering::mm_induced, lowering::mm_real_gemm)
 REALIFY_BUILTIN_CANDIDATES(bmm, lowering::bmm_induced, lowering::bmm_real_gemm)
 REALIFY_BUILTIN_CANDIDATES(matmul, lowering::matmul_induced, lowering::matmul_real_gemm)

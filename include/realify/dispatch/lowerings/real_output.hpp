@@ -24,6 +24,7 @@ REALIFY_UNARY_LOWERING(round, round_passthrough, "round half to even on both com
 REALIFY_UNARY_LOWERING(trunc, trunc_passthrough, "trunc on both components")
 
 // … and on real (float, double) tensors, as PyTorch's real ops.
+REALIFY_REAL_UNARY_LOWERING(real, real_reals, "x: a real tensor is its own real part (PyTorch returns the tensor)")
 REALIFY_REAL_UNARY_LOWERING(abs, abs_reals, "|x| on real tensors")
 REALIFY_REAL_UNARY_LOWERING(angle, angle_reals, "π for x < 0, else 0 (NaN propagates) on real tensors")
 REALIFY_REAL_UNARY_LOWERING(ceil, ceil_reals, "ceil x on real tensors")
@@ -64,12 +65,14 @@ REALIFY_BUILTIN_LOWERING(isnan, isnan_reals, isnan, one_real_tensor, bool_elemen
 REALIFY_BUILTIN_LOWERING(isinf, isinf_reals, isinf, one_real_tensor, bool_element, "isinf(x) on real tensors")
 REALIFY_BUILTIN_LOWERING(clone, clone_passthrough, copy, one_tensor, element_t, "copy of the tensor")
 REALIFY_BUILTIN_LOWERING(detach, detach_passthrough, copy, one_tensor, element_t, "copy of the tensor (no autograd here)")
+REALIFY_BUILTIN_LOWERING(resolve_conj, resolve_conj_copy, copy, one_tensor, element_t,
+                         "copy of the tensor (realify has no lazy conjugate bit to resolve)")
 
 }  // namespace lowering
 
 REALIFY_BUILTIN_CANDIDATES(abs, lowering::abs_hypot, lowering::abs_reals)
 REALIFY_BUILTIN_CANDIDATES(angle, lowering::angle_atan2, lowering::angle_reals)
-REALIFY_BUILTIN_CANDIDATES(real, lowering::real_component)
+REALIFY_BUILTIN_CANDIDATES(real, lowering::real_component, lowering::real_reals)
 REALIFY_BUILTIN_CANDIDATES(imag, lowering::imag_component)
 REALIFY_BUILTIN_CANDIDATES(isnan, lowering::isnan_components, lowering::isnan_reals)
 REALIFY_BUILTIN_CANDIDATES(isinf, lowering::isinf_components, lowering::isinf_reals)
@@ -79,5 +82,6 @@ REALIFY_BUILTIN_CANDIDATES(round, lowering::round_passthrough, lowering::round_r
 REALIFY_BUILTIN_CANDIDATES(trunc, lowering::trunc_passthrough, lowering::trunc_reals)
 REALIFY_BUILTIN_CANDIDATES(clone, lowering::clone_passthrough)
 REALIFY_BUILTIN_CANDIDATES(detach, lowering::detach_passthrough)
+REALIFY_BUILTIN_CANDIDATES(resolve_conj, lowering::resolve_conj_copy)
 
 }  // namespace realify::dispatch

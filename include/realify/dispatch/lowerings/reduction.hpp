@@ -2,8 +2,11 @@
 // sum and mean (all dims or over dims, with keepdim) act per component, prod
 // over a dim is the complex product of the pairs (Torch-TensorRT's lowering
 // multiplied the components separately, which is not a complex product),
-// cumsum is per component. The loops are the compiled ones of
-// realify/engine/reduce.hpp, reading any layout.
+// cumsum is per component; amax and amin order real tensors (complex ones
+// have no ordering); var and std_dev (PyTorch's var / std, with its
+// `correction`) take both, a complex tensor's deviations |z − mean|. The
+// loops are the compiled ones of realify/engine/reduce.hpp, reading any
+// layout.
 #pragma once
 
 #include <algorithm>
@@ -22,6 +25,9 @@ namespace lowering {
 /// would need PyTorch's int64 accumulation, which is not lowered).
 template <class A, class... P>
 inline constexpr bool floating_tensor = tensor_operand<A> && std::is_floating_point_v<operand_component_t<A>>;
+/// A float or double real tensor.
+template <class A, class... P>
+inline constexpr bool floating_real_tensor = real_tensor_operand<A> && std::is_floating_point_v<operand_component_t<A>>;
 
 namespace reduction_detail {
 
@@ -109,6 +115,70 @@ struct prod_complex_pairs {
     }
 };
 
+/// amax / amin over dims (all when empty), keepdim: PyTorch's amax / amin.
+template <class Tag, engine::reduction R>
+struct extremum_of {
+    using op = Tag;
+    static constexpr std::string_view formula =
+        R == engine::reduction::amax ? "maximum over [d…] (NaN propagates, +0 above −0); real tensors"
+                                     : "minimum over [d…] (NaN propagates, −0 below +0); real tensors";
+    static constexpr std::string_view tolerance = "exact";
+    template <class... A>
+    static constexpr bool accepts = floating_real_tensor<A...>;
+    template <class A>
+    static auto apply(const A& a, const dim_list& dims = {}, bool keepdim = false) {
+        return reduction_detail::reduced<dynamic_rank>(Tag::name, R, a, dims, keepdim);
+    }
+    template <class B, class A>
+    static void apply_into(out_arg<B>& o, const A& a, const dim_list& dims = {}, bool keepdim = false) {
+        reduction_detail::reduced_into(Tag::name, R, o, a, dims, keepdim);
+    }
+};
+struct amax_reals : extremum_of<::realify::op::amax, engine::reduction::amax> {
+    static constexpr std::string_view name = "amax_reals";
+};
+struct amin_reals : extremum_of<::realify::op::amin, engine::reduction::amin> {
+    static constexpr std::string_view name = "amin_reals";
+};
+
+/// var / std_dev over dims (all when empty) with PyTorch's correction
+/// (1: Bessel's), keepdim; a real result for real and complex tensors.
+template <class Tag, bool Root>
+struct variance_of {
+    using op = Tag;
+    static constexpr std::string_view formula =
+        Root ? "√(Σ|x − mean|² / max(0, N − correction)): two passes in double, runs combined by Chan's formula"
+             : "Σ|x − mean|² / max(0, N − correction): two passes in double, runs combined by Chan's formula";
+    static constexpr std::string_view tolerance = "f32 rtol 1e-5 atol 1e-6; f64 rtol 1e-12 (summation order differs from PyTorch)";
+    template <class... A>
+    static constexpr bool accepts = floating_tensor<A...>;
+    template <class A>
+    using result = result_t<operand_component_t<A>, dynamic_rank, A>;
+    template <class A>
+    static auto apply(const A& a, const dim_list& dims = {}, double correction = 1, bool keepdim = false) {
+        const engine::input<A> in(Tag::name, a);
+        const auto axes = reduction_detail::axes_of(Tag::name, in.ref(), dims);
+        return shape_detail::allocated<result<A>>(
+            Tag::name, engine::reduced_shape(in.ref().shape, axes, keepdim), [&](const engine::tensor_ref& to) {
+                engine::variance(Tag::name, in.ref(), axes, correction, keepdim, Root, to);
+            });
+    }
+    template <class B, class A>
+    static void apply_into(out_arg<B>& o, const A& a, const dim_list& dims = {}, double correction = 1,
+                           bool keepdim = false) {
+        check_out_type<operand_component_t<A>, B>();
+        const engine::input<A> in(Tag::name, a);
+        engine::variance(Tag::name, in.ref(), reduction_detail::axes_of(Tag::name, in.ref(), dims), correction, keepdim,
+                         Root, out_ref(Tag::name, o));
+    }
+};
+struct var_two_pass : variance_of<::realify::op::var, false> {
+    static constexpr std::string_view name = "var_two_pass";
+};
+struct std_dev_two_pass : variance_of<::realify::op::std_dev, true> {
+    static constexpr std::string_view name = "std_dev_two_pass";
+};
+
 struct cumsum_per_component {
     using op = ::realify::op::cumsum;
     static constexpr std::string_view name = "cumsum_per_component";
@@ -143,5 +213,9 @@ REALIFY_BUILTIN_CANDIDATES(mean, lowering::mean_per_component)
 REALIFY_BUILTIN_CANDIDATES(mean_dim, lowering::mean_dim_per_component)
 REALIFY_BUILTIN_CANDIDATES(prod_dim, lowering::prod_complex_pairs)
 REALIFY_BUILTIN_CANDIDATES(cumsum, lowering::cumsum_per_component)
+REALIFY_BUILTIN_CANDIDATES(amax, lowering::amax_reals)
+REALIFY_BUILTIN_CANDIDATES(amin, lowering::amin_reals)
+REALIFY_BUILTIN_CANDIDATES(var, lowering::var_two_pass)
+REALIFY_BUILTIN_CANDIDATES(std_dev, lowering::std_dev_two_pass)
 
 }  // namespace realify::dispatch

@@ -1,11 +1,29 @@
 // Lowerings of the transcendental ops: each runs its op's compiled kernel
 // (realify/simd/elementwise.hpp; the formulas and their numerics are
-// documented in realify/kernels) through the elementwise engine.
+// documented in realify/kernels) through the elementwise engine. The
+// activations (sigmoid, silu, erf, gelu) take real tensors only.
 #pragma once
 
-#include "realify/dispatch/lowerings/arithmetic.hpp"
+#include <optional>
+#include <string>
+#include <string_view>
 
-namespace realify::dispatch {
+#include "realify/dispatch/lowerings/arithmetic.hpp"
+#include "realify/errors.hpp"
+
+namespace realify {
+
+/// gelu's `approximate` argument (PyTorch's 'none' and 'tanh').
+enum class gelu_approximate : unsigned char { none, tanh };
+
+/// PyTorch's spelling: "none" or "tanh"; anything else is a realify::error.
+inline gelu_approximate gelu_approximate_of(std::string_view approximate) {
+    if (approximate == "none") return gelu_approximate::none;
+    if (approximate == "tanh") return gelu_approximate::tanh;
+    throw error("realify::gelu: approximate must be 'none' or 'tanh', not '" + std::string(approximate) + "'");
+}
+
+namespace dispatch {
 namespace lowering {
 
 REALIFY_UNARY_LOWERING(exp, exp_pairs, "e^a·cos b + i·e^a·sin b")
@@ -54,6 +72,40 @@ REALIFY_REAL_UNARY_LOWERING(asinh, asinh_reals, "asinh x on real tensors")
 REALIFY_REAL_UNARY_LOWERING(acosh, acosh_reals, "acosh x on real tensors")
 REALIFY_REAL_UNARY_LOWERING(atanh, atanh_reals, "atanh x on real tensors")
 
+// the activations, on real tensors (PyTorch's formulas, realify/kernels/activation.hpp)
+REALIFY_REAL_UNARY_LOWERING(sigmoid, sigmoid_reals, "1 / (1 + e^−x)")
+REALIFY_REAL_UNARY_LOWERING(silu, silu_reals, "x / (1 + e^−x)")
+REALIFY_REAL_UNARY_LOWERING(erf, erf_reals, "erf x")
+
+template <class... A>
+inline constexpr bool gelu_operands = false;
+template <class A, class... P>
+inline constexpr bool gelu_operands<A, P...> =
+    one_real_tensor<A> && sizeof...(P) <= 1 && (std::is_same_v<P, gelu_approximate> && ...);
+
+/// gelu(x[, approximate]): the kernel's constant is 1 for 'tanh'.
+struct gelu_reals {
+    using op = ::realify::op::gelu;
+    static constexpr std::string_view name = "gelu_reals";
+    static constexpr std::string_view formula =
+        "'none': x·½·erfc(−x/√2) (= x·½·(1 + erf(x/√2))); 'tanh': x / (1 + e^(−2u)), u = √(2/π)·(x + 0.044715·x³) "
+        "(= x·½·(1 + tanh u))";
+    template <class... A>
+    static constexpr bool accepts = gelu_operands<A...>;
+    static std::optional<std::complex<double>> constant(gelu_approximate approximate = gelu_approximate::none) {
+        if (approximate == gelu_approximate::none) return std::nullopt;
+        return std::complex<double>(1.0, 0.0);
+    }
+    template <class A, class... P>
+    static auto apply(const A& a, const P&... approximate) {
+        return run_compiled<simd::elementwise_op::gelu>(op::name, constant(approximate...), a);
+    }
+    template <class O, class A, class... P>
+    static void apply_into(out_arg<O>& o, const A& a, const P&... approximate) {
+        run_compiled_into<simd::elementwise_op::gelu>(op::name, o, constant(approximate...), a);
+    }
+};
+
 }  // namespace lowering
 
 REALIFY_BUILTIN_CANDIDATES(exp, lowering::exp_pairs, lowering::exp_reals)
@@ -77,5 +129,10 @@ REALIFY_BUILTIN_CANDIDATES(atan, lowering::atan_pairs, lowering::atan_reals)
 REALIFY_BUILTIN_CANDIDATES(asinh, lowering::asinh_kahan, lowering::asinh_reals)
 REALIFY_BUILTIN_CANDIDATES(acosh, lowering::acosh_kahan, lowering::acosh_reals)
 REALIFY_BUILTIN_CANDIDATES(atanh, lowering::atanh_pairs, lowering::atanh_reals)
+REALIFY_BUILTIN_CANDIDATES(sigmoid, lowering::sigmoid_reals)
+REALIFY_BUILTIN_CANDIDATES(silu, lowering::silu_reals)
+REALIFY_BUILTIN_CANDIDATES(erf, lowering::erf_reals)
+REALIFY_BUILTIN_CANDIDATES(gelu, lowering::gelu_reals)
 
-}  // namespace realify::dispatch
+}  // namespace dispatch
+}  // namespace realify

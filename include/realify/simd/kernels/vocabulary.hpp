@@ -113,6 +113,10 @@ struct vec {
     [[gnu::always_inline, gnu::flatten]] static batch acos(const batch& x) noexcept { return xsimd::acos(x); }
     [[gnu::always_inline, gnu::flatten]] static batch atan(const batch& x) noexcept { return xsimd::atan(x); }
     [[gnu::always_inline, gnu::flatten]] static batch atan2(const batch& y, const batch& x) noexcept { return xsimd::atan2(y, x); }
+    /// erf and erfc; callers keep |x| within detail::erf_limit (xsimd's
+    /// erfc takes e^(−x²), whose huge arguments meet the integer conversion).
+    [[gnu::always_inline, gnu::flatten]] static batch erf(const batch& x) noexcept { return xsimd::erf(x); }
+    [[gnu::always_inline, gnu::flatten]] static batch erfc(const batch& x) noexcept { return xsimd::erfc(x); }
     [[gnu::always_inline, gnu::flatten]] static batch asinh(const batch& x) noexcept { return xsimd::asinh(x); }
     [[gnu::always_inline, gnu::flatten]] static batch acosh(const batch& x) noexcept { return xsimd::acosh(x); }
     [[gnu::always_inline, gnu::flatten]] static batch atanh(const batch& x) noexcept { return xsimd::atanh(x); }
