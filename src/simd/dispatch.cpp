@@ -148,10 +148,9 @@ void mul_impl(const char* function, bool conjugate, std::span<const std::complex
               std::span<const std::complex<T>> b, std::span<std::complex<T>> out, nan_policy policy) {
     if (a.size() != b.size() || a.size() != out.size())
         throw shape_error(sizes_message(function, {{"a", a.size()}, {"b", b.size()}, {"out", out.size()}}));
-    check_alias(function, "a", a, out);
-    check_alias(function, "b", b, out);
+    const bool aliased = check_alias(function, "a", a, out) | check_alias(function, "b", b, out);
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out), a, b);
+    const bool stream = use_streaming(out, aliased, a, b);
     (conjugate ? k.mul_conj : k.mul)(reals(a), reals(b), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
@@ -159,11 +158,11 @@ template <class T>
 void mul_real_impl(std::span<const std::complex<T>> a, std::span<const T> r, std::span<std::complex<T>> out) {
     if (a.size() != r.size() || a.size() != out.size())
         throw shape_error(sizes_message("mul_real", {{"a", a.size()}, {"r", r.size()}, {"out", out.size()}}));
-    check_alias("mul_real", "a", a, out);
+    const bool aliased = check_alias("mul_real", "a", a, out);
     if (overlaps(r, out))
         throw layout_error("realify::simd::mul_real: out overlaps the real array r");
     const auto& k = active_kernels<T>();
-    k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out), a, r));
+    k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, aliased, a, r));
 }
 
 template <class T>
@@ -171,9 +170,9 @@ void mul_scalar_impl(std::span<const std::complex<T>> a, std::complex<T> s, std:
                      nan_policy policy) {
     if (a.size() != out.size())
         throw shape_error(sizes_message("mul_scalar", {{"a", a.size()}, {"out", out.size()}}));
-    check_alias("mul_scalar", "a", a, out);
+    const bool aliased = check_alias("mul_scalar", "a", a, out);
     const auto& k = active_kernels<T>();
-    k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out), a), strict(policy));
+    k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, aliased, a), strict(policy));
 }
 
 template <class T>
@@ -182,11 +181,10 @@ void mul_add_impl(std::span<const std::complex<T>> a, std::span<const std::compl
     if (a.size() != b.size() || a.size() != c.size() || a.size() != out.size())
         throw shape_error(sizes_message(
             "mul_add", {{"a", a.size()}, {"b", b.size()}, {"c", c.size()}, {"out", out.size()}}));
-    check_alias("mul_add", "a", a, out);
-    check_alias("mul_add", "b", b, out);
-    check_alias("mul_add", "c", c, out);
+    const bool aliased = check_alias("mul_add", "a", a, out) | check_alias("mul_add", "b", b, out) |
+                         check_alias("mul_add", "c", c, out);
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out) || overlaps(c, out), a, b, c);
+    const bool stream = use_streaming(out, aliased, a, b, c);
     k.mul_add(reals(a), reals(b), reals(c), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
@@ -207,10 +205,9 @@ void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std
                        " blocks; need blocks to divide rows.size() and a.size() == out.size() == repeats * rows.size()";
         throw shape_error(message);
     }
-    check_alias(function, "a", a, out);
-    check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
+    const bool aliased = check_alias(function, "a", a, out) | check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
     if (a.empty()) return;
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(rows, out), a, rows);
+    const bool stream = use_streaming(out, aliased, a, rows);
     active_kernels<T>().mul_rows(reals(a), reals(rows), reals(out), 2 * n, a.size() / one_repeat, blocks, stream,
                                  strict(policy));
 }
