@@ -2,12 +2,15 @@
 // force_arch, scoped_arch) and the span API of the multiply family: argument
 // checks, the choice of streaming stores, then one indirect call into the
 // active kernel table. Compiled for the baseline ISA only.
+#include <cpuid.h>
+
 #include <atomic>
 #include <complex>
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -66,11 +69,11 @@ std::string supported_list() {
     return names;
 }
 
-// REALIFY_SIMD_ARCH if set, else the best level; read once.
-arch environment_or_best() {
-    static const arch chosen = [] {
+// REALIFY_SIMD_ARCH if set (it forces every family), else nullopt; read once.
+std::optional<arch> environment_arch() {
+    static const std::optional<arch> chosen = []() -> std::optional<arch> {
         const char* value = std::getenv("REALIFY_SIMD_ARCH");
-        if (value == nullptr || *value == '\0') return best_supported_arch();
+        if (value == nullptr || *value == '\0') return std::nullopt;
         const auto parsed = parse_arch(value);
         if (!parsed)
             throw error(std::string("realify::simd: REALIFY_SIMD_ARCH=") + value +
@@ -130,9 +133,42 @@ const detail::kernel_table& table_for(arch a) noexcept {
     }
 }
 
+// The table when no level is forced: each family's kernels from the table of
+// its preferred level.
 template <class T>
-const detail::kernel_set<T>& active_kernels() {
-    return detail::active_table().of<T>();
+detail::kernel_set<T> preferred_set() noexcept {
+    auto of = [](kernel_family f) -> const detail::kernel_set<T>& { return table_for(preferred_arch(f)).of<T>(); };
+    return {of(kernel_family::multiply).multiply, of(kernel_family::rope).rope, of(kernel_family::gemm).gemm,
+            of(kernel_family::elementwise).elementwise};
+}
+const detail::kernel_table& preferred_table() noexcept {
+    static const detail::kernel_table table{preferred_set<float>(), preferred_set<double>()};
+    return table;
+}
+
+// The level forced now, if any: force_arch/scoped_arch, else REALIFY_SIMD_ARCH.
+std::optional<arch> forced_level() {
+    const int forced = forced_arch.load(std::memory_order_acquire);
+    if (forced >= 0) return static_cast<arch>(forced);
+    return environment_arch();
+}
+
+// ---- the per-family rule (docs/simd.md, "Run-time dispatch") ----
+
+// AMD family 19h with AVX-512 is Zen 4, whose vector units are 256 bits wide:
+// a 512-bit instruction runs as two halves. (Zen 3, also family 19h, has no
+// AVX-512; Zen 5 is family 1Ah.)
+bool is_zen4() noexcept {
+    if (!__builtin_cpu_is("amd") || !__builtin_cpu_supports("avx512f")) return false;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const unsigned base = (eax >> 8) & 0xf, extended = (eax >> 20) & 0xff;
+    return (base == 0xf ? base + extended : base) == 0x19;
+}
+
+template <class T>
+const detail::multiply_set<T>& active_kernels() {
+    return detail::active_table().of<T>().multiply;
 }
 
 using detail::check_alias;
@@ -224,16 +260,30 @@ arch best_supported_arch() noexcept {
     return arch::sse2;
 }
 
-arch active_arch_id() {
-    const int forced = forced_arch.load(std::memory_order_acquire);
-    return forced >= 0 ? static_cast<arch>(forced) : environment_or_best();
+arch preferred_arch(kernel_family f) noexcept {
+    static const arch best = best_supported_arch();
+    // Zen 4: the AVX-512 RoPE kernel measured 1.31-1.53x memcpy's time out of
+    // place and 1.17-1.41x in place at Llama-3-8B prefill, the AVX2 one 1.00x
+    // and 0.84x (docs/simd.md).
+    static const bool zen4 = is_zen4();
+    if (f == kernel_family::rope && best == arch::avx512 && zen4 && is_supported(arch::avx2)) return arch::avx2;
+    return best;
 }
 
+arch active_arch_id() { return forced_level().value_or(best_supported_arch()); }
+
+arch active_arch_id(kernel_family f) { return forced_level().value_or(preferred_arch(f)); }
+
 namespace detail {
-const kernel_table& active_table() { return table_for(active_arch_id()); }
+const kernel_table& active_table() {
+    const std::optional<arch> forced = forced_level();
+    return forced ? table_for(*forced) : preferred_table();
+}
 }  // namespace detail
 
 std::string_view active_arch() { return arch_name(active_arch_id()); }
+
+std::string_view active_arch(kernel_family f) { return arch_name(active_arch_id(f)); }
 
 void force_arch(arch a) {
     if (!is_supported(a))
