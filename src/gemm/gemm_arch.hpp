@@ -47,6 +47,7 @@ struct gemm_call {
     bool shared_b;               // every batch reads the same B
     gemm_method method;          // complex products: m1, m4, m3 or direct, never automatic
     gemm_workspace* workspace;
+    bool blas;                   // run the real products, and 1m/4m, on the BLAS (REALIFY_SIMD_HAVE_BLAS only)
 };
 
 /// The products of one instruction set, an entry of the kernel table

@@ -279,6 +279,7 @@ const kernel_table& active_table() {
     const std::optional<arch> forced = forced_level();
     return forced ? table_for(*forced) : preferred_table();
 }
+bool level_forced() { return forced_level().has_value(); }
 }  // namespace detail
 
 std::string_view active_arch() { return arch_name(active_arch_id()); }

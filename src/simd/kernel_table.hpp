@@ -84,4 +84,7 @@ const elementwise_set<T>& scalar_kernels() noexcept;
 /// REALIFY_SIMD_ARCH names a level this machine lacks.
 const kernel_table& active_table();
 
+/// Whether a level is forced now (force_arch, scoped_arch, REALIFY_SIMD_ARCH).
+bool level_forced();
+
 }  // namespace realify::simd::detail

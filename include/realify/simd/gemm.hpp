@@ -110,6 +110,17 @@ void complex_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const ge
 void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out);
 void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
 
+/// The library the matrix products run on: "eigen" (the methods over Eigen's
+/// real GEMM, compiled per instruction set), or the CBLAS realify_simd was
+/// built with — "openblas", "blis" or "mkl" — which then runs the real
+/// products, 1m and 4m (its complex GEMM, but for operands with an inf or
+/// NaN) and 3m's three real products (docs/numerics.md, "Which backend
+/// runs"). The BLAS is used when it suits this CPU and no instruction set is
+/// forced (realify::simd::scoped_arch, REALIFY_SIMD_ARCH: the products then
+/// run on Eigen built for it); REALIFY_GEMM_BACKEND=eigen|blas overrides.
+/// Throws realify::error if REALIFY_GEMM_BACKEND cannot be honoured.
+std::string_view gemm_backend();
+
 /// Products of at most this many multiply-adds (m·n·k, with m counting every
 /// batch when all batches share B, since they then run as one product) use
 /// the direct loop under `automatic`; matrix-vector products (n = 1) never
