@@ -21,6 +21,7 @@
 #include "../simd/kernel_table.hpp"
 #include "gemm_arch.hpp"
 #include "realify/errors.hpp"
+#include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
 
 namespace realify {
@@ -146,6 +147,16 @@ void one_blas_thread() {
 #endif
 }
 
+/// What `automatic` runs where resolve_gemm_method says native: the backend's
+/// complex GEMM where it is the faster — a BLAS's cgemm/zgemm, Eigen's complex
+/// product built for AVX-512 — else 1m: built for AVX2 Eigen's complex GEMM
+/// ran at about 31 GFLOP/s where its real GEMM, which 1m runs on, kept 85
+/// (docs/numerics.md, "Which method runs").
+gemm_method automatic_on_backend(gemm_method resolved, gemm_method asked, bool blas) {
+    if (asked != gemm_method::automatic || resolved != gemm_method::native || blas) return resolved;
+    return active_arch_id(kernel_family::gemm) == arch::avx512 ? gemm_method::native : gemm_method::m1;
+}
+
 /// The BLAS takes int dimensions and leading dimensions: products whose
 /// sizes, strides or batch offsets (the spacing of stacked rows) do not
 /// stay well within an int stay on Eigen.
@@ -200,6 +211,7 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
     }
     static constexpr std::ptrdiff_t zero_offset = 0;
     const bool shared_b = dims.batch > 1 && same_offsets(b.batch_offsets);
+    const bool blas = use_blas() && fits_blas(dims, a, b);
     const detail::gemm_call<T> call{dims.batch,
                                     dims.m,
                                     dims.n,
@@ -209,9 +221,9 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
                                     out,
                                     complex,
                                     shared_b,
-                                    resolve_gemm_method(dims, shared_b, method),
+                                    automatic_on_backend(resolve_gemm_method(dims, shared_b, method), method, blas),
                                     &workspace,
-                                    use_blas() && fits_blas(dims, a, b)};
+                                    blas};
     if (call.blas) one_blas_thread();
     detail::active_table().of<T>().gemm(call);
     workspace.trim();
@@ -225,7 +237,7 @@ gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_metho
     if (method != gemm_method::automatic) return method;
     if (dims.n == 1) return gemm_method::m1;  // a matrix-vector product: 1m's single pass over A
     const std::size_t rows = shared_b ? dims.batch * dims.m : dims.m;
-    return rows * dims.n * dims.k <= gemm_direct_threshold ? gemm_method::direct : gemm_method::m1;
+    return rows * dims.n * dims.k <= gemm_direct_threshold ? gemm_method::direct : gemm_method::native;
 }
 
 void complex_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out,

@@ -24,6 +24,7 @@
 // What Eigen/Core includes, before the rename.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cerrno>
 #include <cfloat>
@@ -53,6 +54,8 @@
 #define EIGEN_DONT_PARALLELIZE  // one thread, like the rest of realify (and the benchmarks' competitors)
 #define Eigen REALIFY_GEMM_EIGEN_NAMESPACE
 #include <Eigen/Core>
+
+#include "complex_gemm.hpp"
 
 namespace realify::simd::detail {
 namespace {
@@ -211,16 +214,22 @@ real_matrix<T> real_operand(real_storage storage, index rows, index cols, const 
     return {gather(rows, cols, 1, row, col_stride, scratch), cols, false};
 }
 
-/// C = A·B (rows × n, row-major with leading dimension ldc) on Eigen's real
-/// GEMM: the real product every method runs without a BLAS.
+/// C = A·B, C += A·B (accumulate +1) or C −= A·B (−1), C rows × n row-major
+/// with leading dimension ldc, on Eigen's real GEMM: the real products of
+/// every method without a BLAS.
 struct eigen_gemm {
     template <class T>
     void operator()(index rows, index n, index k, const real_matrix<T>& a, const real_matrix<T>& b, T* c,
-                    index ldc) const {
+                    index ldc, int accumulate = 0) const {
         output<T> out(c, rows, n, Eigen::OuterStride<>(ldc));
         const auto times_b = [&](const auto& lhs) {
-            if (b.transposed) out.noalias() = lhs * input<col_major<T>>(b.data, k, n, Eigen::OuterStride<>(b.ld));
-            else out.noalias() = lhs * input<row_major<T>>(b.data, k, n, Eigen::OuterStride<>(b.ld));
+            const auto into = [&](const auto& rhs) {
+                if (accumulate > 0) out.noalias() += lhs * rhs;
+                else if (accumulate < 0) out.noalias() -= lhs * rhs;
+                else out.noalias() = lhs * rhs;
+            };
+            if (b.transposed) into(input<col_major<T>>(b.data, k, n, Eigen::OuterStride<>(b.ld)));
+            else into(input<row_major<T>>(b.data, k, n, Eigen::OuterStride<>(b.ld)));
         };
         if (a.transposed) times_b(input<col_major<T>>(a.data, rows, k, Eigen::OuterStride<>(a.ld)));
         else times_b(input<row_major<T>>(a.data, rows, k, Eigen::OuterStride<>(a.ld)));
@@ -232,14 +241,16 @@ struct eigen_gemm {
 struct blas_gemm {
     static CBLAS_TRANSPOSE op(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
     void operator()(index rows, index n, index k, const real_matrix<float>& a, const real_matrix<float>& b, float* c,
-                    index ldc) const {
-        cblas_sgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k), 1.0f,
-                    a.data, blas_int(a.ld), b.data, blas_int(b.ld), 0.0f, c, blas_int(ldc));
+                    index ldc, int accumulate = 0) const {
+        cblas_sgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k),
+                    accumulate < 0 ? -1.0f : 1.0f, a.data, blas_int(a.ld), b.data, blas_int(b.ld),
+                    accumulate != 0 ? 1.0f : 0.0f, c, blas_int(ldc));
     }
     void operator()(index rows, index n, index k, const real_matrix<double>& a, const real_matrix<double>& b,
-                    double* c, index ldc) const {
-        cblas_dgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k), 1.0,
-                    a.data, blas_int(a.ld), b.data, blas_int(b.ld), 0.0, c, blas_int(ldc));
+                    double* c, index ldc, int accumulate = 0) const {
+        cblas_dgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k),
+                    accumulate < 0 ? -1.0 : 1.0, a.data, blas_int(a.ld), b.data, blas_int(b.ld),
+                    accumulate != 0 ? 1.0 : 0.0, c, blas_int(ldc));
     }
 };
 #endif
@@ -392,8 +403,8 @@ void gemv_1m(const product<T>& p, gemm_workspace& workspace) {
 /// The 1m method: one real product (rows × 2k) · (2k × 2n) on A as it lies in
 /// memory (a copy only when its rows are not contiguous pairs at one spacing)
 /// and the expanded B, straight into the interleaved output.
-template <class T>
-void product_1m(const product<T>& p, gemm_workspace& workspace) {
+template <class T, class Gemm>
+void product_1m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
     const index k2 = 2 * p.k, n2 = 2 * p.n;
     if (p.n == 1) return gemv_1m(p, workspace);
     const std::ptrdiff_t spacing = p.a_row_spacing();
@@ -405,7 +416,7 @@ void product_1m(const product<T>& p, gemm_workspace& workspace) {
                             : gather(p.rows, p.k, 2, [&](index r) { return p.a_row(r); }, p.a.col_stride,
                                      scratch.take(p.rows * k2));
     const index a_stride = a_in_place && p.rows > 1 ? spacing : k2;
-    eigen_gemm{}(p.rows, n2, k2, real_matrix<T>{a, a_stride, false}, real_matrix<T>{expanded, n2, false}, p.out, n2);
+    gemm(p.rows, n2, k2, real_matrix<T>{a, a_stride, false}, real_matrix<T>{expanded, n2, false}, p.out, n2);
 }
 
 /// Deinterleaves a rows × cols complex matrix into its real and imaginary
@@ -503,18 +514,9 @@ void product_direct(const product<T>& p, gemm_workspace& workspace) {
     }
 }
 
-template <class T>
-input<row_major<T>> contiguous(const T* data, index rows, index cols) {
-    return input<row_major<T>>(data, rows, cols, Eigen::OuterStride<>(cols));
-}
-template <class T>
-output<T> contiguous(T* data, index rows, index cols) {
-    return output<T>(data, rows, cols, Eigen::OuterStride<>(cols));
-}
-
 /// The 4m method: Cᵣ = AᵣBᵣ − AᵢBᵢ, Cᵢ = AᵣBᵢ + AᵢBᵣ, four real products.
-template <class T>
-void product_4m(const product<T>& p, gemm_workspace& workspace) {
+template <class T, class Gemm>
+void product_4m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
     const index a_size = p.rows * p.k, b_size = p.k * p.n, c_size = p.rows * p.n;
     arena<T> scratch(workspace, a_size, a_size, b_size, b_size, c_size, c_size);
     T* const ar = scratch.take(a_size);
@@ -527,13 +529,11 @@ void product_4m(const product<T>& p, gemm_workspace& workspace) {
           static_cast<T*>(nullptr));
     T* cr = scratch.take(c_size);
     T* ci = scratch.take(c_size);
-    const auto a_re = contiguous<T>(ar, p.rows, p.k), a_im = contiguous<T>(ai, p.rows, p.k);
-    const auto b_re = contiguous<T>(br, p.k, p.n), b_im = contiguous<T>(bi, p.k, p.n);
-    auto c_re = contiguous(cr, p.rows, p.n), c_im = contiguous(ci, p.rows, p.n);
-    c_re.noalias() = a_re * b_re;
-    c_re.noalias() -= a_im * b_im;
-    c_im.noalias() = a_re * b_im;
-    c_im.noalias() += a_im * b_re;
+    const real_matrix<T> a_re{ar, p.k, false}, a_im{ai, p.k, false}, b_re{br, p.n, false}, b_im{bi, p.n, false};
+    gemm(p.rows, p.n, p.k, a_re, b_re, cr, p.n);
+    gemm(p.rows, p.n, p.k, a_im, b_im, cr, p.n, -1);
+    gemm(p.rows, p.n, p.k, a_re, b_im, ci, p.n);
+    gemm(p.rows, p.n, p.k, a_im, b_re, ci, p.n, 1);
     for (index e = 0; e < c_size; ++e) {
         p.out[2 * e] = cr[e];
         p.out[2 * e + 1] = ci[e];
@@ -611,67 +611,71 @@ void product_3m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
     }
 }
 
-#ifdef REALIFY_SIMD_HAVE_BLAS
-/// A complex operand as cgemm/zgemm reads it: interleaved pairs, rows of
-/// `ld` elements (op NoTrans), or the transposed storage (Trans, ConjTrans).
 template <class T>
-struct complex_matrix {
-    const T* data;
-    index ld;
-    CBLAS_TRANSPOSE op;
-};
+using complex_matrix = complex_view<T>;
 
 /// The rows × cols complex operand whose row r is at row(r) (elements
 /// col_stride components apart) in place when its pairs are rows or columns
-/// at one spacing — a conjugated transposed one as ConjTrans — else copied
+/// at one spacing — a conjugated transposed one as its adjoint — else copied
 /// (conjugated if asked) into `scratch`.
 template <class T, class RowOf>
 complex_matrix<T> complex_operand(index rows, index cols, const RowOf& row, std::ptrdiff_t row_spacing,
                                   std::ptrdiff_t col_stride, bool conjugate, bool single_matrix, T* scratch) {
     if (!conjugate && col_stride == 2 && (rows == 1 || (row_spacing >= 2 * cols && row_spacing % 2 == 0)))
-        return {row(0), rows == 1 ? cols : row_spacing / 2, CblasNoTrans};
+        return {row(0), rows == 1 ? cols : row_spacing / 2, complex_op::none};
     if (single_matrix && row_spacing == 2 && (cols == 1 || (col_stride >= 2 * rows && col_stride % 2 == 0)))
-        return {row(0), cols == 1 ? rows : col_stride / 2, conjugate ? CblasConjTrans : CblasTrans};
+        return {row(0), cols == 1 ? rows : col_stride / 2, conjugate ? complex_op::adjoint : complex_op::transpose};
     gather(rows, cols, 2, row, col_stride, scratch);
     if (conjugate)
         for (index e = 0; e < rows * cols; ++e) scratch[2 * e + 1] = -scratch[2 * e + 1];
-    return {scratch, cols, CblasNoTrans};
+    return {scratch, cols, complex_op::none};
 }
 
 /// Every component of the operand finite: rows × cols pairs as stored
-/// (transposed storage: cols lines of rows pairs), `ld` pairs apart.
+/// (transposed storage: cols lines of rows pairs), `ld` pairs apart. The
+/// largest magnitude as an unsigned bit pattern (a vectorised max; inf and
+/// NaN have the largest patterns), one test at the end.
 template <class T>
 bool all_finite(const complex_matrix<T>& m, index rows, index cols) {
-    const bool stored_transposed = m.op != CblasNoTrans;
+    using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    constexpr bits magnitude = ~bits(0) >> 1, infinity = std::bit_cast<bits>(std::numeric_limits<T>::infinity());
+    const bool stored_transposed = m.op != complex_op::none;
     const index lines = stored_transposed ? cols : rows, length = 2 * (stored_transposed ? rows : cols);
-    bool bad = false;
+    bits largest = 0;
     for (index l = 0; l < lines; ++l) {
         const T* line = m.data + 2 * l * m.ld;
-        for (index e = 0; e < length; ++e) bad |= !(std::fabs(line[e]) <= std::numeric_limits<T>::max());
+        for (index e = 0; e < length; ++e) largest = std::max(largest, std::bit_cast<bits>(line[e]) & magnitude);
     }
-    return !bad;
+    return largest < infinity;
 }
 
-inline void complex_blas_gemm(CBLAS_TRANSPOSE op_a, CBLAS_TRANSPOSE op_b, index m, index n, index k, const float* a,
-                              index lda, const float* b, index ldb, float* c) {
+#ifdef REALIFY_SIMD_HAVE_BLAS
+inline CBLAS_TRANSPOSE blas_op(complex_op op) {
+    return op == complex_op::none ? CblasNoTrans : op == complex_op::transpose ? CblasTrans : CblasConjTrans;
+}
+inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<float>& a,
+                              const complex_matrix<float>& b, float* c) {
     const float one[2] = {1.0f, 0.0f}, zero[2] = {0.0f, 0.0f};
-    cblas_cgemm(CblasRowMajor, op_a, op_b, blas_int(m), blas_int(n), blas_int(k), one, a, blas_int(lda), b,
-                blas_int(ldb), zero, c, blas_int(n));
+    cblas_cgemm(CblasRowMajor, blas_op(a.op), blas_op(b.op), blas_int(m), blas_int(n), blas_int(k), one, a.data,
+                blas_int(a.ld), b.data, blas_int(b.ld), zero, c, blas_int(n));
 }
-inline void complex_blas_gemm(CBLAS_TRANSPOSE op_a, CBLAS_TRANSPOSE op_b, index m, index n, index k, const double* a,
-                              index lda, const double* b, index ldb, double* c) {
+inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<double>& a,
+                              const complex_matrix<double>& b, double* c) {
     const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
-    cblas_zgemm(CblasRowMajor, op_a, op_b, blas_int(m), blas_int(n), blas_int(k), one, a, blas_int(lda), b,
-                blas_int(ldb), zero, c, blas_int(n));
+    cblas_zgemm(CblasRowMajor, blas_op(a.op), blas_op(b.op), blas_int(m), blas_int(n), blas_int(k), one, a.data,
+                blas_int(a.ld), b.data, blas_int(b.ld), zero, c, blas_int(n));
 }
+#endif
 
-/// 1m and 4m on the BLAS's complex GEMM (cgemm, zgemm). Its kernels scale
-/// by α = 1 + 0i as a complex product, where an infinite part meets the 0 and
-/// becomes NaN in the other part, and compute inf/NaN otherwise than the
-/// methods' pair formula (docs/numerics.md): operands with a non-finite
-/// component are left to the method (returns false, nothing written).
+/// The native method: the backend's complex GEMM — the BLAS's cgemm / zgemm,
+/// else Eigen's complex product — on the operands in place where they are
+/// rows or columns of pairs. Complex GEMM kernels scale by α = 1 + 0i as a
+/// complex product, where an infinite part meets the 0 and becomes NaN in
+/// the other part, and compute inf/NaN otherwise than the pair formula: an
+/// operand with a non-finite component runs 1m instead (returns false,
+/// nothing written), so the special values are the documented ones.
 template <class T>
-bool complex_blas_product(const product<T>& p, gemm_workspace& workspace) {
+bool product_native(const product<T>& p, gemm_workspace& workspace, bool blas) {
     const std::ptrdiff_t a_spacing = p.a_row_spacing();
     const bool single = p.rows == static_cast<index>(p.m);
     arena<T> scratch(workspace, 2 * p.rows * p.k, 2 * p.k * p.n);
@@ -680,10 +684,21 @@ bool complex_blas_product(const product<T>& p, gemm_workspace& workspace) {
     const auto b = complex_operand(p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_row_stride, p.b_col_stride,
                                    p.conjugate_b, true, scratch.take(2 * p.k * p.n));
     if (!all_finite(a, p.rows, p.k) || !all_finite(b, p.k, p.n)) return false;
-    complex_blas_gemm(a.op, b.op, p.rows, p.n, p.k, a.data, a.ld, b.data, b.ld, p.out);
+#ifdef REALIFY_SIMD_HAVE_BLAS
+    if (blas) {
+        blas_complex_gemm(p.rows, p.n, p.k, a, b, p.out);
+        return true;
+    }
+#else
+    (void)blas;
+#endif
+#ifdef REALIFY_GEMM_NATIVE
+    REALIFY_GEMM_NATIVE(p.rows, p.n, p.k, a, b, p.out);
+#else
+    eigen_complex_gemm(p.rows, p.n, p.k, a, b, p.out);
+#endif
     return true;
 }
-#endif
 
 /// Every product of a call: one when the batches share B (their rows of A
 /// stack), else one per batch.
@@ -706,23 +721,18 @@ void run(const gemm_call<T>& call) {
                            call.b.conjugate,
                            call.out + first * call.m * call.n * out_width};
         gemm_workspace& workspace = *call.workspace;
-        if (!call.complex) {
-            with_real_gemm(call.blas, [&](const auto& gemm) { real_product(p, workspace, gemm); });
-            continue;
-        }
-        switch (call.method) {
-            case gemm_method::m3:
-                with_real_gemm(call.blas, [&](const auto& gemm) { product_3m(p, workspace, gemm); });
-                break;
-            case gemm_method::direct: product_direct(p, workspace); break;
-            default: {  // 1m, 4m: the BLAS's complex GEMM where it applies
-#ifdef REALIFY_SIMD_HAVE_BLAS
-                if (call.blas && p.n > 1 && complex_blas_product(p, workspace)) break;
-#endif
-                if (call.method == gemm_method::m4) product_4m(p, workspace);
-                else product_1m(p, workspace);
+        with_real_gemm(call.blas, [&](const auto& gemm) {
+            if (!call.complex) return real_product(p, workspace, gemm);
+            switch (call.method) {
+                case gemm_method::m3: return product_3m(p, workspace, gemm);
+                case gemm_method::m4: return product_4m(p, workspace, gemm);
+                case gemm_method::direct: return product_direct(p, workspace);
+                case gemm_method::native:
+                    if (product_native(p, workspace, call.blas)) return;
+                    [[fallthrough]];  // an inf or NaN in an operand: 1m's special values
+                default: return product_1m(p, workspace, gemm);
             }
-        }
+        });
     }
 }
 

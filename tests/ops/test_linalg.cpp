@@ -46,7 +46,7 @@ template <class T>
 using carray = xt::xarray<std::complex<T>>;
 
 constexpr gemm_method all_methods[] = {gemm_method::direct, gemm_method::m1, gemm_method::m4, gemm_method::m3,
-                                       gemm_method::automatic};
+                                       gemm_method::native, gemm_method::automatic};
 
 std::vector<arch> machine_arches() {
     std::vector<arch> result;
@@ -716,12 +716,13 @@ TEST(LinalgMethod, AutomaticResolvesByMeasuredSizeAndScopesNest) {
     using realify::simd::gemm_dims;
     using realify::simd::resolve_gemm_method;
     EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 4, 4, 4}, false, gemm_method::automatic), gemm_method::direct);
-    EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 8, 8, 8}, false, gemm_method::automatic), gemm_method::m1);
+    EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 8, 8, 8}, false, gemm_method::automatic), gemm_method::native);
     EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 64, 1, 1}, false, gemm_method::automatic), gemm_method::m1);
-    EXPECT_EQ(resolve_gemm_method(gemm_dims{64, 2, 2, 2}, true, gemm_method::automatic), gemm_method::m1);
+    EXPECT_EQ(resolve_gemm_method(gemm_dims{64, 2, 2, 2}, true, gemm_method::automatic), gemm_method::native);
     EXPECT_EQ(resolve_gemm_method(gemm_dims{64, 2, 2, 2}, false, gemm_method::automatic), gemm_method::direct);
     EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 512, 512, 512}, false, gemm_method::m3), gemm_method::m3);
     EXPECT_EQ(realify::to_string(gemm_method::m1), "1m");
+    EXPECT_EQ(realify::to_string(gemm_method::native), "native");
     EXPECT_EQ(realify::current_gemm_method(), gemm_method::automatic);
     {
         const realify::scoped_gemm_method outer(gemm_method::m4);
