@@ -419,6 +419,18 @@ void product_1m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
     gemm(p.rows, n2, k2, real_matrix<T>{a, a_stride, false}, real_matrix<T>{expanded, n2, false}, p.out, n2);
 }
 
+/// |x| as an unsigned bit pattern: ordered as the magnitudes, inf and NaN
+/// above every finite value — so the largest over an array is a vectorised
+/// max, tested once (`< infinite_bits<T>`: all finite).
+template <class T>
+using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <class T>
+constexpr bits_of<T> magnitude_bits(T x) noexcept {
+    return std::bit_cast<bits_of<T>>(x) & (~bits_of<T>(0) >> 1);
+}
+template <class T>
+constexpr bits_of<T> infinite_bits = magnitude_bits(std::numeric_limits<T>::infinity());
+
 /// Deinterleaves a rows × cols complex matrix into its real and imaginary
 /// parts (the imaginary part times `imag_sign`: −1 conjugates) and, when
 /// `sum` is not null, their sum — the parts m4 and m3 multiply. Returns the
@@ -432,19 +444,26 @@ T split(index rows, index cols, const RowOf& row, std::ptrdiff_t col_stride, T i
         const T* from = row(r);
         T* re_row = re + r * cols;
         T* im_row = im + r * cols;
-        for (index j = 0; j < cols; ++j) {
-            re_row[j] = from[j * col_stride];
-            im_row[j] = imag_sign * from[j * col_stride + 1];
+        if (col_stride == 2) {  // contiguous pairs: a loop the compiler vectorises
+            for (index j = 0; j < cols; ++j) {
+                re_row[j] = from[2 * j];
+                im_row[j] = imag_sign * from[2 * j + 1];
+            }
+        } else {
+            for (index j = 0; j < cols; ++j) {
+                re_row[j] = from[j * col_stride];
+                im_row[j] = imag_sign * from[j * col_stride + 1];
+            }
         }
     }
     if (sum == nullptr) return T(1);
     const index count = rows * cols;
-    bool infinite = false;  // some sum: checked in a vectorisable pass, its cause only if needed
+    bits_of<T> largest = 0;  // of the sums: their cause is looked for only when one is not finite
     for (index e = 0; e < count; ++e) {
         sum[e] = re[e] + im[e];
-        infinite |= std::fabs(sum[e]) > std::numeric_limits<T>::max();
+        largest = std::max(largest, magnitude_bits(sum[e]));
     }
-    if (!infinite) return T(1);
+    if (largest < infinite_bits<T>) return T(1);
     bool overflowed = false;
     for (index e = 0; e < count && !overflowed; ++e)
         overflowed = std::isinf(sum[e]) && std::isfinite(re[e]) && std::isfinite(im[e]);
@@ -543,10 +562,13 @@ void product_4m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
 /// 3m's scratch: B's parts in panels of at most this many bytes (all three),
 /// A's likewise, and the three products of a tile: about 24 MiB in all, kept
 /// by the thread's workspace between calls (a fresh 36 MiB per call, a
-/// 1024 × 1024 complex<float> product unblocked, cost 9000 page faults).
+/// 1024 × 1024 complex<float> product unblocked, cost 9000 page faults). A's
+/// panels have at most m3_rows rows, so that a tile's parts and products
+/// stay near the cache between the three products and the combination.
 constexpr std::size_t m3_b_panel_bytes = std::size_t(12) << 20;
 constexpr std::size_t m3_a_panel_bytes = std::size_t(6) << 20;
 constexpr std::size_t m3_tile_bytes = std::size_t(6) << 20;
+constexpr index m3_rows = 128;
 
 /// How many of `extent` rows or columns fit in `bytes` at `per_item` bytes
 /// each: all, or a multiple of 64 (at least 64), or at least 1 for `small`.
@@ -567,8 +589,8 @@ void product_3m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
     const index k = p.k;
     const std::size_t per_row = 3 * static_cast<std::size_t>(k) * sizeof(T);
     const index nb = panel_extent(p.n, per_row, m3_b_panel_bytes, 64);
-    const index mb = std::min(panel_extent(p.rows, per_row, m3_a_panel_bytes, 16),
-                              panel_extent(p.rows, 3 * static_cast<std::size_t>(nb) * sizeof(T), m3_tile_bytes, 1));
+    const index mb = std::min({m3_rows, panel_extent(p.rows, per_row, m3_a_panel_bytes, 16),
+                               panel_extent(p.rows, 3 * static_cast<std::size_t>(nb) * sizeof(T), m3_tile_bytes, 1)});
     const index b_size = k * nb, a_size = mb * k, t_size = mb * nb;
     arena<T> scratch(workspace, b_size, b_size, b_size, a_size, a_size, a_size, t_size, t_size, t_size);
     T* const br = scratch.take(b_size);
@@ -632,21 +654,17 @@ complex_matrix<T> complex_operand(index rows, index cols, const RowOf& row, std:
 }
 
 /// Every component of the operand finite: rows × cols pairs as stored
-/// (transposed storage: cols lines of rows pairs), `ld` pairs apart. The
-/// largest magnitude as an unsigned bit pattern (a vectorised max; inf and
-/// NaN have the largest patterns), one test at the end.
+/// (transposed storage: cols lines of rows pairs), `ld` pairs apart.
 template <class T>
 bool all_finite(const complex_matrix<T>& m, index rows, index cols) {
-    using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-    constexpr bits magnitude = ~bits(0) >> 1, infinity = std::bit_cast<bits>(std::numeric_limits<T>::infinity());
     const bool stored_transposed = m.op != complex_op::none;
     const index lines = stored_transposed ? cols : rows, length = 2 * (stored_transposed ? rows : cols);
-    bits largest = 0;
+    bits_of<T> largest = 0;
     for (index l = 0; l < lines; ++l) {
         const T* line = m.data + 2 * l * m.ld;
-        for (index e = 0; e < length; ++e) largest = std::max(largest, std::bit_cast<bits>(line[e]) & magnitude);
+        for (index e = 0; e < length; ++e) largest = std::max(largest, magnitude_bits(line[e]));
     }
-    return largest < infinity;
+    return largest < infinite_bits<T>;
 }
 
 #ifdef REALIFY_SIMD_HAVE_BLAS
