@@ -159,8 +159,8 @@ def build_markdown(medians, context, plot_name, time_field):
         "GEMM (`realify::mm` of two real tensors) and by Eigen's `MatrixXf` / "
         "`MatrixXd` — the ceiling an induced method can reach. Competitors are compiled with `-march=native`; "
         "realify is the `realify_simd` library built without `-march`, dispatching at run time "
-        "(`realify`, `realify 3m`, …), and forced onto each instruction set the machine has (\", AVX2\", "
-        "\", AVX-512\": Eigen's real GEMM built for that level). "
+        "(`realify`, `realify 3m`, …), and forced onto each instruction set the machine has (columns "
+        "marked SSE2, AVX2, AVX-512: Eigen's GEMM built for that level, never the BLAS). "
         + dispatch_note(context)
         + f" Targets (ratio of times to the faster of Eigen's and the BLAS's complex product, lower is "
         f"better): automatic ≤ {AUTOMATIC_TARGET} for n ≥ {AUTOMATIC_FROM}, 3m ≤ {THREE_M_TARGET} for "

@@ -77,8 +77,8 @@ def main():
         "decode = batch 1, seq 1, start_pos 4095 (20 KiB in, 20 KiB out).",
         "Source: `benchmarks/bench_rope.cpp` (competitors in `benchmarks/rope_baselines.cpp`,",
         "compiled with `-march=native`; realify is built without `-march` and picks its",
-        "kernel at run time, and runs forced onto each instruction set the machine has",
-        "(`realify::simd::scoped_arch`: the rows \", AVX2\", \", AVX-512\").",
+        "kernel at run time; the rows marked SSE2, AVX2, AVX-512 force it onto each",
+        "instruction set the machine has (`realify::simd::scoped_arch`).",
         "Regenerate with `tools/rope_bench_report.py` (see its header)."
         + (f" The dispatcher picked: {picked}." if picked else ""),
         "",
