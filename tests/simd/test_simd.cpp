@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "realify/errors.hpp"
+#include "realify/rope/dispatch.hpp"
 #include "realify/simd.hpp"
 
 namespace rs = realify::simd;
@@ -637,6 +638,33 @@ TEST(SimdArchControl, ConcurrentCallsWhileTheArchIsSwitched) {
     }
     for (auto& th : threads) th.join();
     for (int t = 0; t < 3; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+// Unforced, each kernel family runs its preferred level (the best one but
+// where a narrower one measured faster on this CPU: RoPE on Zen 4); a forced
+// level — scoped_arch, force_arch, REALIFY_SIMD_ARCH — holds for every family.
+TEST(SimdArchControl, EachFamilyRunsItsPreferredLevelUnlessOneIsForced) {
+    for (rs::kernel_family f : rs::kernel_families) {
+        const rs::arch preferred = rs::preferred_arch(f);
+        EXPECT_TRUE(rs::is_supported(preferred)) << rs::family_name(f);
+        EXPECT_LE(static_cast<int>(preferred), static_cast<int>(rs::best_supported_arch())) << rs::family_name(f);
+        if (f != rs::kernel_family::rope) {
+            EXPECT_EQ(preferred, rs::best_supported_arch()) << rs::family_name(f);
+        }
+        if (std::getenv("REALIFY_SIMD_ARCH") == nullptr) {
+            EXPECT_EQ(rs::active_arch_id(f), preferred) << rs::family_name(f);
+        }
+        for (rs::arch level : {rs::arch::sse2, rs::arch::avx2, rs::arch::avx512}) {
+            if (!rs::is_supported(level)) continue;
+            const rs::scoped_arch forced(level);
+            EXPECT_EQ(rs::active_arch_id(f), level) << rs::family_name(f);
+            EXPECT_EQ(rs::active_arch(f), rs::arch_name(level)) << rs::family_name(f);
+        }
+    }
+    EXPECT_EQ(rs::family_name(rs::kernel_family::gemm), "gemm");
+    // RoPE reports its family's level
+    const rs::scoped_arch forced(rs::arch::sse2);
+    EXPECT_EQ(realify::rope::active_arch(), "sse2");
 }
 
 // REALIFY_SIMD_ARCH is read once per process; ctest runs this test again in
