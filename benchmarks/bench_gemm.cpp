@@ -1,22 +1,28 @@
-// Matrix products: realify::mm / bmm / mv / dot with each method, against
-// Eigen's complex product, Eigen's real product of the same flop count (the
-// ceiling an induced method can reach) and a std::complex triple loop — all
-// in this one executable (the competitors in bench_gemm_competitors.cpp,
-// compiled for the host; realify is the realify_simd library built without
-// -march, dispatching at run time). tools/gemm_bench_report.py turns its JSON
-// into the "Matrix products" section of docs/benchmarks.md.
+// Matrix products: realify::mm / bmm / mv / dot with each method, writing a
+// preallocated result, against Eigen's complex product, Eigen's real product
+// of the same flop count (the ceiling an induced method can reach), the
+// BLAS's complex GEMM when realify_simd was built with one (cblas_cgemm /
+// zgemm, one thread: bench_gemm_blas.cpp) and a std::complex triple loop —
+// all in this one executable (the competitors compiled for the host; realify
+// is the realify_simd library built without -march, dispatching at run time,
+// and forced onto every level: name@level, bench_isa.hpp).
+// tools/gemm_bench_report.py turns its JSON into the "Matrix products"
+// section of docs/benchmarks.md.
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <xtensor/xtensor.hpp>
 
 #include "bench_gemm_common.hpp"
+#include "bench_isa.hpp"
 #include "realify/eager.hpp"
 #include "realify/layout.hpp"
 #include "realify/simd/arch.hpp"
+#include "realify/simd/gemm.hpp"
 
 namespace {
 
@@ -30,23 +36,19 @@ xt::xtensor<std::complex<T>, N> random_tensor(const std::array<std::size_t, N>& 
     return result;
 }
 
-/// Forces realify's kernels onto `arch` for the life of a benchmark, when given.
-struct arch_scope {
-    std::optional<realify::simd::scoped_arch> scope;
-    explicit arch_scope(std::optional<realify::simd::arch> arch) {
-        if (arch) scope.emplace(*arch);
-    }
-};
+using realify_bench::arch_scope;
 
+/// C = A·B into a preallocated C (as Eigen's C.noalias() = A * B).
 template <class T>
 void square(benchmark::State& state, std::int64_t n, gemm_method method,
             std::optional<realify::simd::arch> arch = std::nullopt) {
     const arch_scope forced(arch);
     const auto size = static_cast<std::size_t>(n);
     const auto a = random_tensor<T, 2>({size, size}, 1), b = random_tensor<T, 2>({size, size}, 2);
+    xt::xtensor<std::complex<T>, 2> c = xt::zeros<std::complex<T>>({size, size});
     for (auto _ : state) {
-        auto c = realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(b), method);
-        benchmark::DoNotOptimize(c.real_layout().data());
+        realify::mm(a, b, method, realify::out(c));
+        benchmark::DoNotOptimize(c.data());
         benchmark::ClobberMemory();
     }
     realify_bench::set_flops(state, 1, double(n), double(n), double(n));
@@ -76,9 +78,10 @@ void batched(benchmark::State& state, std::int64_t n, gemm_method method,
     const arch_scope forced(arch);
     const auto size = static_cast<std::size_t>(n), count = static_cast<std::size_t>(realify_bench::batch_count);
     const auto a = random_tensor<T, 3>({count, size, size}, 1), b = random_tensor<T, 3>({count, size, size}, 2);
+    xt::xtensor<std::complex<T>, 3> c = xt::zeros<std::complex<T>>({count, size, size});
     for (auto _ : state) {
-        auto c = realify::bmm(realify::complex_layout_of(a), realify::complex_layout_of(b), method);
-        benchmark::DoNotOptimize(c.real_layout().data());
+        realify::bmm(a, b, method, realify::out(c));
+        benchmark::DoNotOptimize(c.data());
         benchmark::ClobberMemory();
     }
     realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
@@ -113,24 +116,33 @@ template <class T>
 void register_realify() {
     const char* dtype = realify_bench::dtype_name<T>();
     struct named {
-        const char* name;
+        std::string name;
         gemm_method method;
     };
-    for (const named m : {named{"realify", gemm_method::automatic}, named{"realify_1m", gemm_method::m1},
-                          named{"realify_4m", gemm_method::m4}, named{"realify_3m", gemm_method::m3}}) {
-        const gemm_method method = m.method;
-        realify_bench::register_sizes("square", m.name, dtype, realify_bench::square_sizes(),
-                                      [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method); });
-        realify_bench::register_sizes("batch32", m.name, dtype, {realify_bench::batch_size},
-                                      [method](benchmark::State& s, std::int64_t n) { batched<T>(s, n, method); });
+    // The default and 3m on the dispatcher's choice (which may be the BLAS:
+    // realify::simd::gemm_backend()) and forced onto every level (name@level:
+    // Eigen's GEMM built for it); 1m and 4m on the dispatcher's choice.
+    for (const auto& column : realify_bench::isas()) {
+        std::vector<named> methods{{"realify", gemm_method::automatic}, {"realify_3m", gemm_method::m3}};
+        if (!column.level) methods.insert(methods.end(), {{"realify_1m", gemm_method::m1}, {"realify_4m", gemm_method::m4}});
+        const auto level = column.level;
+        for (const named& m : methods) {
+            const gemm_method method = m.method;
+            realify_bench::register_sizes(
+                "square", m.name + column.suffix, dtype, realify_bench::square_sizes(),
+                [method, level](benchmark::State& s, std::int64_t n) { square<T>(s, n, method, level); });
+            realify_bench::register_sizes(
+                "batch32", m.name + column.suffix, dtype, {realify_bench::batch_size},
+                [method, level](benchmark::State& s, std::int64_t n) { batched<T>(s, n, method, level); });
+        }
     }
     realify_bench::register_sizes("square", "realify_real_same_flops", dtype, realify_bench::square_sizes(),
                                   [](benchmark::State& s, std::int64_t n) { real_same_flops<T>(s, n, 1); });
     realify_bench::register_sizes(
         "batch32", "realify_real_same_flops", dtype, {realify_bench::batch_size},
         [](benchmark::State& s, std::int64_t n) { real_same_flops<T>(s, n, realify_bench::batch_count); });
-    for (const named m : {named{"realify", gemm_method::automatic}, named{"realify_direct", gemm_method::direct},
-                          named{"realify_1m", gemm_method::m1}, named{"realify_4m", gemm_method::m4}}) {
+    for (const named& m : {named{"realify", gemm_method::automatic}, named{"realify_direct", gemm_method::direct},
+                           named{"realify_1m", gemm_method::m1}, named{"realify_4m", gemm_method::m4}}) {
         const gemm_method method = m.method;
         realify_bench::register_sizes("small", m.name, dtype, realify_bench::small_sizes(),
                                       [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method); });
@@ -140,20 +152,6 @@ void register_realify() {
         realify_bench::register_sizes("dot", m.name, dtype, realify_bench::vector_sizes(),
                                       [method](benchmark::State& s, std::int64_t n) { vector_dot<T>(s, n, method); });
     }
-#if defined(REALIFY_BENCH_AVX2)
-    // realify on its AVX2 kernels, against Eigen built for AVX2 (bench_gemm_competitors_avx2.cpp)
-    using realify::simd::arch;
-    if (!realify::simd::is_supported(arch::avx2)) return;
-    for (const named m : {named{"realify_avx2", gemm_method::automatic}, named{"realify_3m_avx2", gemm_method::m3}}) {
-        const gemm_method method = m.method;
-        realify_bench::register_sizes(
-            "square", m.name, dtype, realify_bench::square_sizes(),
-            [method](benchmark::State& s, std::int64_t n) { square<T>(s, n, method, arch::avx2); });
-        realify_bench::register_sizes(
-            "batch32", m.name, dtype, {realify_bench::batch_size},
-            [method](benchmark::State& s, std::int64_t n) { batched<T>(s, n, method, arch::avx2); });
-    }
-#endif
 }
 
 const bool registered = [] {
@@ -164,4 +162,13 @@ const bool registered = [] {
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    // Recorded in the JSON context for tools/gemm_bench_report.py.
+    realify_bench::record_dispatch();
+    benchmark::AddCustomContext("realify_gemm_backend", std::string(realify::simd::gemm_backend()));
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

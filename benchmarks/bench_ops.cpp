@@ -5,7 +5,9 @@
 //
 //   realify_out           realify::exp(x, realify::out(o)): the eager API writing into
 //                         a preallocated buffer (operands and buffer: xtensor
-//                         adaptors of std::complex memory)
+//                         adaptors of std::complex memory), on the dispatcher's
+//                         choice; realify_out@<level>: forced onto each level
+//                         the machine has (bench_isa.hpp)
 //   realify_alloc         auto r = realify::exp(x): the allocating form, an
 //                         xt::xtensor<std::complex<T>, 1> (xtensor constructs, i.e.
 //                         zeroes, its std::complex elements)
@@ -41,6 +43,7 @@
 
 #include <xtensor/xadapt.hpp>
 
+#include "bench_isa.hpp"
 #include "bench_kernels_common.hpp"
 #include "realify/eager.hpp"
 #include "realify/graph.hpp"
@@ -161,7 +164,9 @@ void run_once(op_id op, impl which, inputs<T>& d) {
 }
 
 template <class T>
-void bench(benchmark::State& state, op_id op, std::size_t n, impl which) {
+void bench(benchmark::State& state, op_id op, std::size_t n, impl which,
+           std::optional<realify::simd::arch> level = std::nullopt) {
+    const realify_bench::arch_scope forced(level);
     auto& d = shared<T>(n);
     for (auto _ : state) {
         run_once<T>(op, which, d);
@@ -233,6 +238,23 @@ int main(int argc, char** argv) {
                 benchmark::RegisterBenchmark(name("double").c_str(),
                                              [=](benchmark::State& s) { bench<double>(s, op, n, which); });
             }
+            // out= forced onto every level (realify_out@avx2, …; bench_isa.hpp)
+            for (const auto& column : realify_bench::isas()) {
+                if (!column.level) continue;
+                const auto level = column.level;
+                const auto op = static_cast<op_id>(k);
+                auto name = [&](const char* type) {
+                    std::string result = "ops/" + std::string(op_names[k]) + "/" + type + "/" + std::to_string(n) +
+                                         "/realify_out";
+                    return result.append(column.suffix);
+                };
+                benchmark::RegisterBenchmark(name("float").c_str(), [=](benchmark::State& s) {
+                    bench<float>(s, op, n, impl::realify_out, level);
+                });
+                benchmark::RegisterBenchmark(name("double").c_str(), [=](benchmark::State& s) {
+                    bench<double>(s, op, n, impl::realify_out, level);
+                });
+            }
         }
         for (std::size_t k = 0; k < std::size(chain_names); ++k) {
             for (impl which : {impl::realify_out, impl::eigen, impl::std_loop}) {
@@ -252,6 +274,7 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(("pagefault/double/" + std::to_string(n)).c_str(),
                                      [=](benchmark::State& s) { page_faults<double>(s, n); });
     }
+    realify_bench::record_dispatch();  // for tools/ops_bench_report.py
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

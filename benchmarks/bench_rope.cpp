@@ -7,7 +7,9 @@
 //   bench_rope --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
 // Every case reports bytes_per_second for the bytes it must move (read q and
-// k, write the outputs), so rows compare directly with memcpy.
+// k, write the outputs), so rows compare directly with memcpy. realify runs on
+// the dispatcher's choice and on every level the machine has (bench_isa.hpp:
+// realify_in_place@avx2, …).
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -23,6 +26,7 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "bench_isa.hpp"
 #include "realify/rope.hpp"
 #include "rope_baselines.hpp"
 
@@ -115,7 +119,8 @@ void finish(benchmark::State& state, const workload& w) {
                             static_cast<std::int64_t>(2 * (w.xq.size() + w.xk.size()) * sizeof(float)));
 }
 
-void realify_out_of_place(benchmark::State& state) {
+void realify_out_of_place(benchmark::State& state, std::optional<realify::simd::arch> level) {
+    const realify_bench::arch_scope forced(level);
     auto& w = setup(state);
     for (auto _ : state) {
         realify::rope::apply_rotary_emb(w.xq, w.xk, w.freqs, static_cast<std::ptrdiff_t>(w.d.start_pos), w.out_q, w.out_k);
@@ -124,7 +129,8 @@ void realify_out_of_place(benchmark::State& state) {
     finish(state, w);
 }
 
-void realify_in_place(benchmark::State& state) {
+void realify_in_place(benchmark::State& state, std::optional<realify::simd::arch> level) {
+    const realify_bench::arch_scope forced(level);
     auto& w = setup(state);
     // Rotating the outputs in place over and over: same bytes, no second stream.
     std::copy(w.xq.begin(), w.xq.end(), w.out_q.begin());
@@ -182,8 +188,21 @@ void shapes(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-BENCHMARK(realify_out_of_place)->Apply(shapes);
-BENCHMARK(realify_in_place)->Apply(shapes);
+// realify on the dispatcher's choice, and on every level (name@level).
+const bool realify_registered = [] {
+    for (const auto& column : realify_bench::isas()) {
+        const auto level = column.level;
+        std::string out_of_place = "realify_out_of_place", in_place = "realify_in_place";
+        benchmark::RegisterBenchmark(out_of_place.append(column.suffix).c_str(),
+                                     [level](benchmark::State& s) { realify_out_of_place(s, level); })
+            ->Apply(shapes);
+        benchmark::RegisterBenchmark(in_place.append(column.suffix).c_str(),
+                                     [level](benchmark::State& s) { realify_in_place(s, level); })
+            ->Apply(shapes);
+    }
+    return true;
+}();
+
 BENCHMARK(std_complex)->Apply(shapes);
 BENCHMARK(ggml_style)->Apply(shapes);
 BENCHMARK(eigen_rows)->Apply(shapes);
@@ -192,6 +211,7 @@ BENCHMARK(memcpy_same_bytes)->Apply(shapes);
 int main(int argc, char** argv) {
     // Recorded in the JSON context for tools/rope_bench_report.py.
     benchmark::AddCustomContext("realify_arch", std::string(realify::rope::active_arch()));
+    realify_bench::record_dispatch();
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

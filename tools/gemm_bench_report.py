@@ -23,7 +23,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from bench_report import fmt_time, median_times, plot_link, pyplot, report_arguments, write_section
+from bench_report import (LEVEL_TITLES, LEVELS, dispatch_note, fmt_time, median_times, plot_link, pyplot,
+                          report_arguments, write_section)
 
 BEGIN = "<!-- gemm:begin -->"
 END = "<!-- gemm:end -->"
@@ -34,18 +35,34 @@ COLUMNS = {
     "realify_1m": "realify 1m",
     "realify_4m": "realify 4m",
     "realify_3m": "realify 3m",
+    "blas_complex": "BLAS complex (cgemm/zgemm)",
     "eigen_complex": "Eigen complex",
     "realify_real_same_flops": "realify real GEMM, same flops",
     "eigen_real_ceiling": "Eigen real, same flops",
     "std_complex_loop": "std::complex loop",
 }
 AVX2_COLUMNS = {
-    "realify_avx2": "realify (automatic), AVX2",
-    "realify_3m_avx2": "realify 3m, AVX2",
+    "realify@avx2": "realify (automatic), AVX2",
+    "realify_3m@avx2": "realify 3m, AVX2",
     "eigen_complex_avx2": "Eigen complex, AVX2",
     "eigen_real_ceiling_avx2": "Eigen real same flops, AVX2",
 }
 DTYPES = {"c64": "complex<float>", "c128": "complex<double>"}
+# Targets (time ÷ the faster of Eigen's and the BLAS's complex product, one
+# thread): automatic ≤ 1.0 for n = 128 … 1024, 3m ≤ 0.85 for n ≥ 256.
+AUTOMATIC_TARGET, AUTOMATIC_FROM = 1.0, 128
+THREE_M_TARGET, THREE_M_FROM = 0.85, 256
+
+
+def level_columns(medians):
+    """realify and realify_3m forced onto each level: {implementation: title}."""
+    names = {k[1] for k in medians}
+    columns = {}
+    for level in LEVELS:
+        for base, label in (("realify", "realify (automatic)"), ("realify_3m", "realify 3m")):
+            if f"{base}@{level}" in names:
+                columns[f"{base}@{level}"] = f"{label}, {LEVEL_TITLES[level]}"
+    return columns
 
 
 def load(paths, time_field):
@@ -85,42 +102,42 @@ def times_table(medians, family, dtype, columns):
     return lines + [""]
 
 
-def ratio_table(medians, family, dtype, suffix=""):
-    """Times ÷ Eigen's complex product (with the targets), the induced method's cost over its own
-    real GEMM, the real GEMMs ÷ Eigen complex (the ceilings), the speed-up over the std loop."""
+def ratio_table(medians, family, dtype, methods, bases, extras=()):
+    """Each method's time ÷ the fastest of `bases` (with the targets), then the `extras`
+    (title, numerator, denominator, format)."""
     def t(name, n):
         return medians.get((family, name, dtype, n))
 
-    eigen = "eigen_complex" + suffix
-    methods = [("realify" + suffix, "automatic", 0.8, 128)]
-    if not suffix:
-        methods += [("realify_1m", "1m", None, None), ("realify_4m", "4m", None, None)]
-    methods.append(("realify_3m" + suffix, "3m", 0.65, 256))
-    sizes = sorted({k[3] for k in medians if k[0] == family and k[2] == dtype and k[1] == eigen})
+    def best(n):
+        times = [t(b, n) for b in bases if t(b, n) is not None]
+        return min(times) if times else None
+
+    sizes = sorted({k[3] for k in medians if k[0] == family and k[2] == dtype and k[1] in bases})
     methods = [m for m in methods if any(t(m[0], n) is not None for n in sizes)]
     if not sizes or not methods:
         return []
-    extra = []  # (title, numerator, denominator, format)
-    if not suffix:
-        extra.append(("automatic ÷ realify real GEMM", "realify", "realify_real_same_flops", "{:.2f}"))
-        extra.append(("realify real GEMM ÷ Eigen complex", "realify_real_same_flops", eigen, "{:.2f}"))
-    extra.append(("Eigen real ÷ Eigen complex", "eigen_real_ceiling" + suffix, eigen, "{:.2f}"))
-    if not suffix:
-        extra.append(("speed-up over the std::complex loop", "std_complex_loop", "realify", "{:.1f}×"))
-    header = [f"{label} ÷ Eigen complex" for _, label, _, _ in methods] + [e[0] for e in extra]
-    lines = ["| n | " + " | ".join(header) + " |", "|---" * (len(header) + 1) + "|"]
+    base_title = " / ".join(COLUMNS.get(b, b) for b in bases if any(t(b, n) for n in sizes))
+    header = [f"{label} ÷ best" for _, label, _, _ in methods] + [e[0] for e in extras]
+    lines = [f"Ratios of times; \"best\" is the faster of {base_title} at each size:", "",
+             "| n | " + " | ".join(header) + " |", "|---" * (len(header) + 1) + "|"]
     for n in sizes:
-        base = t(eigen, n)
+        base = best(n)
         cells = []
         for name, _, target, from_n in methods:
             mine = t(name, n)
             applies = target is not None and (family == "batch32" or n >= from_n)
             cells.append("–" if mine is None or base is None else check(mine / base, target if applies else None))
-        for _, numerator, denominator, fmt in extra:
+        for _, numerator, denominator, fmt in extras:
             a, b = t(numerator, n), t(denominator, n)
             cells.append("–" if a is None or b is None else fmt.format(a / b))
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     return lines + [""]
+
+
+def default_methods(suffix=""):
+    return [("realify" + suffix, "automatic", AUTOMATIC_TARGET, AUTOMATIC_FROM),
+            ("realify_1m" + suffix, "1m", None, None), ("realify_4m" + suffix, "4m", None, None),
+            ("realify_3m" + suffix, "3m", THREE_M_TARGET, THREE_M_FROM)]
 
 
 def build_markdown(medians, context, plot_name, time_field):
@@ -131,24 +148,34 @@ def build_markdown(medians, context, plot_name, time_field):
         + ("Median wall time" if time_field == "real_time" else
            "Median CPU time (`--time cpu`: the machine was shared with compile jobs)")
         + " per call of `realify::mm` / `realify::bmm` (row-major `xt::xtensor<std::complex<T>, 2>` "
-        "operands, a new result each call) and of Eigen 3.4's `C.noalias() = A * B` on `MatrixXcf` / "
-        "`MatrixXcd` (preallocated C). GF/s counts 8·m·n·k flops per complex product. \"Same flops\" is "
+        "operands, into a preallocated result: `realify::out`), of Eigen 3.4's `C.noalias() = A * B` on "
+        "`MatrixXcf` / `MatrixXcd` (preallocated C) and, when realify_simd was built with a BLAS, of that "
+        "BLAS's `cblas_cgemm` / `cblas_zgemm` on one thread"
+        + (f" ({context['blas_name']}"
+           + (f", running its `{context['blas_core']}` kernels" if context.get("blas_core") else "") + ")"
+           if context.get("blas_name") else "")
+        + ". GF/s counts 8·m·n·k flops per complex product. \"Same flops\" is "
         "the real product (n × 2n)·(2n × 2n), the one 1m hands to the real GEMM: by realify's own real "
-        "GEMM (`realify::mm` of two real tensors, the kernels 1m runs on) and by Eigen's `MatrixXf` / "
+        "GEMM (`realify::mm` of two real tensors) and by Eigen's `MatrixXf` / "
         "`MatrixXd` — the ceiling an induced method can reach. Competitors are compiled with `-march=native`; "
-        "realify is the `realify_simd` library built without `-march`, dispatching at run time. "
-        "Targets (ratio of times, lower is better): automatic ≤ 0.8 of Eigen's complex product for "
-        "n ≥ 128, 3m ≤ 0.65 for n ≥ 256."
+        "realify is the `realify_simd` library built without `-march`, dispatching at run time "
+        "(`realify`, `realify 3m`, …), and forced onto each instruction set the machine has (columns "
+        "marked SSE2, AVX2, AVX-512: Eigen's GEMM built for that level, never the BLAS). "
+        + dispatch_note(context)
+        + f" Targets (ratio of times to the faster of Eigen's and the BLAS's complex product, lower is "
+        f"better): automatic ≤ {AUTOMATIC_TARGET} for n ≥ {AUTOMATIC_FROM}, 3m ≤ {THREE_M_TARGET} for "
+        f"n ≥ {THREE_M_FROM}."
     )
     lines += [
         "",
         "How to read the ratios: an induced method runs at the speed of the real GEMM under it, so it "
         "beats a complex product only where the real GEMM is faster than the complex one at the same "
         "flop count — column \"realify real GEMM ÷ Eigen complex\" (and \"Eigen real ÷ Eigen complex\"). "
-        "Built for AVX2 + FMA that is the case by a factor of two or more, and the targets are met "
-        "(last tables). With AVX-512 (`-march=native` on an AVX-512 CPU) Eigen's complex GEMM already "
-        "runs at the speed of its real one, close to the FMA peak, and no method with 8·m·n·k flops "
-        "can reach 0.8 of it; docs/numerics.md (\"Which method runs\") explains the choice of 1m.",
+        "Built for AVX2 + FMA that is the case by a factor of two or more (last tables). With AVX-512 "
+        "(`-march=native` on an AVX-512 CPU) Eigen's complex GEMM already runs at the speed of its real "
+        "one, close to the FMA peak: there 1m on Eigen stays near 1.0 of it and 3m's quarter fewer flops "
+        "is the gain left; with a BLAS that suits the CPU the default is that BLAS's own complex GEMM. "
+        "docs/numerics.md (\"Which method runs\", \"Which backend runs\") explains the choices.",
     ]
     lines += [
         "",
@@ -165,19 +192,38 @@ def build_markdown(medians, context, plot_name, time_field):
     host = [f"{k} = {context[k]}" for k in ("host_name", "num_cpus", "mhz_per_cpu", "date") if k in context]
     if host:
         lines += ["Run context: " + "; ".join(host) + ".", ""]
+    levels = level_columns(medians)
+    bases = ["eigen_complex", "blas_complex"]
+    extras = [("automatic ÷ realify real GEMM", "realify", "realify_real_same_flops", "{:.2f}"),
+              ("realify real GEMM ÷ Eigen complex", "realify_real_same_flops", "eigen_complex", "{:.2f}"),
+              ("Eigen real ÷ Eigen complex", "eigen_real_ceiling", "eigen_complex", "{:.2f}"),
+              ("speed-up over the std::complex loop", "std_complex_loop", "realify", "{:.1f}×")]
     for dtype, title in DTYPES.items():
         for family, what in (("square", "n × n times n × n"), ("batch32", "32 × (n × n times n × n), bmm")):
             table = times_table(medians, family, dtype, COLUMNS)
             if not table:
                 continue
             lines += [f"### {title}, {what}", ""] + table
-            lines += ratio_table(medians, family, dtype)
+            lines += ratio_table(medians, family, dtype, default_methods(), bases, extras)
+            level_table = times_table(medians, family, dtype, levels)
+            if level_table:
+                lines += ["Each instruction set (forced):", ""] + level_table
+                lines += ratio_table(medians, family, dtype,
+                                     [(name, label, THREE_M_TARGET if "3m" in name else AUTOMATIC_TARGET,
+                                       THREE_M_FROM if "3m" in name else AUTOMATIC_FROM)
+                                      for name, label in levels.items()], bases)
     avx2 = []
     for dtype, title in DTYPES.items():
         for family in ("square", "batch32"):
             table = times_table(medians, family, dtype, AVX2_COLUMNS)
             if table:
-                avx2 += [f"{title}, {family}:", ""] + table + ratio_table(medians, family, dtype, "_avx2")
+                avx2 += [f"{title}, {family}:", ""] + table + ratio_table(
+                    medians, family, dtype,
+                    [("realify@avx2", "automatic, AVX2", AUTOMATIC_TARGET, AUTOMATIC_FROM),
+                     ("realify_3m@avx2", "3m, AVX2", THREE_M_TARGET, THREE_M_FROM)],
+                    ["eigen_complex_avx2"],
+                    [("Eigen real ÷ Eigen complex, AVX2", "eigen_real_ceiling_avx2", "eigen_complex_avx2",
+                      "{:.2f}")])
     if avx2:
         lines += [
             "### AVX2 + FMA only",
@@ -213,7 +259,7 @@ def write_plot(medians, plot_path):
             if not sizes:
                 continue
             gf = [flops("square", n) / (medians[("square", column, dtype, n)] * 1e-6) / 1e9 for n in sizes]
-            style = "--" if column.endswith("_avx2") else "-"
+            style = "--" if "avx2" in column else "-"
             ax.plot(sizes, gf, style, marker="o", color=colors(i), label=label)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n")

@@ -141,10 +141,11 @@ realify::scoped_gemm_method four_m(realify::gemm_method::m4);  // every product 
 ```
 
 - `mm`, `bmm`, `matmul` (broadcast batch dims, 1-D operands promoted), `mv`, `dot` and `vdot` run
-  in the compiled library (`realify/simd/gemm.hpp`) on real GEMM kernels: for complex layouts the
-  method is `realify::gemm_method` — `automatic` (direct loop for tiny products, else 1m), `m1`,
-  `m4`, `m3` (fewer flops, weaker bound on the imaginary part: only on request) or `direct`; two
-  real float/double tensors run the real GEMM and return real tensors. Error bounds, special
+  in the compiled library (`realify/simd/gemm.hpp`), on Eigen's GEMM or a BLAS: for complex layouts
+  the method is `realify::gemm_method` — `automatic` (direct loop for tiny products, 1m for
+  matrix-vector ones, else `native`: the backend's complex GEMM), the induced `m1`, `m4`, `m3`
+  (fewer flops, weaker bound on the imaginary part: only on request) or `direct`; two real
+  float/double tensors run the real GEMM and return real tensors. Error bounds, special
   values and how the default was measured: [numerics.md](numerics.md#matrix-products-the-induced-methods).
 - `realify::conj_view(a)`, `realify::transpose_view(a)` (PyTorch's `a.mT`: the last two dims
   swapped) and `realify::mH(a)` (`a.mH`, the adjoint) are views only the matrix products take:

@@ -7,6 +7,8 @@
 #endif
 
 #define REALIFY_GEMM_EIGEN_NAMESPACE realify_eigen_avx512
+// the native method's complex product, built with contraction (gemm_native_avx512.cpp)
+#define REALIFY_GEMM_NATIVE native_gemm_avx512
 #include "gemm_kernels.hpp"
 
 namespace realify::simd::detail {

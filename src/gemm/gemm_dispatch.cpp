@@ -1,16 +1,27 @@
 // The public matrix-product API (realify/simd/gemm.hpp): argument checks, the
-// choice of method, the thread's scratch memory, then one call into the
-// products of the active kernel table (src/simd/kernel_table.hpp), so
-// REALIFY_SIMD_ARCH and realify::simd::force_arch govern them as every other
-// compiled kernel. Compiled for the baseline ISA only.
+// choice of method and of backend (the BLAS, when realify_simd was built with
+// one and it suits this CPU, else Eigen), the thread's scratch memory, then
+// one call into the products of the active kernel table
+// (src/simd/kernel_table.hpp), so REALIFY_SIMD_ARCH and
+// realify::simd::force_arch govern them as every other compiled kernel.
+// Compiled for the baseline ISA only.
+#include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <optional>
 #include <string>
+#include <string_view>
+
+#ifdef REALIFY_SIMD_HAVE_BLAS
+#include REALIFY_CBLAS_HEADER
+#endif
 
 #include "../simd/kernel_table.hpp"
 #include "gemm_arch.hpp"
 #include "realify/errors.hpp"
+#include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
 
 namespace realify {
@@ -62,6 +73,105 @@ namespace {
 
 thread_local detail::gemm_workspace workspace;
 
+// ---- the backend: Eigen's real GEMM (per instruction set), or the BLAS ----
+
+#ifdef REALIFY_SIMD_HAVE_BLAS
+constexpr bool have_blas = true;
+constexpr std::string_view blas_name = REALIFY_BLAS_NAME;
+#else
+constexpr bool have_blas = false;
+constexpr std::string_view blas_name = "none";
+#endif
+
+// REALIFY_GEMM_BACKEND=eigen|blas, read once (nullopt: unset). Like
+// REALIFY_SIMD_ARCH, a value that cannot be honoured makes every product
+// throw rather than silently run elsewhere.
+std::optional<bool> environment_blas() {
+    static const std::optional<bool> chosen = []() -> std::optional<bool> {
+        const char* value = std::getenv("REALIFY_GEMM_BACKEND");
+        if (value == nullptr || *value == '\0') return std::nullopt;
+        const std::string_view name(value);
+        if (name == "eigen") return false;
+        if (name == "blas") {
+            if (!have_blas)
+                throw error("realify::simd: REALIFY_GEMM_BACKEND=blas, but realify_simd was built without a BLAS "
+                            "(REALIFY_BLAS=OFF, or none was found)");
+            return true;
+        }
+        throw error("realify::simd: REALIFY_GEMM_BACKEND=" + std::string(name) + " is not one of eigen, blas");
+    }();
+    return chosen;
+}
+
+// Whether the BLAS suits this CPU (docs/numerics.md, "Which backend runs"):
+// OpenBLAS picks its kernels at load time and falls back to old generic ones
+// for a CPU it does not know — 0.3.21 runs its Prescott kernels on an
+// Emerald Rapids Xeon, 30 GFLOP/s where Eigen's AVX-512 GEMM reaches about
+// 120 — and with AVX2 kernels on an Intel AVX-512 CPU (Haswell, forced with
+// OPENBLAS_CORETYPE) it reached 81. Then Eigen runs the products. Other
+// BLAS libraries are taken as they are.
+bool blas_suited() {
+#if defined(REALIFY_SIMD_HAVE_BLAS) && defined(REALIFY_BLAS_OPENBLAS)
+    static const bool suited = [] {
+        std::string core = openblas_get_corename();
+        for (char& c : core) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        const bool avx512_kernels = core == "skylakex" || core == "cooperlake" || core == "sapphirerapids";
+        const bool avx2_kernels = avx512_kernels || core == "haswell" || core == "zen";
+        if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f")) return avx512_kernels;
+        return avx2_kernels;
+    }();
+    return suited;
+#else
+    return have_blas;
+#endif
+}
+
+bool use_blas() {
+    if (const std::optional<bool> chosen = environment_blas()) return *chosen;
+    return have_blas && !detail::level_forced() && blas_suited();
+}
+
+// The BLAS runs each product on one thread. Its own threading changes
+// results: OpenBLAS 0.3.21 on 1 and 2 threads differs in the last bits of
+// 1-6 % of the entries (edge tiles go to other kernels), and realify's
+// results do not depend on the thread count. OpenBLAS before 0.3.27 has only
+// a process-wide setting, so it is set to 1 whenever a product finds it
+// otherwise. (MKL is linked sequential; BLIS threads only loops over m and
+// n, with one kernel for every tile, which does not change results.)
+void one_blas_thread() {
+#if defined(REALIFY_SIMD_HAVE_BLAS) && defined(REALIFY_BLAS_OPENBLAS)
+    if (openblas_get_num_threads() == 1) return;
+    static std::mutex mutex;
+    const std::lock_guard lock(mutex);
+    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+#endif
+}
+
+/// What `automatic` runs where resolve_gemm_method says native: the backend's
+/// complex GEMM where it is the faster — a BLAS's cgemm/zgemm, Eigen's complex
+/// product built for AVX-512 — else 1m: built for AVX2 Eigen's complex GEMM
+/// ran at about 31 GFLOP/s where its real GEMM, which 1m runs on, kept 85
+/// (docs/numerics.md, "Which method runs").
+gemm_method automatic_on_backend(gemm_method resolved, gemm_method asked, bool blas) {
+    if (asked != gemm_method::automatic || resolved != gemm_method::native || blas) return resolved;
+    return active_arch_id(kernel_family::gemm) == arch::avx512 ? gemm_method::native : gemm_method::m1;
+}
+
+/// The BLAS takes int dimensions and leading dimensions: products whose
+/// sizes, strides or batch offsets (the spacing of stacked rows) do not
+/// stay well within an int stay on Eigen.
+template <class T>
+bool fits_blas(const gemm_dims& dims, const gemm_operand<T>& a, const gemm_operand<T>& b) {
+    constexpr std::size_t limit = INT_MAX / 4;
+    auto small = [](std::ptrdiff_t v) { return static_cast<std::size_t>(v < 0 ? -v : v) < limit; };
+    bool offsets = true;
+    for (std::ptrdiff_t o : a.batch_offsets) offsets = offsets && small(o);
+    for (std::ptrdiff_t o : b.batch_offsets) offsets = offsets && small(o);
+    return offsets && dims.batch * dims.m < limit && dims.n < limit && dims.k < limit && dims.m * dims.k < limit &&
+           dims.k * dims.n < limit && small(a.row_stride) && small(a.col_stride) && small(b.row_stride) &&
+           small(b.col_stride);
+}
+
 bool same_offsets(std::span<const std::ptrdiff_t> offsets) {
     for (std::ptrdiff_t offset : offsets)
         if (offset != offsets[0]) return false;
@@ -101,6 +211,7 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
     }
     static constexpr std::ptrdiff_t zero_offset = 0;
     const bool shared_b = dims.batch > 1 && same_offsets(b.batch_offsets);
+    const bool blas = use_blas() && fits_blas(dims, a, b);
     const detail::gemm_call<T> call{dims.batch,
                                     dims.m,
                                     dims.n,
@@ -110,19 +221,23 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
                                     out,
                                     complex,
                                     shared_b,
-                                    resolve_gemm_method(dims, shared_b, method),
-                                    &workspace};
+                                    automatic_on_backend(resolve_gemm_method(dims, shared_b, method), method, blas),
+                                    &workspace,
+                                    blas};
+    if (call.blas) one_blas_thread();
     detail::active_table().of<T>().gemm(call);
     workspace.trim();
 }
 
 }  // namespace
 
+std::string_view gemm_backend() { return use_blas() ? blas_name : std::string_view("eigen"); }
+
 gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept {
     if (method != gemm_method::automatic) return method;
     if (dims.n == 1) return gemm_method::m1;  // a matrix-vector product: 1m's single pass over A
     const std::size_t rows = shared_b ? dims.batch * dims.m : dims.m;
-    return rows * dims.n * dims.k <= gemm_direct_threshold ? gemm_method::direct : gemm_method::m1;
+    return rows * dims.n * dims.k <= gemm_direct_threshold ? gemm_method::direct : gemm_method::native;
 }
 
 void complex_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out,

@@ -24,6 +24,7 @@
 // What Eigen/Core includes, before the rename.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cassert>
 #include <cerrno>
 #include <cfloat>
@@ -46,14 +47,24 @@
 
 #include "gemm_arch.hpp"
 
+#ifdef REALIFY_SIMD_HAVE_BLAS
+#include REALIFY_CBLAS_HEADER
+#endif
+
 #define EIGEN_DONT_PARALLELIZE  // one thread, like the rest of realify (and the benchmarks' competitors)
 #define Eigen REALIFY_GEMM_EIGEN_NAMESPACE
 #include <Eigen/Core>
+
+#include "complex_gemm.hpp"
 
 namespace realify::simd::detail {
 namespace {
 
 using index = Eigen::Index;
+
+/// A dimension as the BLAS takes it (gemm_dispatch.cpp hands the BLAS only
+/// products whose dimensions and strides fit an int).
+inline int blas_int(index value) { return static_cast<int>(value); }
 template <class T>
 using row_major = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <class T>
@@ -169,7 +180,16 @@ T lane_sum(typename vector_register<T>::type v) {
 
 // ---- real products -------------------------------------------------------------------
 
-/// How a real operand is handed to Eigen: as it lies in memory, or copied.
+/// A real rows × cols operand as a GEMM reads it: element (r, c) at
+/// data[r·ld + c], or at data[c·ld + r] when `transposed` (column-major).
+template <class T>
+struct real_matrix {
+    const T* data;
+    index ld;
+    bool transposed;
+};
+
+/// How a real operand is handed to the GEMM: as it lies in memory, or copied.
 enum class real_storage { row_major, col_major, copy };
 
 /// Row-major when its rows are contiguous at one spacing, column-major when
@@ -181,27 +201,73 @@ inline real_storage storage_of(index rows, index cols, std::ptrdiff_t row_spacin
     return real_storage::copy;
 }
 
-/// Runs `body(map)` with a map of the rows × cols real matrix whose row r is
-/// at row(r): in place as `storage` says, or its contiguous copy in `scratch`.
-template <class T, class RowOf, class Body>
-void with_real_matrix(real_storage storage, index rows, index cols, const RowOf& row, std::ptrdiff_t row_spacing,
-                      std::ptrdiff_t col_stride, T* scratch, const Body& body) {
+/// The rows × cols real operand whose row r is at row(r), in place as
+/// `storage` says, or its contiguous copy in `scratch`.
+template <class T, class RowOf>
+real_matrix<T> real_operand(real_storage storage, index rows, index cols, const RowOf& row,
+                            std::ptrdiff_t row_spacing, std::ptrdiff_t col_stride, T* scratch) {
     switch (storage) {
-        case real_storage::row_major:
-            body(input<row_major<T>>(row(0), rows, cols, Eigen::OuterStride<>(rows == 1 ? cols : row_spacing)));
-            break;
-        case real_storage::col_major:
-            body(input<col_major<T>>(row(0), rows, cols, Eigen::OuterStride<>(cols == 1 ? rows : col_stride)));
-            break;
-        case real_storage::copy:
-            body(input<row_major<T>>(gather(rows, cols, 1, row, col_stride, scratch), rows, cols,
-                                     Eigen::OuterStride<>(cols)));
-            break;
+        case real_storage::row_major: return {row(0), rows == 1 ? cols : row_spacing, false};
+        case real_storage::col_major: return {row(0), cols == 1 ? rows : col_stride, true};
+        case real_storage::copy: break;
     }
+    return {gather(rows, cols, 1, row, col_stride, scratch), cols, false};
 }
 
-template <class T>
-void real_product(const product<T>& p, gemm_workspace& workspace) {
+/// C = A·B, C += A·B (accumulate +1) or C −= A·B (−1), C rows × n row-major
+/// with leading dimension ldc, on Eigen's real GEMM: the real products of
+/// every method without a BLAS.
+struct eigen_gemm {
+    template <class T>
+    void operator()(index rows, index n, index k, const real_matrix<T>& a, const real_matrix<T>& b, T* c,
+                    index ldc, int accumulate = 0) const {
+        output<T> out(c, rows, n, Eigen::OuterStride<>(ldc));
+        const auto times_b = [&](const auto& lhs) {
+            const auto into = [&](const auto& rhs) {
+                if (accumulate > 0) out.noalias() += lhs * rhs;
+                else if (accumulate < 0) out.noalias() -= lhs * rhs;
+                else out.noalias() = lhs * rhs;
+            };
+            if (b.transposed) into(input<col_major<T>>(b.data, k, n, Eigen::OuterStride<>(b.ld)));
+            else into(input<row_major<T>>(b.data, k, n, Eigen::OuterStride<>(b.ld)));
+        };
+        if (a.transposed) times_b(input<col_major<T>>(a.data, rows, k, Eigen::OuterStride<>(a.ld)));
+        else times_b(input<row_major<T>>(a.data, rows, k, Eigen::OuterStride<>(a.ld)));
+    }
+};
+
+#ifdef REALIFY_SIMD_HAVE_BLAS
+/// The same on the BLAS's sgemm / dgemm (gemm_call::blas).
+struct blas_gemm {
+    static CBLAS_TRANSPOSE op(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
+    void operator()(index rows, index n, index k, const real_matrix<float>& a, const real_matrix<float>& b, float* c,
+                    index ldc, int accumulate = 0) const {
+        cblas_sgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k),
+                    accumulate < 0 ? -1.0f : 1.0f, a.data, blas_int(a.ld), b.data, blas_int(b.ld),
+                    accumulate != 0 ? 1.0f : 0.0f, c, blas_int(ldc));
+    }
+    void operator()(index rows, index n, index k, const real_matrix<double>& a, const real_matrix<double>& b,
+                    double* c, index ldc, int accumulate = 0) const {
+        cblas_dgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k),
+                    accumulate < 0 ? -1.0 : 1.0, a.data, blas_int(a.ld), b.data, blas_int(b.ld),
+                    accumulate != 0 ? 1.0 : 0.0, c, blas_int(ldc));
+    }
+};
+#endif
+
+/// Runs body(gemm) with the real GEMM the call asked for.
+template <class Body>
+void with_real_gemm(bool blas, const Body& body) {
+#ifdef REALIFY_SIMD_HAVE_BLAS
+    if (blas) return body(blas_gemm{});
+#else
+    (void)blas;
+#endif
+    body(eigen_gemm{});
+}
+
+template <class T, class Gemm>
+void real_product(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
     const std::ptrdiff_t a_spacing = p.a_row_spacing();
     const real_storage a_storage =
         storage_of(p.rows, p.k, a_spacing, p.a.col_stride, p.rows == static_cast<index>(p.m));
@@ -209,15 +275,11 @@ void real_product(const product<T>& p, gemm_workspace& workspace) {
     const index a_copy = a_storage == real_storage::copy ? p.rows * p.k : 0;
     const index b_copy = b_storage == real_storage::copy ? p.k * p.n : 0;
     arena<T> scratch(workspace, a_copy, b_copy);
-    T* a_scratch = scratch.take(a_copy);
-    T* b_scratch = scratch.take(b_copy);
-    output<T> c(p.out, p.rows, p.n, Eigen::OuterStride<>(p.n));
-    const auto a_row = [&](index r) { return p.a_row(r); };
-    const auto b_row = [&](index r) { return p.b_row(r); };
-    with_real_matrix(a_storage, p.rows, p.k, a_row, a_spacing, p.a.col_stride, a_scratch, [&](const auto& a) {
-        with_real_matrix(b_storage, p.k, p.n, b_row, p.b_row_stride, p.b_col_stride, b_scratch,
-                         [&](const auto& b) { c.noalias() = a * b; });
-    });
+    const auto a = real_operand(a_storage, p.rows, p.k, [&](index r) { return p.a_row(r); }, a_spacing,
+                                p.a.col_stride, scratch.take(a_copy));
+    const auto b = real_operand(b_storage, p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_row_stride,
+                                p.b_col_stride, scratch.take(b_copy));
+    gemm(p.rows, p.n, p.k, a, b, p.out, p.n);
 }
 
 // ---- complex products ----------------------------------------------------------------
@@ -341,8 +403,8 @@ void gemv_1m(const product<T>& p, gemm_workspace& workspace) {
 /// The 1m method: one real product (rows × 2k) · (2k × 2n) on A as it lies in
 /// memory (a copy only when its rows are not contiguous pairs at one spacing)
 /// and the expanded B, straight into the interleaved output.
-template <class T>
-void product_1m(const product<T>& p, gemm_workspace& workspace) {
+template <class T, class Gemm>
+void product_1m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
     const index k2 = 2 * p.k, n2 = 2 * p.n;
     if (p.n == 1) return gemv_1m(p, workspace);
     const std::ptrdiff_t spacing = p.a_row_spacing();
@@ -354,28 +416,60 @@ void product_1m(const product<T>& p, gemm_workspace& workspace) {
                             : gather(p.rows, p.k, 2, [&](index r) { return p.a_row(r); }, p.a.col_stride,
                                      scratch.take(p.rows * k2));
     const index a_stride = a_in_place && p.rows > 1 ? spacing : k2;
-    const input<row_major<T>> a_real(a, p.rows, k2, Eigen::OuterStride<>(a_stride));
-    const input<row_major<T>> b_real(expanded, k2, n2, Eigen::OuterStride<>(n2));
-    output<T> c(p.out, p.rows, n2, Eigen::OuterStride<>(n2));
-    c.noalias() = a_real * b_real;
+    gemm(p.rows, n2, k2, real_matrix<T>{a, a_stride, false}, real_matrix<T>{expanded, n2, false}, p.out, n2);
 }
+
+/// |x| as an unsigned bit pattern: ordered as the magnitudes, inf and NaN
+/// above every finite value — so the largest over an array is a vectorised
+/// max, tested once (`< infinite_bits<T>`: all finite).
+template <class T>
+using bits_of = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+template <class T>
+constexpr bits_of<T> magnitude_bits(T x) noexcept {
+    return std::bit_cast<bits_of<T>>(x) & (~bits_of<T>(0) >> 1);
+}
+template <class T>
+constexpr bits_of<T> infinite_bits = magnitude_bits(std::numeric_limits<T>::infinity());
 
 /// Deinterleaves a rows × cols complex matrix into its real and imaginary
 /// parts (the imaginary part times `imag_sign`: −1 conjugates) and, when
-/// `sum` is not null, their sum — the parts m4 and m3 multiply.
+/// `sum` is not null, their sum — the parts m4 and m3 multiply. Returns the
+/// scale of the sums: 1, or ½ when two finite parts overflowed in a sum
+/// (1e308 + 1e308i), which 3m would turn into an infinite entry of a finite
+/// product; every sum is then (re + im)·½ — exact but for a subnormal part's
+/// last bit — and 3m scales its third product back.
 template <class T, class RowOf>
-void split(index rows, index cols, const RowOf& row, std::ptrdiff_t col_stride, T imag_sign, T* re, T* im, T* sum) {
+T split(index rows, index cols, const RowOf& row, std::ptrdiff_t col_stride, T imag_sign, T* re, T* im, T* sum) {
     for (index r = 0; r < rows; ++r) {
         const T* from = row(r);
         T* re_row = re + r * cols;
         T* im_row = im + r * cols;
-        for (index j = 0; j < cols; ++j) {
-            re_row[j] = from[j * col_stride];
-            im_row[j] = imag_sign * from[j * col_stride + 1];
+        if (col_stride == 2) {  // contiguous pairs: a loop the compiler vectorises
+            for (index j = 0; j < cols; ++j) {
+                re_row[j] = from[2 * j];
+                im_row[j] = imag_sign * from[2 * j + 1];
+            }
+        } else {
+            for (index j = 0; j < cols; ++j) {
+                re_row[j] = from[j * col_stride];
+                im_row[j] = imag_sign * from[j * col_stride + 1];
+            }
         }
-        if (sum != nullptr)
-            for (index j = 0; j < cols; ++j) sum[r * cols + j] = re_row[j] + im_row[j];
     }
+    if (sum == nullptr) return T(1);
+    const index count = rows * cols;
+    bits_of<T> largest = 0;  // of the sums: their cause is looked for only when one is not finite
+    for (index e = 0; e < count; ++e) {
+        sum[e] = re[e] + im[e];
+        largest = std::max(largest, magnitude_bits(sum[e]));
+    }
+    if (largest < infinite_bits<T>) return T(1);
+    bool overflowed = false;
+    for (index e = 0; e < count && !overflowed; ++e)
+        overflowed = std::isinf(sum[e]) && std::isfinite(re[e]) && std::isfinite(im[e]);
+    if (!overflowed) return T(1);
+    for (index e = 0; e < count; ++e) sum[e] = re[e] * T(0.5) + im[e] * T(0.5);
+    return T(0.5);
 }
 
 /// Columns [j0, j0 + 2·lanes) of row r of the direct loop, summed in four
@@ -439,71 +533,189 @@ void product_direct(const product<T>& p, gemm_workspace& workspace) {
     }
 }
 
-/// The parts of A and B the m4 and m3 methods multiply, in scratch.
-template <class T>
-struct parts {
-    T *ar, *ai, *as, *br, *bi, *bs;
-};
-
-template <class T>
-parts<T> split_operands(const product<T>& p, arena<T>& scratch, bool with_sums) {
-    const index a_size = p.rows * p.k, b_size = p.k * p.n;
-    parts<T> result{scratch.take(a_size), scratch.take(a_size), with_sums ? scratch.take(a_size) : nullptr,
-                    scratch.take(b_size), scratch.take(b_size), with_sums ? scratch.take(b_size) : nullptr};
-    split(p.rows, p.k, [&](index r) { return p.a_row(r); }, p.a.col_stride, sign<T>(p.a.conjugate), result.ar,
-          result.ai, result.as);
-    split(p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_col_stride, sign<T>(p.conjugate_b), result.br,
-          result.bi, result.bs);
-    return result;
-}
-
-template <class T>
-input<row_major<T>> contiguous(const T* data, index rows, index cols) {
-    return input<row_major<T>>(data, rows, cols, Eigen::OuterStride<>(cols));
-}
-template <class T>
-output<T> contiguous(T* data, index rows, index cols) {
-    return output<T>(data, rows, cols, Eigen::OuterStride<>(cols));
-}
-
 /// The 4m method: Cᵣ = AᵣBᵣ − AᵢBᵢ, Cᵢ = AᵣBᵢ + AᵢBᵣ, four real products.
-template <class T>
-void product_4m(const product<T>& p, gemm_workspace& workspace) {
+template <class T, class Gemm>
+void product_4m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
     const index a_size = p.rows * p.k, b_size = p.k * p.n, c_size = p.rows * p.n;
     arena<T> scratch(workspace, a_size, a_size, b_size, b_size, c_size, c_size);
-    const parts<T> x = split_operands(p, scratch, false);
+    T* const ar = scratch.take(a_size);
+    T* const ai = scratch.take(a_size);
+    T* const br = scratch.take(b_size);
+    T* const bi = scratch.take(b_size);
+    split(p.rows, p.k, [&](index r) { return p.a_row(r); }, p.a.col_stride, sign<T>(p.a.conjugate), ar, ai,
+          static_cast<T*>(nullptr));
+    split(p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_col_stride, sign<T>(p.conjugate_b), br, bi,
+          static_cast<T*>(nullptr));
     T* cr = scratch.take(c_size);
     T* ci = scratch.take(c_size);
-    const auto ar = contiguous<T>(x.ar, p.rows, p.k), ai = contiguous<T>(x.ai, p.rows, p.k);
-    const auto br = contiguous<T>(x.br, p.k, p.n), bi = contiguous<T>(x.bi, p.k, p.n);
-    auto c_re = contiguous(cr, p.rows, p.n), c_im = contiguous(ci, p.rows, p.n);
-    c_re.noalias() = ar * br;
-    c_re.noalias() -= ai * bi;
-    c_im.noalias() = ar * bi;
-    c_im.noalias() += ai * br;
+    const real_matrix<T> a_re{ar, p.k, false}, a_im{ai, p.k, false}, b_re{br, p.n, false}, b_im{bi, p.n, false};
+    gemm(p.rows, p.n, p.k, a_re, b_re, cr, p.n);
+    gemm(p.rows, p.n, p.k, a_im, b_im, cr, p.n, -1);
+    gemm(p.rows, p.n, p.k, a_re, b_im, ci, p.n);
+    gemm(p.rows, p.n, p.k, a_im, b_re, ci, p.n, 1);
     for (index e = 0; e < c_size; ++e) {
         p.out[2 * e] = cr[e];
         p.out[2 * e + 1] = ci[e];
     }
 }
 
+/// 3m's scratch: B's parts in panels of at most this many bytes (all three),
+/// A's likewise, and the three products of a tile: about 24 MiB in all, kept
+/// by the thread's workspace between calls (a fresh 36 MiB per call, a
+/// 1024 × 1024 complex<float> product unblocked, cost 9000 page faults). A's
+/// panels have at most m3_rows rows, so that a tile's parts and products
+/// stay near the cache between the three products and the combination.
+constexpr std::size_t m3_b_panel_bytes = std::size_t(12) << 20;
+constexpr std::size_t m3_a_panel_bytes = std::size_t(6) << 20;
+constexpr std::size_t m3_tile_bytes = std::size_t(6) << 20;
+constexpr index m3_rows = 128;
+
+/// How many of `extent` rows or columns fit in `bytes` at `per_item` bytes
+/// each: all, or a multiple of 64 (at least 64), or at least 1 for `small`.
+inline index panel_extent(index extent, std::size_t per_item, std::size_t bytes, index smallest) {
+    const auto fits = static_cast<index>(bytes / (per_item == 0 ? 1 : per_item));
+    if (fits >= extent) return extent;
+    return std::max(smallest, fits >= 64 ? fits / 64 * 64 : fits);
+}
+
 /// The 3m method: T₁ = AᵣBᵣ, T₂ = AᵢBᵢ, T₃ = (Aᵣ + Aᵢ)(Bᵣ + Bᵢ),
-/// Cᵣ = T₁ − T₂, Cᵢ = T₃ − T₁ − T₂: three real products.
-template <class T>
-void product_3m(const product<T>& p, gemm_workspace& workspace) {
-    const index a_size = p.rows * p.k, b_size = p.k * p.n, c_size = p.rows * p.n;
-    arena<T> scratch(workspace, a_size, a_size, a_size, b_size, b_size, b_size, c_size, c_size, c_size);
-    const parts<T> x = split_operands(p, scratch, true);
-    T* t1 = scratch.take(c_size);
-    T* t2 = scratch.take(c_size);
-    T* t3 = scratch.take(c_size);
-    contiguous(t1, p.rows, p.n).noalias() = contiguous<T>(x.ar, p.rows, p.k) * contiguous<T>(x.br, p.k, p.n);
-    contiguous(t2, p.rows, p.n).noalias() = contiguous<T>(x.ai, p.rows, p.k) * contiguous<T>(x.bi, p.k, p.n);
-    contiguous(t3, p.rows, p.n).noalias() = contiguous<T>(x.as, p.rows, p.k) * contiguous<T>(x.bs, p.k, p.n);
-    for (index e = 0; e < c_size; ++e) {
-        p.out[2 * e] = t1[e] - t2[e];
-        p.out[2 * e + 1] = t3[e] - t1[e] - t2[e];
+/// Cᵣ = T₁ − T₂, Cᵢ = T₃ − T₁ − T₂: three real products, tile by tile of C
+/// (panels of B's columns, then of A's rows, each split into its parts once
+/// per tile, with the whole of k), so the scratch stays bounded. Where a
+/// panel's sums were halved (split), T₃ is s·(Aᵣ + Aᵢ)(Bᵣ + Bᵢ), s ∈ {½, ¼},
+/// and Cᵢ = (T₃ − s·T₁ − s·T₂)/s, which overflows only if Cᵢ does.
+template <class T, class Gemm>
+void product_3m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
+    const index k = p.k;
+    const std::size_t per_row = 3 * static_cast<std::size_t>(k) * sizeof(T);
+    const index nb = panel_extent(p.n, per_row, m3_b_panel_bytes, 64);
+    const index mb = std::min({m3_rows, panel_extent(p.rows, per_row, m3_a_panel_bytes, 16),
+                               panel_extent(p.rows, 3 * static_cast<std::size_t>(nb) * sizeof(T), m3_tile_bytes, 1)});
+    const index b_size = k * nb, a_size = mb * k, t_size = mb * nb;
+    arena<T> scratch(workspace, b_size, b_size, b_size, a_size, a_size, a_size, t_size, t_size, t_size);
+    T* const br = scratch.take(b_size);
+    T* const bi = scratch.take(b_size);
+    T* const bs = scratch.take(b_size);
+    T* const ar = scratch.take(a_size);
+    T* const ai = scratch.take(a_size);
+    T* const as = scratch.take(a_size);
+    T* const t1 = scratch.take(t_size);
+    T* const t2 = scratch.take(t_size);
+    T* const t3 = scratch.take(t_size);
+    for (index j0 = 0; j0 < p.n; j0 += nb) {
+        const index cols = std::min(nb, p.n - j0);
+        const T sb = split(k, cols, [&](index q) { return p.b_row(q) + j0 * p.b_col_stride; }, p.b_col_stride,
+                           sign<T>(p.conjugate_b), br, bi, bs);
+        for (index i0 = 0; i0 < p.rows; i0 += mb) {
+            const index rows = std::min(mb, p.rows - i0);
+            const T sa = split(rows, k, [&](index r) { return p.a_row(i0 + r); }, p.a.col_stride,
+                               sign<T>(p.a.conjugate), ar, ai, as);
+            gemm(rows, cols, k, real_matrix<T>{ar, k, false}, real_matrix<T>{br, cols, false}, t1, cols);
+            gemm(rows, cols, k, real_matrix<T>{ai, k, false}, real_matrix<T>{bi, cols, false}, t2, cols);
+            gemm(rows, cols, k, real_matrix<T>{as, k, false}, real_matrix<T>{bs, cols, false}, t3, cols);
+            const T s = sa * sb;
+            for (index r = 0; r < rows; ++r) {
+                T* out = p.out + 2 * ((i0 + r) * p.n + j0);
+                const T *x1 = t1 + r * cols, *x2 = t2 + r * cols, *x3 = t3 + r * cols;
+                if (s == T(1)) {
+                    for (index j = 0; j < cols; ++j) {
+                        out[2 * j] = x1[j] - x2[j];
+                        out[2 * j + 1] = x3[j] - x1[j] - x2[j];
+                    }
+                } else {
+                    for (index j = 0; j < cols; ++j) {
+                        out[2 * j] = x1[j] - x2[j];
+                        out[2 * j + 1] = (x3[j] - s * x1[j] - s * x2[j]) / s;
+                    }
+                }
+            }
+        }
     }
+}
+
+template <class T>
+using complex_matrix = complex_view<T>;
+
+/// The rows × cols complex operand whose row r is at row(r) (elements
+/// col_stride components apart) in place when its pairs are rows or columns
+/// at one spacing — a conjugated transposed one as its adjoint — else copied
+/// (conjugated if asked) into `scratch`.
+template <class T, class RowOf>
+complex_matrix<T> complex_operand(index rows, index cols, const RowOf& row, std::ptrdiff_t row_spacing,
+                                  std::ptrdiff_t col_stride, bool conjugate, bool single_matrix, T* scratch) {
+    if (!conjugate && col_stride == 2 && (rows == 1 || (row_spacing >= 2 * cols && row_spacing % 2 == 0)))
+        return {row(0), rows == 1 ? cols : row_spacing / 2, complex_op::none};
+    if (single_matrix && row_spacing == 2 && (cols == 1 || (col_stride >= 2 * rows && col_stride % 2 == 0)))
+        return {row(0), cols == 1 ? rows : col_stride / 2, conjugate ? complex_op::adjoint : complex_op::transpose};
+    gather(rows, cols, 2, row, col_stride, scratch);
+    if (conjugate)
+        for (index e = 0; e < rows * cols; ++e) scratch[2 * e + 1] = -scratch[2 * e + 1];
+    return {scratch, cols, complex_op::none};
+}
+
+/// Every component of the operand finite: rows × cols pairs as stored
+/// (transposed storage: cols lines of rows pairs), `ld` pairs apart.
+template <class T>
+bool all_finite(const complex_matrix<T>& m, index rows, index cols) {
+    const bool stored_transposed = m.op != complex_op::none;
+    const index lines = stored_transposed ? cols : rows, length = 2 * (stored_transposed ? rows : cols);
+    bits_of<T> largest = 0;
+    for (index l = 0; l < lines; ++l) {
+        const T* line = m.data + 2 * l * m.ld;
+        for (index e = 0; e < length; ++e) largest = std::max(largest, magnitude_bits(line[e]));
+    }
+    return largest < infinite_bits<T>;
+}
+
+#ifdef REALIFY_SIMD_HAVE_BLAS
+inline CBLAS_TRANSPOSE blas_op(complex_op op) {
+    return op == complex_op::none ? CblasNoTrans : op == complex_op::transpose ? CblasTrans : CblasConjTrans;
+}
+inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<float>& a,
+                              const complex_matrix<float>& b, float* c) {
+    const float one[2] = {1.0f, 0.0f}, zero[2] = {0.0f, 0.0f};
+    cblas_cgemm(CblasRowMajor, blas_op(a.op), blas_op(b.op), blas_int(m), blas_int(n), blas_int(k), one, a.data,
+                blas_int(a.ld), b.data, blas_int(b.ld), zero, c, blas_int(n));
+}
+inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<double>& a,
+                              const complex_matrix<double>& b, double* c) {
+    const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
+    cblas_zgemm(CblasRowMajor, blas_op(a.op), blas_op(b.op), blas_int(m), blas_int(n), blas_int(k), one, a.data,
+                blas_int(a.ld), b.data, blas_int(b.ld), zero, c, blas_int(n));
+}
+#endif
+
+/// The native method: the backend's complex GEMM — the BLAS's cgemm / zgemm,
+/// else Eigen's complex product — on the operands in place where they are
+/// rows or columns of pairs. Complex GEMM kernels scale by α = 1 + 0i as a
+/// complex product, where an infinite part meets the 0 and becomes NaN in
+/// the other part, and compute inf/NaN otherwise than the pair formula: an
+/// operand with a non-finite component runs 1m instead (returns false,
+/// nothing written), so the special values are the documented ones.
+template <class T>
+bool product_native(const product<T>& p, gemm_workspace& workspace, bool blas) {
+    const std::ptrdiff_t a_spacing = p.a_row_spacing();
+    const bool single = p.rows == static_cast<index>(p.m);
+    arena<T> scratch(workspace, 2 * p.rows * p.k, 2 * p.k * p.n);
+    const auto a = complex_operand(p.rows, p.k, [&](index r) { return p.a_row(r); }, a_spacing, p.a.col_stride,
+                                   p.a.conjugate, single, scratch.take(2 * p.rows * p.k));
+    const auto b = complex_operand(p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_row_stride, p.b_col_stride,
+                                   p.conjugate_b, true, scratch.take(2 * p.k * p.n));
+    if (!all_finite(a, p.rows, p.k) || !all_finite(b, p.k, p.n)) return false;
+#ifdef REALIFY_SIMD_HAVE_BLAS
+    if (blas) {
+        blas_complex_gemm(p.rows, p.n, p.k, a, b, p.out);
+        return true;
+    }
+#else
+    (void)blas;
+#endif
+#ifdef REALIFY_GEMM_NATIVE
+    REALIFY_GEMM_NATIVE(p.rows, p.n, p.k, a, b, p.out);
+#else
+    eigen_complex_gemm(p.rows, p.n, p.k, a, b, p.out);
+#endif
+    return true;
 }
 
 /// Every product of a call: one when the batches share B (their rows of A
@@ -526,16 +738,19 @@ void run(const gemm_call<T>& call) {
                            call.b.col_stride,
                            call.b.conjugate,
                            call.out + first * call.m * call.n * out_width};
-        if (!call.complex) {
-            real_product(p, *call.workspace);
-            continue;
-        }
-        switch (call.method) {
-            case gemm_method::m4: product_4m(p, *call.workspace); break;
-            case gemm_method::m3: product_3m(p, *call.workspace); break;
-            case gemm_method::direct: product_direct(p, *call.workspace); break;
-            default: product_1m(p, *call.workspace); break;
-        }
+        gemm_workspace& workspace = *call.workspace;
+        with_real_gemm(call.blas, [&](const auto& gemm) {
+            if (!call.complex) return real_product(p, workspace, gemm);
+            switch (call.method) {
+                case gemm_method::m3: return product_3m(p, workspace, gemm);
+                case gemm_method::m4: return product_4m(p, workspace, gemm);
+                case gemm_method::direct: return product_direct(p, workspace);
+                case gemm_method::native:
+                    if (product_native(p, workspace, call.blas)) return;
+                    [[fallthrough]];  // an inf or NaN in an operand: 1m's special values
+                default: return product_1m(p, workspace, gemm);
+            }
+        });
     }
 }
 

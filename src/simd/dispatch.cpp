@@ -2,12 +2,15 @@
 // force_arch, scoped_arch) and the span API of the multiply family: argument
 // checks, the choice of streaming stores, then one indirect call into the
 // active kernel table. Compiled for the baseline ISA only.
+#include <cpuid.h>
+
 #include <atomic>
 #include <complex>
 #include <cstddef>
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -88,18 +91,11 @@ std::string unsupported(arch a) {
     return std::string(arch_name(a)) + " is not supported on this machine (supported: " + supported_list() + ")";
 }
 
-// REALIFY_SIMD_ARCH if set, else the best level; read once.
-arch environment_or_best() {
-    static const arch chosen = [] {
+// REALIFY_SIMD_ARCH if set (it forces every family), else nullopt; read once.
+std::optional<arch> environment_arch() {
+    static const std::optional<arch> chosen = []() -> std::optional<arch> {
         const char* value = std::getenv("REALIFY_SIMD_ARCH");
-        if (value == nullptr || *value == '\0') {
-            const arch best = best_supported_arch();
-            if (!is_supported(best))
-                throw error("realify::simd: this CPU supports none of the instruction sets realify_simd was built for (" +
-                            level_list(compiled_in) +
-                            "); build realify with the CMake option REALIFY_SIMD_ARCHS=all (or native on this machine)");
-            return best;
-        }
+        if (value == nullptr || *value == '\0') return std::nullopt;
         const auto parsed = parse_arch(value);
         if (!parsed)
             throw error(std::string("realify::simd: REALIFY_SIMD_ARCH=") + value +
@@ -170,9 +166,42 @@ const detail::kernel_table& table_for(arch a) noexcept {
 #endif
 }
 
+// The table when no level is forced: each family's kernels from the table of
+// its preferred level.
 template <class T>
-const detail::kernel_set<T>& active_kernels() {
-    return detail::active_table().of<T>();
+detail::kernel_set<T> preferred_set() noexcept {
+    auto of = [](kernel_family f) -> const detail::kernel_set<T>& { return table_for(preferred_arch(f)).of<T>(); };
+    return {of(kernel_family::multiply).multiply, of(kernel_family::rope).rope, of(kernel_family::gemm).gemm,
+            of(kernel_family::elementwise).elementwise, of(kernel_family::elementwise).rows};
+}
+const detail::kernel_table& preferred_table() noexcept {
+    static const detail::kernel_table table{preferred_set<float>(), preferred_set<double>()};
+    return table;
+}
+
+// The level forced now, if any: force_arch/scoped_arch, else REALIFY_SIMD_ARCH.
+std::optional<arch> forced_level() {
+    const int forced = forced_arch.load(std::memory_order_acquire);
+    if (forced >= 0) return static_cast<arch>(forced);
+    return environment_arch();
+}
+
+// ---- the per-family rule (docs/simd.md, "Run-time dispatch") ----
+
+// AMD family 19h with AVX-512 is Zen 4, whose vector units are 256 bits wide:
+// a 512-bit instruction runs as two halves. (Zen 3, also family 19h, has no
+// AVX-512; Zen 5 is family 1Ah.)
+bool is_zen4() noexcept {
+    if (!__builtin_cpu_is("amd") || !__builtin_cpu_supports("avx512f")) return false;
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+    const unsigned base = (eax >> 8) & 0xf, extended = (eax >> 20) & 0xff;
+    return (base == 0xf ? base + extended : base) == 0x19;
+}
+
+template <class T>
+const detail::multiply_set<T>& active_kernels() {
+    return detail::active_table().of<T>().multiply;
 }
 
 using detail::check_alias;
@@ -188,10 +217,9 @@ void mul_impl(const char* function, bool conjugate, std::span<const std::complex
               std::span<const std::complex<T>> b, std::span<std::complex<T>> out, nan_policy policy) {
     if (a.size() != b.size() || a.size() != out.size())
         throw shape_error(sizes_message(function, {{"a", a.size()}, {"b", b.size()}, {"out", out.size()}}));
-    check_alias(function, "a", a, out);
-    check_alias(function, "b", b, out);
+    const bool aliased = check_alias(function, "a", a, out) | check_alias(function, "b", b, out);
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out), a, b);
+    const bool stream = use_streaming(out, aliased, a, b);
     (conjugate ? k.mul_conj : k.mul)(reals(a), reals(b), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
@@ -199,11 +227,11 @@ template <class T>
 void mul_real_impl(std::span<const std::complex<T>> a, std::span<const T> r, std::span<std::complex<T>> out) {
     if (a.size() != r.size() || a.size() != out.size())
         throw shape_error(sizes_message("mul_real", {{"a", a.size()}, {"r", r.size()}, {"out", out.size()}}));
-    check_alias("mul_real", "a", a, out);
+    const bool aliased = check_alias("mul_real", "a", a, out);
     if (overlaps(r, out))
         throw layout_error("realify::simd::mul_real: out overlaps the real array r");
     const auto& k = active_kernels<T>();
-    k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out), a, r));
+    k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, aliased, a, r));
 }
 
 template <class T>
@@ -211,9 +239,9 @@ void mul_scalar_impl(std::span<const std::complex<T>> a, std::complex<T> s, std:
                      nan_policy policy) {
     if (a.size() != out.size())
         throw shape_error(sizes_message("mul_scalar", {{"a", a.size()}, {"out", out.size()}}));
-    check_alias("mul_scalar", "a", a, out);
+    const bool aliased = check_alias("mul_scalar", "a", a, out);
     const auto& k = active_kernels<T>();
-    k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, overlaps(a, out), a), strict(policy));
+    k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, aliased, a), strict(policy));
 }
 
 template <class T>
@@ -222,11 +250,10 @@ void mul_add_impl(std::span<const std::complex<T>> a, std::span<const std::compl
     if (a.size() != b.size() || a.size() != c.size() || a.size() != out.size())
         throw shape_error(sizes_message(
             "mul_add", {{"a", a.size()}, {"b", b.size()}, {"c", c.size()}, {"out", out.size()}}));
-    check_alias("mul_add", "a", a, out);
-    check_alias("mul_add", "b", b, out);
-    check_alias("mul_add", "c", c, out);
+    const bool aliased = check_alias("mul_add", "a", a, out) | check_alias("mul_add", "b", b, out) |
+                         check_alias("mul_add", "c", c, out);
     const auto& k = active_kernels<T>();
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(b, out) || overlaps(c, out), a, b, c);
+    const bool stream = use_streaming(out, aliased, a, b, c);
     k.mul_add(reals(a), reals(b), reals(c), reals(out), 2 * out.size(), stream, strict(policy));
 }
 
@@ -247,10 +274,9 @@ void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std
                        " blocks; need blocks to divide rows.size() and a.size() == out.size() == repeats * rows.size()";
         throw shape_error(message);
     }
-    check_alias(function, "a", a, out);
-    check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
+    const bool aliased = check_alias(function, "a", a, out) | check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
     if (a.empty()) return;
-    const bool stream = use_streaming(out, overlaps(a, out) || overlaps(rows, out), a, rows);
+    const bool stream = use_streaming(out, aliased, a, rows);
     active_kernels<T>().mul_rows(reals(a), reals(rows), reals(out), 2 * n, a.size() / one_repeat, blocks, stream,
                                  strict(policy));
 }
@@ -269,16 +295,55 @@ arch best_supported_arch() noexcept {
     return arch::sse2;
 }
 
+namespace {
+// best_supported_arch() when it runs here; else (a native build moved to an
+// older CPU) the error every kernel call gives instead of an illegal
+// instruction.
+arch runnable_best() {
+    static const bool runs = is_supported(best_supported_arch());
+    if (!runs)
+        throw error("realify::simd: this CPU supports none of the instruction sets realify_simd was built for (" +
+                    level_list(compiled_in) +
+                    "); build realify with the CMake option REALIFY_SIMD_ARCHS=all (or native on this machine)");
+    return best_supported_arch();
+}
+}  // namespace
+
+arch preferred_arch(kernel_family f) noexcept {
+    static const arch best = best_supported_arch();
+    // Zen 4: the AVX-512 RoPE kernel measured 1.31-1.53x memcpy's time out of
+    // place and 1.17-1.41x in place at Llama-3-8B prefill, the AVX2 one 1.00x
+    // and 0.84x (docs/simd.md).
+    static const bool zen4 = is_zen4();
+    if (f == kernel_family::rope && best == arch::avx512 && zen4 && is_supported(arch::avx2)) return arch::avx2;
+    return best;
+}
+
 arch active_arch_id() {
-    const int forced = forced_arch.load(std::memory_order_acquire);
-    return forced >= 0 ? static_cast<arch>(forced) : environment_or_best();
+    const std::optional<arch> forced = forced_level();
+    return forced ? *forced : runnable_best();
+}
+
+arch active_arch_id(kernel_family f) {
+    const std::optional<arch> forced = forced_level();
+    if (forced) return *forced;
+    runnable_best();
+    return preferred_arch(f);
 }
 
 namespace detail {
-const kernel_table& active_table() { return table_for(active_arch_id()); }
+const kernel_table& active_table() {
+    const std::optional<arch> forced = forced_level();
+    if (forced) return table_for(*forced);
+    runnable_best();
+    return preferred_table();
+}
+bool level_forced() { return forced_level().has_value(); }
 }  // namespace detail
 
 std::string_view active_arch() { return arch_name(active_arch_id()); }
+
+std::string_view active_arch(kernel_family f) { return arch_name(active_arch_id(f)); }
 
 void force_arch(arch a) {
     if (!is_supported(a)) throw error("realify::simd::force_arch: " + unsupported(a));

@@ -62,8 +62,11 @@ template <class T, class Arch>
 constexpr kernel_set<T> make_kernel_set(gemm_kernel<T> gemm) noexcept {
     using m = kernels::complex_mul_kernels<T, Arch>;
     using r = kernels::row_kernels<T, Arch>;
-    kernel_set<T> set{&m::mul,     &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add,
-                      &rope::kernel::rope_simd<T, Arch>::run, gemm, {}, {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
+    kernel_set<T> set{{&m::mul, &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add},
+                      &rope::kernel::rope_simd<T, Arch>::run,
+                      gemm,
+                      {},
+                      {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);
     REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ADD)
 #undef REALIFY_SIMD_ADD

@@ -46,7 +46,7 @@ struct row_set {
 
 // Multiply family: pointers to interleaved reals; n counts reals.
 template <class T>
-struct kernel_set {
+struct multiply_set {
     void (*mul)(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept;
     void (*mul_conj)(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept;
     // blocks × repeats rows of n reals; the rows of block b times row b of `rows`
@@ -55,6 +55,13 @@ struct kernel_set {
     void (*mul_real)(const T* a, const T* r, T* out, std::size_t n, bool stream) noexcept;
     void (*mul_scalar)(const T* a, std::complex<T> s, T* out, std::size_t n, bool stream, bool strict) noexcept;
     void (*mul_add)(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream, bool strict) noexcept;
+};
+
+/// One member per kernel family (realify::simd::kernel_family), so that the
+/// dispatcher can take each family from another instruction set's table.
+template <class T>
+struct kernel_set {
+    multiply_set<T> multiply;
     // RoPE (realify/rope/kernels/xsimd_rope.hpp); may allocate its patterns
     void (*rope)(const rope::detail::rope_call<T>& call);
     // the matrix products (src/gemm/gemm_<level>.cpp); may allocate scratch
@@ -84,8 +91,12 @@ const kernel_table& avx512_kernels() noexcept;
 template <class T>
 const elementwise_set<T>& scalar_kernels() noexcept;
 
-/// The table of the active instruction set (dispatch.cpp). Throws
-/// realify::error when REALIFY_SIMD_ARCH names a level this machine lacks.
+/// The table calls use now (dispatch.cpp): the forced instruction set's, or
+/// each family's preferred one's. Throws realify::error when
+/// REALIFY_SIMD_ARCH names a level this machine lacks.
 const kernel_table& active_table();
+
+/// Whether a level is forced now (force_arch, scoped_arch, REALIFY_SIMD_ARCH).
+bool level_forced();
 
 }  // namespace realify::simd::detail

@@ -1,6 +1,7 @@
 // The RoPE entry points (realify/rope/dispatch.hpp): the active kernel
 // table's RoPE kernel, so REALIFY_SIMD_ARCH, force_arch and scoped_arch
-// govern RoPE exactly as every other kernel.
+// govern RoPE exactly as every other kernel; unforced, the RoPE family's
+// preferred level (realify::simd::preferred_arch).
 #include "realify/rope/dispatch.hpp"
 
 #include "kernel_table.hpp"
@@ -8,7 +9,7 @@
 
 namespace realify::rope {
 
-std::string_view active_arch() { return simd::active_arch(); }
+std::string_view active_arch() { return simd::active_arch(simd::kernel_family::rope); }
 
 namespace detail {
 

@@ -36,14 +36,14 @@ bool overlaps(std::span<X> x, std::span<Y> y) noexcept {
 }
 
 /// out must be exactly `in` (same start, and the same size unless
-/// `same_start_suffices`) or disjoint from it.
+/// `same_start_suffices`) or disjoint from it; returns true in the first case.
 template <class T, class U>
-void check_alias(std::string_view function, const char* name, std::span<const T> in, std::span<U> out,
+bool check_alias(std::string_view function, const char* name, std::span<const T> in, std::span<U> out,
                  bool same_start_suffices = false) {
-    if (!overlaps(in, out)) return;
+    if (!overlaps(in, out)) return false;
     if (static_cast<const void*>(in.data()) == static_cast<const void*>(out.data()) &&
         (same_start_suffices || in.size_bytes() == out.size_bytes()))
-        return;
+        return true;
     throw layout_error("realify::simd::" + std::string(function) + ": out partially overlaps " + name +
                        " (out may be the same range as an input, or disjoint from it)");
 }

@@ -20,10 +20,16 @@ int main() {
     real(1, 2, 1) = 5.0f;  // write the imaginary part of x(1, 2) through the view
     const bool shares_memory = &real(1, 2, 1) == reinterpret_cast<float*>(&x(1, 2)) + 1;
     const bool wrote_through = x(1, 2) == std::complex<float>(0.0f, 5.0f);
-    std::printf("realify %d.%d.%d: shares memory %d, writes through %d\n", realify::version_major,
-                realify::version_minor, realify::version_patch, shares_memory, wrote_through);
+    // a matrix product: links the compiled kernels and, when realify_simd was
+    // built with one, the BLAS they run on
+    xt::xtensor<std::complex<float>, 2> a = {{{1.0f, 1.0f}, {2.0f, 0.0f}}, {{0.0f, -1.0f}, {1.0f, 0.0f}}};
+    const auto c = realify::to_complex_tensor(realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(a)));
+    const bool product = c(0, 0) == std::complex<float>(0.0f, 0.0f) && c(1, 1) == std::complex<float>(1.0f, -2.0f);
+    std::printf("realify %d.%d.%d: shares memory %d, writes through %d, product %d (on %.*s)\n", realify::version_major,
+                realify::version_minor, realify::version_patch, shares_memory, wrote_through, product,
+                static_cast<int>(realify::simd::gemm_backend().size()), realify::simd::gemm_backend().data());
 #ifdef CONSUMER_OWN_TARGETS
     if (consumer_own_library() != 42) return 1;
 #endif
-    return shares_memory && wrote_through ? 0 : 1;
+    return shares_memory && wrote_through && product ? 0 : 1;
 }

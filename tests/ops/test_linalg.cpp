@@ -16,6 +16,7 @@
 #include <new>
 #include <random>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -45,7 +46,7 @@ template <class T>
 using carray = xt::xarray<std::complex<T>>;
 
 constexpr gemm_method all_methods[] = {gemm_method::direct, gemm_method::m1, gemm_method::m4, gemm_method::m3,
-                                       gemm_method::automatic};
+                                       gemm_method::native, gemm_method::automatic};
 
 std::vector<arch> machine_arches() {
     std::vector<arch> result;
@@ -222,6 +223,62 @@ TEST(LinalgBounds, ThreeMLosesTheSmallImaginaryPartWithinItsBound) {
     for (gemm_method method : {gemm_method::m1, gemm_method::m4, gemm_method::direct})
         EXPECT_TRUE(within_bound(result_of<float>(realify::mm(la, lb, method)), r, method));
 }
+
+/// 3m splits B into panels of columns and A into panels of rows, each with
+/// all of k, so that its scratch stays bounded (about 24 MiB): here two
+/// column panels of a 1100-deep complex<double> product (448 + 52 columns)
+/// and two row panels (128 + 72). Entries around the tile edges, and the
+/// last ones, against the reference; a second call into the reused
+/// workspace gives the same bits.
+TEST(LinalgBounds, ThreeMRunsInBoundedTilesAtLargeSizes) {
+    std::mt19937_64 rng(13);
+    const std::size_t m = 200, k = 1100, n = 500;
+    const carray<double> a = random_complex<double>({m, k}, rng), b = random_complex<double>({k, n}, rng);
+    const auto la = realify::complex_layout_of(a), lb = realify::complex_layout_of(b);
+    const carray<double> c = result_of<double>(realify::mm(la, lb, gemm_method::m3));
+    const carray<double> again = result_of<double>(realify::mm(la, lb, gemm_method::m3));
+    EXPECT_EQ(c, again);
+    for (std::size_t i : {std::size_t(0), std::size_t(127), std::size_t(128), m - 1})
+        for (std::size_t j : {std::size_t(0), std::size_t(447), std::size_t(448), n - 1}) {
+            const carray<double> row = xt::view(a, xt::range(i, i + 1), xt::all());
+            const carray<double> column = xt::view(b, xt::all(), xt::range(j, j + 1));
+            const carray<double> entry = xt::view(c, xt::range(i, i + 1), xt::range(j, j + 1));
+            EXPECT_TRUE(within_bound(entry, make_reference(row, column), gemm_method::m3)) << i << ", " << j;
+        }
+}
+
+/// 3m sums Aᵣ + Aᵢ and Bᵣ + Bᵢ: with parts near the overflow threshold that
+/// sum overflows although the product is finite. The sums are then halved
+/// (exactly) and the third product scaled back, so 3m gives the finite entry
+/// within its bound — where the sum overflowed in A, in B, in both, alone and
+/// in a larger matrix whose other entries take the same scaled path.
+template <class T>
+void check_three_m_sum_overflow() {
+    using C = std::complex<T>;
+    const T big = std::numeric_limits<T>::max() / T(1.5);  // big + big overflows
+    std::mt19937_64 rng(19);
+    struct operands {
+        C a, b;
+    };
+    for (const operands o : {operands{{big, big}, {T(0.5), T(0.25)}}, operands{{T(0.5), T(-0.25)}, {big, big}},
+                             operands{{big, -big}, {T(0.25), T(-0.5)}}, operands{{T(0.75), T(0.5)}, {-big, -big}}})
+        for (bool alone : {true, false}) {
+            // the other entries small enough that every entry of the product is finite
+            carray<T> a = alone ? carray<T>::from_shape({1, 1}) : random_complex<T>({6, 5}, rng, 0.1, 0.1);
+            carray<T> b = alone ? carray<T>::from_shape({1, 1}) : random_complex<T>({5, 4}, rng, 0.1, 0.1);
+            a(0, 0) = o.a;
+            b(0, 0) = o.b;
+            const reference r = make_reference(a, b);
+            for_each_arch_and_method([&](gemm_method method) {
+                const carray<T> c =
+                    result_of<T>(realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(b), method));
+                EXPECT_TRUE(std::isfinite(c(0, 0).real()) && std::isfinite(c(0, 0).imag())) << c(0, 0);
+                EXPECT_TRUE(within_bound(c, r, method));
+            });
+        }
+}
+TEST(LinalgSpecialValues, ThreeMGivesFiniteProductsWhoseSumsOverflowFloat) { check_three_m_sum_overflow<float>(); }
+TEST(LinalgSpecialValues, ThreeMGivesFiniteProductsWhoseSumsOverflowDouble) { check_three_m_sum_overflow<double>(); }
 
 // ---- shapes, layouts, batches -------------------------------------------------------------
 
@@ -659,12 +716,13 @@ TEST(LinalgMethod, AutomaticResolvesByMeasuredSizeAndScopesNest) {
     using realify::simd::gemm_dims;
     using realify::simd::resolve_gemm_method;
     EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 4, 4, 4}, false, gemm_method::automatic), gemm_method::direct);
-    EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 8, 8, 8}, false, gemm_method::automatic), gemm_method::m1);
+    EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 8, 8, 8}, false, gemm_method::automatic), gemm_method::native);
     EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 64, 1, 1}, false, gemm_method::automatic), gemm_method::m1);
-    EXPECT_EQ(resolve_gemm_method(gemm_dims{64, 2, 2, 2}, true, gemm_method::automatic), gemm_method::m1);
+    EXPECT_EQ(resolve_gemm_method(gemm_dims{64, 2, 2, 2}, true, gemm_method::automatic), gemm_method::native);
     EXPECT_EQ(resolve_gemm_method(gemm_dims{64, 2, 2, 2}, false, gemm_method::automatic), gemm_method::direct);
     EXPECT_EQ(resolve_gemm_method(gemm_dims{1, 512, 512, 512}, false, gemm_method::m3), gemm_method::m3);
     EXPECT_EQ(realify::to_string(gemm_method::m1), "1m");
+    EXPECT_EQ(realify::to_string(gemm_method::native), "native");
     EXPECT_EQ(realify::current_gemm_method(), gemm_method::automatic);
     {
         const realify::scoped_gemm_method outer(gemm_method::m4);
@@ -796,6 +854,93 @@ TEST(LinalgGraph, MmBmmAndMatmulNodesRunTheTableLoweringsBitForBit) {
         EXPECT_EQ(carray<double>(mm_prog(a0, b0)), eager_mm);
         EXPECT_EQ(carray<double>(bmm_prog(a, b)), eager_bmm);
         EXPECT_EQ(carray<double>(matmul_prog(a, b)), eager_bmm);
+    }
+}
+
+// ---- backends and threads ------------------------------------------------------------------
+
+TEST(LinalgBackend, TheBackendIsNamedAndExplainSaysIt) {
+    const std::string backend(realify::simd::gemm_backend());
+    EXPECT_TRUE(backend == "eigen" || backend == "openblas" || backend == "blis" || backend == "mkl") << backend;
+    const char* forced = std::getenv("REALIFY_GEMM_BACKEND");
+    if (forced != nullptr && std::string(forced) == "blas") {
+        EXPECT_NE(backend, "eigen");
+    }
+    if (forced != nullptr && std::string(forced) == "eigen") {
+        EXPECT_EQ(backend, "eigen");
+    }
+    namespace graph = realify::graph;
+    auto x = graph::input<std::complex<float>>("x");
+    const std::string text = graph::explain(graph::lower(graph::mm(x, x)));
+    EXPECT_NE(text.find("matrix products run on: " + backend), std::string::npos) << text;
+    EXPECT_EQ(graph::explain(graph::lower(graph::exp(x))).find("matrix products"), std::string::npos);
+}
+
+// Several threads multiplying at once, each with its own scratch (realify
+// keeps one workspace per thread): every result the single-threaded one.
+TEST(LinalgThreads, ConcurrentProductsGiveTheSingleThreadedResults) {
+    std::mt19937_64 rng(41);
+    struct job {
+        carray<float> a, b;
+        gemm_method method;
+        carray<float> expected;
+    };
+    std::vector<job> jobs;
+    for (gemm_method method : {gemm_method::m1, gemm_method::m4, gemm_method::m3, gemm_method::direct})
+        for (std::size_t n : {std::size_t(3), std::size_t(40), std::size_t(130)}) {
+            job j{random_complex<float>({n, n + 1}, rng), random_complex<float>({n + 1, n}, rng), method, {}};
+            j.expected = result_of<float>(
+                realify::mm(realify::complex_layout_of(j.a), realify::complex_layout_of(j.b), method));
+            jobs.push_back(std::move(j));
+        }
+    std::atomic<int> mismatches{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+        threads.emplace_back([&, t] {
+            for (int round = 0; round < 3; ++round)
+                for (std::size_t i = 0; i < jobs.size(); ++i) {
+                    const job& j = jobs[(i + static_cast<std::size_t>(t)) % jobs.size()];
+                    const carray<float> got = result_of<float>(
+                        realify::mm(realify::complex_layout_of(j.a), realify::complex_layout_of(j.b), j.method));
+                    if (got != j.expected) ++mismatches;
+                }
+        });
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_EQ(mismatches.load(), 0);
+}
+
+}  // namespace
+
+// OpenBLAS's thread count, when the tests are linked with it (weak: absent
+// otherwise).
+extern "C" void openblas_set_num_threads(int) __attribute__((weak));
+extern "C" int openblas_get_num_threads() __attribute__((weak));
+
+namespace {
+
+// OpenBLAS's own threading changes results (edge tiles go to other
+// kernels): realify runs every product on one of its threads, so a product
+// gives the same bits whatever OpenBLAS was set to. Shapes where OpenBLAS
+// 0.3.21 on 2 threads differs from 1 thread.
+TEST(LinalgBackend, ResultsDoNotDependOnTheBlasThreadCount) {
+    if (realify::simd::gemm_backend() != "openblas" || openblas_set_num_threads == nullptr)
+        GTEST_SKIP() << "the products run on " << realify::simd::gemm_backend() << ", not OpenBLAS";
+    std::mt19937_64 rng(43);
+    for (gemm_method method : {gemm_method::m1, gemm_method::m3}) {
+        const carray<float> a = random_complex<float>({69, 300}, rng), b = random_complex<float>({300, 64}, rng);
+        const auto la = realify::complex_layout_of(a), lb = realify::complex_layout_of(b);
+        openblas_set_num_threads(1);
+        const carray<float> one = result_of<float>(realify::mm(la, lb, method));
+        openblas_set_num_threads(2);
+        const carray<float> two = result_of<float>(realify::mm(la, lb, method));
+        EXPECT_EQ(one, two) << realify::to_string(method);
+        EXPECT_EQ(openblas_get_num_threads(), 1) << "realify runs the BLAS on one thread";
+        const xt::xtensor<double, 2> ra = xt::real(xt::xtensor<std::complex<float>, 2>(a));
+        const xt::xtensor<double, 2> rb = xt::imag(xt::xtensor<std::complex<float>, 2>(b));
+        openblas_set_num_threads(1);
+        const xt::xtensor<double, 2> real_one = realify::mm(ra, rb);
+        openblas_set_num_threads(2);
+        EXPECT_EQ(realify::mm(ra, rb), real_one);
     }
 }
 

@@ -1,5 +1,5 @@
-# The per-instruction-set matrix-product units (src/gemm/gemm_<isa>.cpp) each
-# compile Eigen with their own instructions. They must not define a global
+# The per-instruction-set matrix-product units (src/gemm/gemm_<isa>.cpp, and
+# gemm_native_avx512.cpp) each compile Eigen with their own instructions. They must not define a global
 # symbol another of them also defines — the linker would keep one copy for
 # all (an AVX-512 copy on an AVX2 CPU is an illegal instruction) — and every
 # Eigen symbol must be in the unit's renamed namespace (realify_eigen_<isa>).
@@ -16,7 +16,7 @@ set(_allowed "DW.ref.__gxx_personality_v0")
 set(_units 0)
 set(_seen "")
 foreach(_object IN LISTS OBJECTS)
-  if(NOT _object MATCHES "gemm_(sse2|avx2|avx512)\\.cpp\\.o(bj)?$")
+  if(NOT _object MATCHES "gemm_((native_)?(sse2|avx2|avx512))\\.cpp\\.o(bj)?$")
     continue()
   endif()
   set(_isa "${CMAKE_MATCH_1}")

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "realify/errors.hpp"
+#include "realify/rope/dispatch.hpp"
 #include "realify/simd.hpp"
 #include "../support/arch_levels.hpp"
 
@@ -378,6 +379,141 @@ TEST_P(SimdArch, AProductThatOverflowsAloneIsInfiniteAsInThePlainFormula) {
     check_fused_overflow<double>();
 }
 
+// The kernels test a whole block (or a chunk of blocks) at once and redo a
+// flagged block register by register (driver.hpp: screened ops), which must
+// not change any result: every element is the fused product where the
+// per-element rule keeps it (result finite, neither x·y overflowing alone)
+// and the plain formula elsewhere, whatever its neighbours. Parts around the
+// screen's threshold (|r| near 2^64 / 2^512), products that overflow alone or
+// not, and sparse infinities, NaNs and zeros, in long arrays in and out of
+// place, with ordinary and streaming stores.
+template <class T>
+T unfused(T x) {
+    volatile T v = x;  // no contraction with what follows, whatever the test's flags
+    return v;
+}
+
+template <class T>
+std::complex<T> plain_product(std::complex<T> u, std::complex<T> v) {
+    const T rr = unfused(u.real() * v.real()), ii = unfused(u.imag() * v.imag());
+    const T ri = unfused(u.real() * v.imag()), ir = unfused(u.imag() * v.real());
+    return {rr - ii, ri + ir};
+}
+
+// u·v as the kernels compute it, x = Re u duplicated: fmaddsub(x, v, [Im u·Im v, Im u·Re v]).
+template <class T>
+std::complex<T> kernel_product(std::complex<T> u, std::complex<T> v, bool fma) {
+    if (!fma) return plain_product(u, v);
+    const T re = std::fma(u.real(), v.real(), -unfused(u.imag() * v.imag()));
+    const T im = std::fma(u.real(), v.imag(), unfused(u.imag() * v.real()));
+    const bool redo = !std::isfinite(re) || !std::isfinite(im) || !std::isfinite(unfused(u.real() * v.real())) ||
+                      !std::isfinite(unfused(u.real() * v.imag()));
+    return redo ? plain_product(u, v) : std::complex<T>(re, im);
+}
+
+/// Ordinary values, and with probability `density` one of the values the
+/// screen must catch (or must let through). Sparse ones test that one such
+/// element sends its block, or chunk, to the exact path; dense ones that the
+/// exact path keeps the rule too.
+template <class T>
+std::vector<std::complex<T>> screen_values(std::size_t n, unsigned seed, unsigned value_seed, double density) {
+    std::mt19937 mask_rng(seed), rng(value_seed);
+    std::uniform_real_distribution<T> unit(T(0.5), T(2));
+    std::uniform_int_distribution<int> kind(0, 99);
+    std::bernoulli_distribution interesting(density);
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T root = std::sqrt(std::numeric_limits<T>::max());
+    const int half_screen = std::numeric_limits<T>::max_exponent / 4;  // |r|² overflows from 2^(max_exponent/2)
+    auto sign = [&] { return kind(rng) % 2 == 0 ? T(1) : T(-1); };
+    auto special = [&]() -> T {
+        const int k = kind(rng) % 3;
+        return k == 0 ? sign() * T(0) : k == 1 ? sign() * inf : nan;
+    };
+    std::vector<std::complex<T>> v(n);
+    for (auto& z : v) {
+        const int k = kind(rng);
+        if (!interesting(mask_rng)) {
+            z = {sign() * unit(rng), sign() * unit(rng)};
+        } else if (k < 40) {  // products near the screen's threshold
+            z = {sign() * std::ldexp(unit(rng), half_screen + kind(rng) % 5 - 2),
+                 sign() * std::ldexp(unit(rng), half_screen + kind(rng) % 5 - 2)};
+        } else if (k < 65) {  // products that overflow, alone or in the sum
+            z = {sign() * root * unit(rng), sign() * root * unit(rng)};
+        } else if (k < 80) {  // Re a·Re b overflows alone, often in a finite result
+            std::uniform_real_distribution<T> big(T(1), T(1.1)), small(T(0.3), T(0.45));
+            z = {sign() * root * big(rng), sign() * root * small(rng)};
+        } else if (k < 90) {
+            z = {special(), sign() * unit(rng)};
+        } else {
+            z = {sign() * root * unit(rng), special()};
+        }
+    }
+    return v;
+}
+
+template <class T>
+::testing::AssertionResult identical(std::complex<T> got, std::complex<T> expected) {
+    auto same = [](T x, T y) { return (std::isnan(x) && std::isnan(y)) || (x == y && std::signbit(x) == std::signbit(y)); };
+    if (same(got.real(), expected.real()) && same(got.imag(), expected.imag())) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << got << ", expected " << expected;
+}
+
+template <class T>
+void check_screened_blocks(bool fma, double density, unsigned seed) {
+    using C = std::complex<T>;
+    const std::size_t n = 1003;
+    // a and b interesting at the same elements (the products of interest need both)
+    const auto a = screen_values<T>(n + 1, seed, 2 * seed, density), b = screen_values<T>(n + 1, seed, 2 * seed + 1, density);
+    const C s = screen_values<T>(1, seed, 3 * seed, 1.0)[0];
+    for (bool streaming : {false, true}) {
+        rs::set_streaming_threshold(streaming ? 0 : std::numeric_limits<std::size_t>::max());
+        for (std::size_t offset : {0, 1})
+            for (bool in_place : {false, true}) {
+                const std::span<const C> x(a.data() + offset, n), y(b.data() + offset, n);
+                std::vector<C> buffer(n + 1);
+                std::span<C> out(buffer.data() + offset, n);
+                auto run = [&](const char* name, auto&& kernel, auto&& expect) {
+                    if (in_place) std::copy(x.begin(), x.end(), out.begin());
+                    kernel(in_place ? std::span<const C>(out) : x);
+                    std::size_t failures = 0;
+                    for (std::size_t i = 0; i < n; ++i) {
+                        const auto result = identical(out[i], expect(i));
+                        if (!result && failures++ < 5)
+                            ADD_FAILURE() << name << " element " << i << " of " << x[i] << ", " << y[i] << ": "
+                                          << result.message() << (in_place ? " (in place)" : "")
+                                          << (streaming ? " (streaming)" : "") << " offset " << offset;
+                    }
+                };
+                run("mul", [&](std::span<const C> first) { rs::mul(first, y, out); },
+                    [&](std::size_t i) { return kernel_product(x[i], y[i], fma); });
+                run("mul_conj", [&](std::span<const C> first) { rs::mul_conj(first, y, out); },
+                    [&](std::size_t i) { return kernel_product(std::conj(y[i]), x[i], fma); });
+                run("mul_scalar", [&](std::span<const C> first) { rs::mul_scalar(first, s, out); },
+                    [&](std::size_t i) { return kernel_product(s, x[i], fma); });
+                run("mul_rows", [&](std::span<const C> first) { rs::mul_rows(first, y.first(59), out); },  // 1003 = 17 rows of 59
+                    [&](std::size_t i) { return kernel_product(y[i % 59], x[i], fma); });
+                run("elementwise mul",
+                    [&](std::span<const C> first) {
+                        rs::binary_kernel_for<T>(rs::elementwise_op::mul, rs::operand_kind::complex,
+                                                 rs::operand_kind::complex)(
+                            reinterpret_cast<const T*>(first.data()), false, reinterpret_cast<const T*>(y.data()), false,
+                            reinterpret_cast<T*>(out.data()), n, nullptr, streaming);
+                    },
+                    [&](std::size_t i) { return kernel_product(x[i], y[i], fma); });
+            }
+    }
+}
+
+TEST_P(SimdArch, ScreenedBlocksKeepThePerElementRule) {
+    const bool fma = GetParam() != rs::arch::sse2;
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+        check_screened_blocks<float>(fma, 0.003, seed);
+        check_screened_blocks<double>(fma, 0.003, seed);
+    }
+    check_screened_blocks<float>(fma, 0.3, 21);
+    check_screened_blocks<double>(fma, 0.3, 21);
+}
+
 INSTANTIATE_TEST_SUITE_P(AllArchs, SimdArch, ::testing::Values(rs::arch::sse2, rs::arch::avx2, rs::arch::avx512),
                          [](const ::testing::TestParamInfo<rs::arch>& info) {
                              return std::string(rs::arch_name(info.param));
@@ -508,6 +644,33 @@ TEST(SimdArchControl, ConcurrentCallsWhileTheArchIsSwitched) {
     }
     for (auto& th : threads) th.join();
     for (int t = 0; t < 3; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+// Unforced, each kernel family runs its preferred level (the best one but
+// where a narrower one measured faster on this CPU: RoPE on Zen 4); a forced
+// level — scoped_arch, force_arch, REALIFY_SIMD_ARCH — holds for every family.
+TEST(SimdArchControl, EachFamilyRunsItsPreferredLevelUnlessOneIsForced) {
+    for (rs::kernel_family f : rs::kernel_families) {
+        const rs::arch preferred = rs::preferred_arch(f);
+        EXPECT_TRUE(rs::is_supported(preferred)) << rs::family_name(f);
+        EXPECT_LE(static_cast<int>(preferred), static_cast<int>(rs::best_supported_arch())) << rs::family_name(f);
+        if (f != rs::kernel_family::rope) {
+            EXPECT_EQ(preferred, rs::best_supported_arch()) << rs::family_name(f);
+        }
+        if (std::getenv("REALIFY_SIMD_ARCH") == nullptr) {
+            EXPECT_EQ(rs::active_arch_id(f), preferred) << rs::family_name(f);
+        }
+        for (rs::arch level : {rs::arch::sse2, rs::arch::avx2, rs::arch::avx512}) {
+            if (!rs::is_supported(level)) continue;
+            const rs::scoped_arch forced(level);
+            EXPECT_EQ(rs::active_arch_id(f), level) << rs::family_name(f);
+            EXPECT_EQ(rs::active_arch(f), rs::arch_name(level)) << rs::family_name(f);
+        }
+    }
+    EXPECT_EQ(rs::family_name(rs::kernel_family::gemm), "gemm");
+    // RoPE reports its family's level
+    const rs::scoped_arch forced(rs::arch::sse2);
+    EXPECT_EQ(realify::rope::active_arch(), "sse2");
 }
 
 // REALIFY_SIMD_ARCH is read once per process; ctest runs this test again in

@@ -1,7 +1,8 @@
 // realify::graph::explain(program): what lowering did, as text — the graph
 // before and after the passes, the lowering each node took, the fallbacks
-// and tensor-level user functions (graph breaks) and the coverage
-// n_supported / n_total.
+// and tensor-level user functions (graph breaks), the coverage
+// n_supported / n_total, and for a graph with matrix products the library
+// they run on (realify::simd::gemm_backend()).
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include "realify/graph/detect.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/program.hpp"
+#include "realify/simd/gemm.hpp"
 
 namespace realify::graph {
 
@@ -85,6 +87,11 @@ std::string explain(const program<Strict, Outs...>& p) {
         if (g.nodes[i].rule == node_rule::tensor_op && g.nodes[i].live && g.nodes[i].canonical == i) s << " %" << i << '=' << g.nodes[i].op;
     s << '\n';
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
+    for (const ir_node& n : g.nodes)
+        if (n.is_op && n.live && (n.op == "mm" || n.op == "bmm" || n.op == "matmul" || n.op == "dot" || n.op == "vdot")) {
+            s << "matrix products run on: " << simd::gemm_backend() << '\n';
+            break;
+        }
     return s.str();
 }
 

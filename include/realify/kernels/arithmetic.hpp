@@ -204,6 +204,24 @@ struct element<op::mul> {
                                                               typename V::batch y) noexcept {
         return V::not_finite(r) | V::not_finite(x * y);
     }
+    /// The screen of a block of products (one test per block instead of
+    /// redo_lanes per register): e + r·r. If every lane of the sum over the
+    /// block is finite, redo_lanes is empty for every register r =
+    /// fmaddsub(x, y, t) of the block (t a rounded product, as in every
+    /// multiply kernel; fmsubadd alike). Why: r·r finite means r finite, and
+    /// |r| < 2^64 (float) / 2^512 (double). If x·y overflowed alone, its
+    /// exact value would be a multiple of ulp(x)·ulp(y) ≥ 2^80 (2^918), as
+    /// would t if |t| ≥ 2^104 (2^970), so the nonzero x·y ∓ t — whose
+    /// rounding is r — would be at least 2^80 (2^918) in magnitude; and if t
+    /// were smaller, r would be nearly the overflowing x·y itself. Either way
+    /// r·r would overflow. Without FMA an overflowing x·y is rounded to an
+    /// infinity first, so r is not finite. The converse does not hold (a
+    /// block of finite products above 2^64 fails the screen): a failed
+    /// screen sends the block to the per-register test, which decides.
+    template <class V>
+    [[gnu::always_inline]] static typename V::batch screen(typename V::batch r, typename V::batch e) noexcept {
+        return V::fma(r, r, e);
+    }
     /// The product, with the lanes redo_lanes names redone by the scalar
     /// form: special values are the plain formula's on every instruction set,
     /// fused or not.
@@ -218,6 +236,16 @@ struct element<op::mul> {
     [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, pairs<typename V::batch> b,
                                                 typename V::mask& redo) noexcept {
         return {product<V>(a.v, b.v, redo)};
+    }
+    /// The screened form of the above (the compiled kernels' hot loop): the
+    /// product, its screen added to e.
+    template <class V>
+    [[gnu::always_inline]] static pairs<typename V::batch> interleaved_screened(pairs<typename V::batch> a,
+                                                                                pairs<typename V::batch> b,
+                                                                                typename V::batch& e) noexcept {
+        const auto r = product<V>(a.v, b.v);
+        e = screen<V>(r, e);
+        return {r};
     }
     template <class V>
     [[gnu::always_inline]] static pairs<typename V::batch> interleaved(pairs<typename V::batch> a, paired_real<typename V::batch> s) noexcept {

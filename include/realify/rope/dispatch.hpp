@@ -11,7 +11,8 @@
 
 namespace realify::rope {
 
-/// The instruction set the RoPE kernels run on now ("sse2", "avx2", "avx512").
+/// The instruction set the RoPE kernels run on now ("sse2", "avx2", "avx512"):
+/// realify::simd::active_arch(realify::simd::kernel_family::rope).
 std::string_view active_arch();
 
 namespace detail {

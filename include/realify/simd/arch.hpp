@@ -47,16 +47,55 @@ bool is_supported(arch a) noexcept;
 /// realify::error saying so.
 arch best_supported_arch() noexcept;
 
-/// The level the kernels use now: force_arch() if set, else the environment
-/// variable REALIFY_SIMD_ARCH=sse2|avx2|avx512 (read once, on first use), else
-/// best_supported_arch(). Throws realify::error if REALIFY_SIMD_ARCH names an
-/// unknown or unsupported level, or if no level built runs on this CPU.
+/// The level forced for every kernel: force_arch() if set, else the
+/// environment variable REALIFY_SIMD_ARCH=sse2|avx2|avx512 (read once, on
+/// first use); when neither is, best_supported_arch() — the widest level the
+/// dispatcher may use, which a family may leave for a narrower one
+/// (active_arch_id(kernel_family)). Throws realify::error if
+/// REALIFY_SIMD_ARCH names an unknown or unsupported level, or if no level
+/// built runs on this CPU.
 arch active_arch_id();
 
-/// arch_name(active_arch_id()): the name of the level in use, e.g. "avx2".
+/// arch_name(active_arch_id()), e.g. "avx2".
 std::string_view active_arch();
 
-/// Forces every later kernel call (all threads) onto `a`; inside a live
+/// The families of compiled kernels. Unless a level is forced, the dispatcher
+/// chooses one per family: the widest the CPU supports, except where a
+/// narrower one measured faster on this CPU (preferred_arch, docs/simd.md).
+enum class kernel_family : int {
+    elementwise = 0,  ///< the elementwise kernels (realify/simd/elementwise.hpp), the eager ops and graph loops, and the row kernels of softmax and the norms
+    multiply = 1,     ///< the multiply family (realify/simd/complex_mul.hpp)
+    rope = 2,         ///< RoPE (realify/rope)
+    gemm = 3,         ///< the matrix products (realify/simd/gemm.hpp)
+};
+inline constexpr kernel_family kernel_families[] = {kernel_family::elementwise, kernel_family::multiply,
+                                                    kernel_family::rope, kernel_family::gemm};
+
+/// "elementwise", "multiply", "rope", "gemm".
+constexpr std::string_view family_name(kernel_family f) noexcept {
+    switch (f) {
+        case kernel_family::elementwise: return "elementwise";
+        case kernel_family::multiply: return "multiply";
+        case kernel_family::rope: return "rope";
+        case kernel_family::gemm: return "gemm";
+    }
+    return "unknown";
+}
+
+/// The level family `f` runs on when nothing is forced: best_supported_arch(),
+/// or a narrower level where the rule of docs/simd.md says it is faster on
+/// this CPU.
+arch preferred_arch(kernel_family f) noexcept;
+
+/// The level family `f` runs on now: the forced level (force_arch,
+/// scoped_arch, REALIFY_SIMD_ARCH) if any, else preferred_arch(f). Throws as
+/// active_arch_id().
+arch active_arch_id(kernel_family f);
+
+/// arch_name(active_arch_id(f)).
+std::string_view active_arch(kernel_family f);
+
+/// Forces every later kernel call (all threads, every family) onto `a`; inside a live
 /// scoped_arch it changes that scope's level (undone when the scope ends).
 /// Throws realify::error if `a` is not supported here — forcing a level the
 /// CPU lacks is refused rather than left to crash with an illegal instruction.

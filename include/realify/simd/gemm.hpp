@@ -19,8 +19,15 @@
 //           J. Matrix Anal. Appl. 1992): used only when asked for.
 //   direct  a loop over entries, (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) accumulated in k
 //           order; the fastest for small products.
-//   automatic  direct up to gemm_direct_threshold multiply-adds, else m1
-//           (measured: docs/numerics.md, "Which method runs").
+//   native  the backend's complex GEMM: Eigen's complex product, or the
+//           BLAS's cgemm / zgemm (realify::simd::gemm_backend()); operands
+//           with an inf or NaN run 1m instead, whose special values are the
+//           documented ones.
+//   automatic  direct up to gemm_direct_threshold multiply-adds, 1m for a
+//           matrix-vector product, else native where the backend's complex
+//           GEMM is the faster (a BLAS; Eigen built for AVX-512) and 1m
+//           elsewhere (measured: docs/numerics.md, "Which method runs").
+// The induced methods (1m, 4m, 3m) run on the backend's real GEMM.
 //
 // Operands are described by strides, so transposed (column-major) and
 // conjugated operands need no copy: a transposed matrix is its strides
@@ -38,10 +45,10 @@
 
 namespace realify {
 
-/// How a complex matrix product is computed from real arithmetic.
-enum class gemm_method { automatic, m1, m4, m3, direct };
+/// How a complex matrix product is computed.
+enum class gemm_method { automatic, m1, m4, m3, direct, native };
 
-/// "automatic", "1m", "4m", "3m", "direct".
+/// "automatic", "1m", "4m", "3m", "direct", "native".
 constexpr std::string_view to_string(gemm_method method) noexcept {
     switch (method) {
         case gemm_method::automatic: return "automatic";
@@ -49,6 +56,7 @@ constexpr std::string_view to_string(gemm_method method) noexcept {
         case gemm_method::m4: return "4m";
         case gemm_method::m3: return "3m";
         case gemm_method::direct: return "direct";
+        case gemm_method::native: return "native";
     }
     return "unknown";
 }
@@ -110,6 +118,16 @@ void complex_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const ge
 void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out);
 void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
 
+/// The library the matrix products run on: "eigen" (Eigen's real and complex
+/// GEMM, compiled per instruction set), or the CBLAS realify_simd was built
+/// with — "openblas", "blis" or "mkl" — whose sgemm/dgemm then run the real
+/// products and the induced methods, and whose cgemm/zgemm runs the native
+/// method (docs/numerics.md, "Which backend runs"). The BLAS is used when it suits this CPU and no instruction set is
+/// forced (realify::simd::scoped_arch, REALIFY_SIMD_ARCH: the products then
+/// run on Eigen built for it); REALIFY_GEMM_BACKEND=eigen|blas overrides.
+/// Throws realify::error if REALIFY_GEMM_BACKEND cannot be honoured.
+std::string_view gemm_backend();
+
 /// Products of at most this many multiply-adds (m·n·k, with m counting every
 /// batch when all batches share B, since they then run as one product) use
 /// the direct loop under `automatic`; matrix-vector products (n = 1) never
@@ -118,7 +136,10 @@ void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_
 inline constexpr std::size_t gemm_direct_threshold = 64;
 
 /// The method a complex product of these dimensions runs with: `method`
-/// itself unless it is automatic. `shared_b` says every batch reads the same B.
+/// itself unless it is automatic, else direct, 1m (matrix-vector) or native
+/// by size. (Where native is not the faster on the backend in use — Eigen
+/// below AVX-512 — automatic then runs 1m.) `shared_b` says every batch reads
+/// the same B.
 gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept;
 
 }  // namespace simd

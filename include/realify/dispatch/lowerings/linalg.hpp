@@ -1,8 +1,8 @@
 // Lowerings of mm, bmm, matmul, dot and vdot onto the compiled matrix
-// products of realify/simd/gemm.hpp: complex operands through the induced
-// methods (the direct loop for small products, else 1m; 4m and 3m on
-// request: realify::gemm_method), two real float/double tensors through the
-// real GEMM. Shapes follow PyTorch: mm takes 2-D operands, bmm 3-D ones with
+// products of realify/simd/gemm.hpp: complex operands through its methods
+// (the direct loop for small products, else the backend's complex GEMM; the
+// induced 1m, 4m and 3m on request: realify::gemm_method), two real
+// float/double tensors through the real GEMM. Shapes follow PyTorch: mm takes 2-D operands, bmm 3-D ones with
 // equal batch, matmul the NumPy rules (1-D operands promoted and the added dim
 // removed, batch dims broadcast), dot and vdot 1-D operands of one length.
 //
@@ -337,9 +337,10 @@ struct apply_of {
 
 // ---- complex operands: the induced methods ------------------------------------------
 
-#define REALIFY_INDUCED(WHAT)                                                                               \
-    WHAT "1m: one real GEMM, A's interleaved rows (m × 2k) · B expanded to 2k × 2n ([[bᵣ, bᵢ], [−bᵢ, bᵣ]] " \
-         "blocks); tiny products Σ (aᵣbᵣ − aᵢbᵢ) + i(aᵣbᵢ + aᵢbᵣ) directly; 4m, 3m on request"
+#define REALIFY_INDUCED(WHAT)                                                                          \
+    WHAT "the backend's complex GEMM (Eigen's complex product or the BLAS's cgemm/zgemm; 1m for operands " \
+         "with inf or NaN); tiny products Σ (aᵣbᵣ − aᵢbᵢ) + i(aᵣbᵢ + aᵢbᵣ) directly; the induced 1m, 4m, "    \
+         "3m on request"
 #define REALIFY_INDUCED_DOT(WHAT) WHAT "1m as (1 × 2k)·(2k × 2): two real dot products in one pass"
 
 REALIFY_PRODUCT_LOWERING(mm, mm_induced, two_complex, REALIFY_INDUCED(""))

@@ -21,10 +21,13 @@
 // Half-split layout: per head, vectors of the low half and of the high half
 // are combined with contiguous cos/sin rows: lo = a·c − b·s, hi = a·s + b·c.
 //
-// The pair shuffles and the streaming stores are the shared primitives
+// The pair shuffles, the fused multiply-adds (xsimd 8.1's are not fused on
+// AVX-512F) and the streaming stores are the shared primitives
 // (realify/simd/kernels/primitives.hpp); a streaming store falls back to an
 // ordinary one where the address does not allow it, so misaligned buffers
-// are still correct.
+// are still correct. The last partial vector of a row goes through the same
+// instructions on a zero-padded copy, so an element's result does not depend
+// on where it sits.
 #pragma once
 
 #include <cstddef>
@@ -47,7 +50,33 @@ struct rope_simd {
     static constexpr std::size_t width = batch::size;
     static constexpr std::size_t blocking_limit_bytes = std::size_t{256} << 10;
 
-    static batch swap_pairs(const batch& x) noexcept { return simd::kernels::swap_pairs(x, A{}); }
+    [[gnu::always_inline]] static batch swap_pairs(const batch& x) noexcept {
+        return simd::kernels::swap_pairs(x, A{});
+    }
+    /// cos_dup·x + sin_alt·swap_pairs(x): the rotation of a vector of pairs.
+    [[gnu::always_inline]] static batch rotate(const batch& x, const batch& c, const batch& s) noexcept {
+        return simd::kernels::fma(c, x, s * swap_pairs(x), A{});
+    }
+    /// The half-split rotation of a vector of low halves a and high halves b.
+    [[gnu::always_inline]] static batch rotate_low(const batch& a, const batch& b, const batch& c,
+                                                   const batch& s) noexcept {
+        return simd::kernels::fms(a, c, b * s, A{});
+    }
+    [[gnu::always_inline]] static batch rotate_high(const batch& a, const batch& b, const batch& c,
+                                                    const batch& s) noexcept {
+        return simd::kernels::fma(a, s, b * c, A{});
+    }
+    /// `count` < width reals at p as a zero-padded vector, and back.
+    static batch load_partial(const T* p, std::size_t count) noexcept {
+        alignas(64) T padded[width] = {};
+        for (std::size_t i = 0; i < count; ++i) padded[i] = p[i];
+        return batch::load_aligned(padded);
+    }
+    static void store_partial(T* p, const batch& v, std::size_t count) noexcept {
+        alignas(64) T values[width];
+        v.store_aligned(values);
+        for (std::size_t i = 0; i < count; ++i) p[i] = values[i];
+    }
 
     /// [−1, 1, −1, 1, …]
     static batch alternating_sign() noexcept {
@@ -76,7 +105,7 @@ struct rope_simd {
 #pragma GCC unroll 4
             for (std::size_t b = 0; b < B; ++b) {
                 const batch v = batch::load_unaligned(x + head + b * width);
-                xsimd::fma(c[b], v, s[b] * swap_pairs(v)).store_unaligned(out + head + b * width);
+                rotate(v, c[b], s[b]).store_unaligned(out + head + b * width);
             }
         }
     }
@@ -113,7 +142,7 @@ struct rope_simd {
                     const batch v = batch::load_unaligned(xh + j);
                     const batch c = batch::load_unaligned(cos_dup + j);
                     const batch s = batch::load_unaligned(sin_alt + j);
-                    stream_or_store(oh + j, xsimd::fma(c, v, s * swap_pairs(v)), stream);
+                    stream_or_store(oh + j, rotate(v, c, s), stream);
                 }
             }
             return;
@@ -125,16 +154,16 @@ struct rope_simd {
             const batch v = batch::load_unaligned(x + i);
             const batch c = batch::load_unaligned(cos_dup + off);
             const batch s = batch::load_unaligned(sin_alt + off);
-            stream_or_store(out + i, xsimd::fma(c, v, s * swap_pairs(v)), stream);
+            stream_or_store(out + i, rotate(v, c, s), stream);
             off += step;
             if (off >= head_dim) off -= head_dim;
         }
-        for (; i < n; i += 2, off += 2) {  // tail: fewer than `width` reals, whole pairs
-            if (off >= head_dim) off -= head_dim;
-            const T a = x[i];
-            const T b = x[i + 1];
-            out[i] = cos_dup[off] * a + sin_alt[off] * b;
-            out[i + 1] = cos_dup[off + 1] * b + sin_alt[off + 1] * a;
+        if (i < n) {  // tail: fewer than `width` reals, whole pairs; the patterns hold a vector from off
+            const std::size_t rest = n - i;
+            store_partial(out + i,
+                          rotate(load_partial(x + i, rest), batch::load_unaligned(cos_dup + off),
+                                 batch::load_unaligned(sin_alt + off)),
+                          rest);
         }
     }
 
@@ -153,16 +182,21 @@ struct rope_simd {
                 const batch b = batch::load_unaligned(hi_in + j);
                 const batch c = batch::load_unaligned(cos_row + j);
                 const batch s = batch::load_unaligned(sin_row + j);
-                const batch lo = xsimd::fms(a, c, b * s);
-                const batch hi = xsimd::fma(a, s, b * c);
-                stream_or_store(lo_out + j, lo, stream);
-                stream_or_store(hi_out + j, hi, stream);
+                stream_or_store(lo_out + j, rotate_low(a, b, c, s), stream);
+                stream_or_store(hi_out + j, rotate_high(a, b, c, s), stream);
             }
-            for (; j < half; ++j) {
-                const T a = lo_in[j];
-                const T b = hi_in[j];
-                lo_out[j] = a * cos_row[j] - b * sin_row[j];
-                hi_out[j] = a * sin_row[j] + b * cos_row[j];
+            if (j < half) {  // tail: the patterns hold half + width reals
+                const std::size_t rest = half - j;
+                const batch a = load_partial(lo_in + j, rest);
+                const batch b = load_partial(hi_in + j, rest);
+                const batch c = batch::load_unaligned(cos_row + j);
+                const batch s = batch::load_unaligned(sin_row + j);
+                // both results are computed before either is stored: in place,
+                // the high half's store may not reach the low half's inputs.
+                const batch lo = rotate_low(a, b, c, s);
+                const batch hi = rotate_high(a, b, c, s);
+                store_partial(lo_out + j, lo, rest);
+                store_partial(hi_out + j, hi, rest);
             }
         }
     }
@@ -231,6 +265,7 @@ struct rope_simd {
                     first[j] = freq[2 * j];
                     second[j] = freq[2 * j + 1];
                 }
+                for (std::size_t j = half; j < half + width; ++j) first[j] = second[j] = T(0);  // a tail's lanes
             }
             for (std::size_t b = 0; b < call.batch; ++b) {
                 const std::size_t row = b * call.seq + s;

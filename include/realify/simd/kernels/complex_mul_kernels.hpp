@@ -80,12 +80,12 @@ struct complex_mul_kernels {
     using mul_kernel = kernel::element<op::mul>;
     static constexpr std::size_t width = batch::size;  // reals per register
 
-    static batch load(const T* p) noexcept { return batch::load_unaligned(p); }
+    [[gnu::always_inline]] static batch load(const T* p) noexcept { return batch::load_unaligned(p); }
     static const complex* as_complex(const T* p) noexcept { return reinterpret_cast<const complex*>(p); }
     static const T* pad(const T* src, std::size_t count, T* scratch) noexcept { return drive::pad(src, count, scratch); }
 
     // a · conj(b) = (br·ar + bi·ai, br·ai − bi·ar)
-    static batch product_conj(const batch& a, const batch& b) noexcept {
+    [[gnu::always_inline]] static batch product_conj(const batch& a, const batch& b) noexcept {
         return V::fmsubadd(V::dup_real(b), a, V::dup_imag(b) * V::swap_pairs(a));
     }
 
@@ -94,18 +94,12 @@ struct complex_mul_kernels {
     /// is one the scalar form must redo (element<op::mul>::redo_lanes: r not
     /// finite, or x·y overflowing on its own); with Strict, strict(pairs) then
     /// recomputes the pairs that are NaN in both parts as std::complex does.
-    /// Before the store, so in place is safe.
+    /// Only on the cold path (exact()): the hot loop screens whole blocks.
     template <bool Strict, class Fast, class StrictFix>
     [[gnu::always_inline]] static batch fix(const batch& r, const batch& x, const batch& y, Fast&& fast,
                                             StrictFix&& strict) noexcept {
         const auto redo = mul_kernel::redo_lanes<V>(r, x, y);
-        if (!V::any(redo)) [[likely]] return r;
-        return redo_pairs<Strict>(r, redo, fast, strict);
-    }
-    // Out of line, so that the hot loop around fix() stays small enough to inline.
-    template <bool Strict, class Fast, class StrictFix>
-    [[gnu::noinline, gnu::cold]] static batch redo_pairs(const batch& r, const mask& redo, Fast& fast,
-                                                         StrictFix& strict) noexcept {
+        if (!V::any(redo)) return r;
         alignas(64) T tmp[width];
         alignas(64) T flagged[width];
         r.store_aligned(tmp);
@@ -121,25 +115,39 @@ struct complex_mul_kernels {
             a, false, b, false, out, 1, nullptr, false);
     }
 
-    // Each op: `step` reals of output per call, operator()(i, store) computes
-    // and stores out[i, i + step), rebase() points the op at zero-padded
-    // copies of its inputs for a partial block.
+    // Each op is a screened block op of the driver (driver.hpp): a block of
+    // `registers` registers, compute() its products with their screen
+    // (element<op::mul>::screen), exact() the same products with the
+    // per-register fix-ups above, out of line; rebase() points the op at
+    // zero-padded copies of its inputs for a partial block.
     template <bool Strict>
     struct mul_op {
-        static constexpr std::size_t step = width;
+        static constexpr bool screened = true;
+        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t step = registers * width;
         static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 2;
         const T* a;
         const T* b;
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            for (std::size_t r = 0; r < registers; ++r) {
+                const std::size_t at = i + r * width;
+                o[r] = mul_kernel::product<V>(load(a + at), load(b + at));
+                e[r] = mul_kernel::screen<V>(o[r], e[r]);
+            }
+        }
         template <class Store>
-        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
-            const batch va = load(a + i), vb = load(b + i);
-            const batch r = mul_kernel::product<V>(va, vb);
-            store(i, fix<Strict>(
-                         r, V::dup_real(va), vb, [&](std::size_t k, T* out) { plain_product(a + i + 2 * k, b + i + 2 * k, out); },
-                         [&](complex* res) { detail::fix_mul(as_complex(a + i), as_complex(b + i), res, width / 2); }));
+        [[gnu::noinline, gnu::cold]] static void exact(const mul_op op, std::size_t i, Store store) noexcept {
+            const T* a = op.a;
+            const T* b = op.b;
+            for (std::size_t at = i; at < i + step; at += width) {
+                const batch va = load(a + at), vb = load(b + at);
+                store(at, fix<Strict>(
+                              mul_kernel::product<V>(va, vb), V::dup_real(va), vb,
+                              [&](std::size_t k, T* out) { plain_product(a + at + 2 * k, b + at + 2 * k, out); },
+                              [&](complex* res) { detail::fix_mul(as_complex(a + at), as_complex(b + at), res, width / 2); }));
+            }
         }
         mul_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
             return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1])};
@@ -148,26 +156,37 @@ struct complex_mul_kernels {
 
     template <bool Strict>
     struct mul_conj_op {
-        static constexpr std::size_t step = width;
+        static constexpr bool screened = true;
+        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t step = registers * width;
         static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 2;
         const T* a;
         const T* b;
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            for (std::size_t r = 0; r < registers; ++r) {
+                const std::size_t at = i + r * width;
+                o[r] = product_conj(load(a + at), load(b + at));
+                e[r] = mul_kernel::screen<V>(o[r], e[r]);
+            }
+        }
         template <class Store>
-        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
-            const batch va = load(a + i), vb = load(b + i);
-            const batch r = product_conj(va, vb);
-            store(i, fix<Strict>(
-                         r, V::dup_real(vb), va,
-                         [&](std::size_t k, T* out) {
-                             const T conj_b[2] = {b[i + 2 * k], -b[i + 2 * k + 1]};
-                             plain_product(a + i + 2 * k, conj_b, out);
-                         },
-                         [&](complex* res) {
-                             detail::fix_mul_conj(as_complex(a + i), as_complex(b + i), res, width / 2);
-                         }));
+        [[gnu::noinline, gnu::cold]] static void exact(const mul_conj_op op, std::size_t i, Store store) noexcept {
+            const T* a = op.a;
+            const T* b = op.b;
+            for (std::size_t at = i; at < i + step; at += width) {
+                const batch va = load(a + at), vb = load(b + at);
+                store(at, fix<Strict>(
+                              product_conj(va, vb), V::dup_real(vb), va,
+                              [&](std::size_t k, T* out) {
+                                  const T conj_b[2] = {b[at + 2 * k], -b[at + 2 * k + 1]};
+                                  plain_product(a + at + 2 * k, conj_b, out);
+                              },
+                              [&](complex* res) {
+                                  detail::fix_mul_conj(as_complex(a + at), as_complex(b + at), res, width / 2);
+                              }));
+            }
         }
         mul_conj_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
             return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1])};
@@ -178,26 +197,41 @@ struct complex_mul_kernels {
     // re = [rr, rr, …] and im = [ri, ri, …]: one in-lane shuffle, one
     // multiply and one fused multiply-add/sub per register (the RoPE kernel's
     // sequence), where mul_op spends three shuffles. The fix-ups see the
-    // original row, as a · row.
+    // original row, as a · row. Blocks of two registers, so that rows of
+    // 32·width/16 reals (a head of 96, 64 or 128 floats) are whole blocks.
     template <bool Strict>
     struct row_times_op {
-        static constexpr std::size_t step = width;
+        static constexpr bool screened = true;
+        static constexpr std::size_t registers = 2;
+        static constexpr std::size_t step = registers * width;
         static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 4;
         const T* x;
         const T* re;
         const T* im;
         const T* row;  // the row itself, for the fix-ups only
+        [[gnu::always_inline]] static batch product(const batch& v, const batch& vre, const batch& vim) noexcept {
+            return V::fmaddsub(vre, v, vim * V::swap_pairs(v));
+        }
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            for (std::size_t r = 0; r < registers; ++r) {
+                const std::size_t at = i + r * width;
+                o[r] = product(load(x + at), load(re + at), load(im + at));
+                e[r] = mul_kernel::screen<V>(o[r], e[r]);
+            }
+        }
         template <class Store>
-        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
-            const batch v = load(x + i);
-            const batch vre = load(re + i);
-            const batch r = V::fmaddsub(vre, v, load(im + i) * V::swap_pairs(v));
-            store(i, fix<Strict>(
-                         r, vre, v, [&](std::size_t k, T* out) { plain_product(x + i + 2 * k, row + i + 2 * k, out); },
-                         [&](complex* res) { detail::fix_mul(as_complex(x + i), as_complex(row + i), res, width / 2); }));
+        [[gnu::noinline, gnu::cold]] static void exact(const row_times_op op, std::size_t i, Store store) noexcept {
+            for (std::size_t at = i; at < i + step; at += width) {
+                const batch v = load(op.x + at), vre = load(op.re + at);
+                store(at, fix<Strict>(
+                              product(v, vre, load(op.im + at)), vre, v,
+                              [&](std::size_t k, T* out) { plain_product(op.x + at + 2 * k, op.row + at + 2 * k, out); },
+                              [&](complex* res) {
+                                  detail::fix_mul(as_complex(op.x + at), as_complex(op.row + at), res, width / 2);
+                              }));
+            }
         }
         row_times_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
             return {pad(x + i, count, scratch[0]), pad(re + i, count, scratch[1]), pad(im + i, count, scratch[2]),
@@ -228,54 +262,81 @@ struct complex_mul_kernels {
 
     template <bool Strict>
     struct mul_scalar_op {
-        static constexpr std::size_t step = width;
+        static constexpr bool screened = true;
+        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t step = registers * width;
         static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 1;
         const T* a;
         batch s_re;  // broadcast real part of the scalar
         batch s_im;
         complex s;
+        [[gnu::always_inline]] batch product(const batch& va) const noexcept {
+            return V::fmaddsub(s_re, va, s_im * V::swap_pairs(va));
+        }
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            for (std::size_t r = 0; r < registers; ++r) {
+                o[r] = product(load(a + i + r * width));
+                e[r] = mul_kernel::screen<V>(o[r], e[r]);
+            }
+        }
         template <class Store>
-        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
-            const batch va = load(a + i);
-            const batch r = V::fmaddsub(s_re, va, s_im * V::swap_pairs(va));
-            const T sp[2] = {s.real(), s.imag()};
-            store(i, fix<Strict>(
-                         r, s_re, va, [&](std::size_t k, T* out) { plain_product(a + i + 2 * k, sp, out); },
-                         [&](complex* res) { detail::fix_mul_scalar(as_complex(a + i), s, res, width / 2); }));
+        [[gnu::noinline, gnu::cold]] static void exact(const mul_scalar_op op, std::size_t i, Store store) noexcept {
+            const T sp[2] = {op.s.real(), op.s.imag()};
+            for (std::size_t at = i; at < i + step; at += width) {
+                const batch va = load(op.a + at);
+                store(at, fix<Strict>(
+                              op.product(va), op.s_re, va,
+                              [&](std::size_t k, T* out) { plain_product(op.a + at + 2 * k, sp, out); },
+                              [&](complex* res) { detail::fix_mul_scalar(as_complex(op.a + at), op.s, res, width / 2); }));
+            }
         }
         mul_scalar_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
             return {pad(a + i, count, scratch[0]), s_re, s_im, s};
         }
     };
 
+    // a · b + c: the product's screen and the sum's (c may cancel a product
+    // whose screen would fail).
     template <bool Strict>
     struct mul_add_op {
-        static constexpr std::size_t step = width;
+        static constexpr bool screened = true;
+        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t step = registers * width;
         static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t unroll = 2;
         static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 3;
         const T* a;
         const T* b;
         const T* c;
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            for (std::size_t r = 0; r < registers; ++r) {
+                const std::size_t at = i + r * width;
+                const batch p = mul_kernel::product<V>(load(a + at), load(b + at));
+                o[r] = p + load(c + at);
+                e[r] = mul_kernel::screen<V>(o[r], mul_kernel::screen<V>(p, e[r]));
+            }
+        }
         template <class Store>
-        [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
-            const batch va = load(a + i), vb = load(b + i);
-            const batch r = mul_kernel::product<V>(va, vb) + load(c + i);
-            store(i, fix<Strict>(
-                         r, V::dup_real(va), vb,
-                         [&](std::size_t k, T* out) {
-                             plain_product(a + i + 2 * k, b + i + 2 * k, out);
-                             out[0] += c[i + 2 * k];
-                             out[1] += c[i + 2 * k + 1];
-                         },
-                         [&](complex* res) {
-                             detail::fix_mul_add(as_complex(a + i), as_complex(b + i), as_complex(c + i), res,
-                                                 width / 2);
-                         }));
+        [[gnu::noinline, gnu::cold]] static void exact(const mul_add_op op, std::size_t i, Store store) noexcept {
+            const T* a = op.a;
+            const T* b = op.b;
+            const T* c = op.c;
+            for (std::size_t at = i; at < i + step; at += width) {
+                const batch va = load(a + at), vb = load(b + at);
+                store(at, fix<Strict>(
+                              mul_kernel::product<V>(va, vb) + load(c + at), V::dup_real(va), vb,
+                              [&](std::size_t k, T* out) {
+                                  plain_product(a + at + 2 * k, b + at + 2 * k, out);
+                                  out[0] += c[at + 2 * k];
+                                  out[1] += c[at + 2 * k + 1];
+                              },
+                              [&](complex* res) {
+                                  detail::fix_mul_add(as_complex(a + at), as_complex(b + at), as_complex(c + at), res,
+                                                      width / 2);
+                              }));
+            }
         }
         mul_add_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
             return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1]), pad(c + i, count, scratch[2])};
@@ -285,39 +346,65 @@ struct complex_mul_kernels {
     // ---- entry points (the kernel table points here) ----
 
     // run() with the op of the policy (Op<true> fixes special values up as
-    // std::complex does); `in` initialises the op.
+    // std::complex does); `in` initialises the op. `disjoint`: out is none of
+    // the inputs (the API allows exactly an input or disjoint memory).
     template <template <bool> class Op, class... In>
-    static void run_policy(bool strict, T* out, std::size_t n, bool stream, In... in) noexcept {
+    static void run_policy(bool strict, T* out, std::size_t n, bool stream, bool disjoint, In... in) noexcept {
         if (strict)
-            drive::run(Op<true>{in...}, out, n, stream);
+            drive::run(Op<true>{in...}, out, n, stream, true, disjoint);
         else
-            drive::run(Op<false>{in...}, out, n, stream);
+            drive::run(Op<false>{in...}, out, n, stream, true, disjoint);
     }
 
     static void mul(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        run_policy<mul_op>(strict, out, n, stream, a, b);
+        run_policy<mul_op>(strict, out, n, stream, out != a && out != b, a, b);
     }
     static void mul_conj(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        run_policy<mul_conj_op>(strict, out, n, stream, a, b);
+        run_policy<mul_conj_op>(strict, out, n, stream, out != a && out != b, a, b);
     }
 
     // `rows` rows of len reals, n apart, through op (whose x is the first row).
-    // Rows of whole registers with ordinary stores (RoPE's heads) are the
-    // tight loop itself: run()'s per-call alignment and tail handling would
-    // cost as much as a short row's arithmetic. The instructions per element
-    // are the same either way.
+    // Rows of whole blocks with ordinary stores (RoPE's heads) are the tight
+    // loop itself: run()'s per-call alignment and tail handling would cost as
+    // much as a short row's arithmetic; their screen is tested once for all
+    // the rows when out is disjoint from the inputs, else per block. The
+    // instructions per element are the same either way.
     template <class Op>
-    static void rows_times(Op op, T* out, std::size_t n, std::size_t len, std::size_t rows, bool stream) noexcept {
+    static void rows_times(Op op, T* out, std::size_t n, std::size_t len, std::size_t rows, bool stream,
+                           bool disjoint) noexcept {
         const T* first = op.x;
-        const bool tight = !stream && len % width == 0;
+        if (stream || len % Op::step != 0) {
+            for (std::size_t r = 0; r < rows; ++r) {
+                op.x = first + r * n;  // computed per row: never a pointer past the arrays' ends
+                drive::run(op, out + r * n, len, stream, false, disjoint);
+            }
+            return;
+        }
+        typename drive::output_store store{out, false};
+        if (!disjoint) {
+            for (std::size_t r = 0; r < rows; ++r) {
+                op.x = first + r * n;
+                store.out = out + r * n;
+                for (std::size_t i = 0; i < len; i += Op::step) drive::block(op, i, store);
+            }
+            return;
+        }
+        batch e[Op::registers];
+        for (std::size_t k = 0; k < Op::registers; ++k) e[k] = batch(T(0));
         for (std::size_t r = 0; r < rows; ++r) {
-            op.x = first + r * n;  // computed per row: never a pointer past the arrays' ends
-            T* row_out = out + r * n;
-            if (tight) {
-                typename drive::output_store store{row_out, false};
-                for (std::size_t i = 0; i < len; i += width) op(i, store);
-            } else {
-                drive::run(op, row_out, len, stream, false);
+            op.x = first + r * n;
+            store.out = out + r * n;
+            for (std::size_t i = 0; i < len; i += Op::step) {
+                batch o[Op::registers];
+                op.compute(i, o, e);
+                for (std::size_t k = 0; k < Op::registers; ++k) store(i + k * width, o[k]);
+            }
+        }
+        if (!drive::finite(e)) [[unlikely]] {
+            for (std::size_t r = 0; r < rows; ++r) {
+                op.x = first + r * n;
+                store.out = out + r * n;
+                for (std::size_t i = 0; i < len; i += Op::step) Op::exact(op, i, store);
             }
         }
     }
@@ -335,6 +422,7 @@ struct complex_mul_kernels {
                          bool stream, bool strict) noexcept {
         alignas(64) T re[pattern_reals];
         alignas(64) T im[pattern_reals];
+        const bool disjoint = out != a && out != rows;
         for (std::size_t b = 0; b < blocks; ++b) {
             const T* row = rows + b * n;
             const std::size_t block = b * repeats * n;
@@ -353,9 +441,9 @@ struct complex_mul_kernels {
                 const T* x = a + block + start;
                 T* o = out + block + start;
                 if (strict)
-                    rows_times(row_times_op<true>{x, re, im, row + start}, o, n, len, repeats, stream);
+                    rows_times(row_times_op<true>{x, re, im, row + start}, o, n, len, repeats, stream, disjoint);
                 else
-                    rows_times(row_times_op<false>{x, re, im, row + start}, o, n, len, repeats, stream);
+                    rows_times(row_times_op<false>{x, re, im, row + start}, o, n, len, repeats, stream, disjoint);
             }
         }
         if (stream) stream_fence();
@@ -364,11 +452,11 @@ struct complex_mul_kernels {
         drive::run(mul_real_op{a, r}, out, n, stream);
     }
     static void mul_scalar(const T* a, complex s, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        run_policy<mul_scalar_op>(strict, out, n, stream, a, batch(s.real()), batch(s.imag()), s);
+        run_policy<mul_scalar_op>(strict, out, n, stream, out != a, a, batch(s.real()), batch(s.imag()), s);
     }
     static void mul_add(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream,
                         bool strict) noexcept {
-        run_policy<mul_add_op>(strict, out, n, stream, a, b, c);
+        run_policy<mul_add_op>(strict, out, n, stream, out != a && out != b && out != c, a, b, c);
     }
 };
 

@@ -17,6 +17,25 @@
 //                  the same op reading zero-padded copies of its inputs for a
 //                  partial block of `count` output reals at i, to be run at 0
 //
+// A screened op (Op::screened) finds the elements its batch form must hand to
+// the scalar form with one test per block, or per chunk of blocks, instead of
+// a test per register:
+//   registers      result registers per block (step = registers · width)
+//   op.compute(i, o, e)
+//                  the block's result registers o[], without fix-ups, and
+//                  e[r] += a screen of o[r]: when every lane of every e[r] is
+//                  finite, no element of the block needs a fix-up
+//   Op::exact(op, i, store)
+//                  computes the block with its fix-ups and stores it: cold
+//                  and out of line, taking its arguments by value, so that
+//                  the hot loop's registers never need an address
+// The screen is a sufficient condition only (a block it flags may need no
+// fix-up: exact() then computes what compute() did), so results are those of
+// the per-register tests. When out aliases no input (`disjoint`), blocks are
+// stored as computed and the screen is tested once per chunk, whose blocks
+// exact() recomputes from the untouched inputs if it fails; in place every
+// block is tested before it is stored.
+//
 // Include only from the per-instruction-set translation units (src/simd).
 #pragma once
 
@@ -30,6 +49,9 @@
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
+
+template <class Op>
+concept screened = Op::screened;
 
 template <class T, class A>
 struct driver {
@@ -63,17 +85,72 @@ struct driver {
         alignas(64) T result[Op::step];
         const Op local = op.rebase(i, count, scratch);
         output_store store{result, false};
-        local(0, store);
+        block(local, 0, store);
         std::memcpy(out + i, result, count * sizeof(T));
+    }
+
+    /// All lanes of e[0], …, e[R − 1] finite.
+    template <std::size_t R>
+    [[gnu::always_inline]] static bool finite(const batch (&e)[R]) noexcept {
+        batch sum = e[0];
+        for (std::size_t r = 1; r < R; ++r) sum = sum + e[r];
+        return !xsimd::any(xsimd::isnan(sum - sum));  // inf − inf and NaN are NaN
+    }
+
+    /// The block at i, stored: a screened op tests its screen before the
+    /// store (safe in place), any other op is called.
+    template <class Op, class Store>
+    [[gnu::always_inline]] static void block(const Op& op, std::size_t i, Store& store) noexcept {
+        if constexpr (screened<Op>) {
+            batch o[Op::registers];
+            batch e[Op::registers];
+            for (std::size_t r = 0; r < Op::registers; ++r) e[r] = batch(T(0));
+            op.compute(i, o, e);
+            if (!finite(e)) [[unlikely]] {
+                Op::exact(op, i, store);
+                return;
+            }
+            for (std::size_t r = 0; r < Op::registers; ++r) store(i + r * width, o[r]);
+        } else {
+            op(i, store);
+        }
+    }
+
+    /// Blocks per screened chunk of a disjoint run: what exact() recomputes
+    /// when the chunk holds a special value.
+    static constexpr std::size_t chunk_blocks = 16;
+
+    /// Whole blocks of a screened op from i while i + step ≤ n, stored as
+    /// computed, the screen tested per chunk.
+    template <class Op, class Store>
+    [[gnu::always_inline]] static void screened_chunks(const Op& op, std::size_t& i, std::size_t n,
+                                                       const Store& store) noexcept {
+        constexpr std::size_t step = Op::step;
+        while (i + step <= n) {
+            const std::size_t start = i;
+            const std::size_t blocks = (n - i) / step < chunk_blocks ? (n - i) / step : chunk_blocks;
+            const std::size_t end = i + blocks * step;
+            batch e[Op::registers];
+            for (std::size_t r = 0; r < Op::registers; ++r) e[r] = batch(T(0));
+            for (; i < end; i += step) {
+                batch o[Op::registers];
+                op.compute(i, o, e);
+                for (std::size_t r = 0; r < Op::registers; ++r) store(i + r * width, o[r]);
+            }
+            if (!finite(e)) [[unlikely]]
+                for (std::size_t j = start; j < end; j += step) Op::exact(op, j, store);
+        }
     }
 
     /// Runs op over n reals of output. `fence`: end a streaming run with its
     /// store fence (callers that run many rows fence once, after the last).
+    /// `disjoint`: out aliases no input (a screened op then tests per chunk).
     /// `op` is taken by value: a local copy whose address is never taken
     /// stays in registers across the stores to out (which could alias a
     /// referenced one).
     template <class Op>
-    static void run(const Op op, T* out, std::size_t n, bool stream, bool fence = true) noexcept {
+    static void run(const Op op, T* out, std::size_t n, bool stream, bool fence = true,
+                    bool disjoint = false) noexcept {
         constexpr std::size_t step = Op::step;
         std::size_t i = 0;
         const auto address = reinterpret_cast<std::uintptr_t>(out);
@@ -92,7 +169,15 @@ struct driver {
             stream = false;
         }
         output_store store{out, stream};
-        if constexpr (Op::unroll == 2) {
+        if constexpr (screened<Op>) {
+            const output_store plain{out, false}, streaming{out, true};
+            if (disjoint) {
+                if (stream) screened_chunks(op, i, n, streaming);
+                else screened_chunks(op, i, n, plain);
+            } else {
+                for (; i + step <= n; i += step) block(op, i, store);
+            }
+        } else if constexpr (Op::unroll == 2) {
             // Cheap blocks: two per iteration, and a loop per store path (a
             // test per store would be a fifth of the work).
             const output_store plain{out, false}, streaming{out, true};

@@ -249,7 +249,6 @@ struct elementwise_kernels {
         [[gnu::noinline, gnu::cold]] static void redo_block(std::array<input, inputs> in, const T* params,
                                                             std::size_t e, batch* o, mask redo,
                                                             mask redo_high) noexcept {
-            constexpr std::size_t registers = step / W;
             alignas(64) T result[step];
             alignas(64) T flags[2 * W];  // per element (simd form) or per part (interleaved form)
             for (std::size_t r = 0; r < registers; ++r) o[r].store_aligned(result + r * W);
@@ -269,9 +268,34 @@ struct elementwise_kernels {
             for (std::size_t r = 0; r < registers; ++r) o[r] = batch::load_aligned(result + r * W);
         }
 
+        /// Screened (see driver.hpp) when the element kernel has a screened
+        /// interleaved form for these operand kinds: the hot loop computes
+        /// with it, the per-register redo masks run only in exact().
+        static constexpr std::size_t registers = step / W;
+        static constexpr bool screened = [] {
+            if constexpr (Form == batch_form::interleaved && std::is_void_v<P>)
+                return requires(typename V::batch& e) {
+                    F::template interleaved_screened<V>(interleaved_arg_t<V, K>{}..., e);
+                };
+            else
+                return false;
+        }();
+        template <std::size_t... I>
+        [[gnu::always_inline]] void compute(std::index_sequence<I...>, std::size_t i, batch* o,
+                                            batch* e) const noexcept {
+            o[0] = F::template interleaved_screened<V>(load_half<I, kinds[I]>(i, 0)..., e[0]).v;
+            o[1] = F::template interleaved_screened<V>(load_half<I, kinds[I]>(i, 1)..., e[1]).v;
+        }
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            compute(std::make_index_sequence<inputs>{}, i, o, e);
+        }
+        template <class Store>
+        [[gnu::noinline, gnu::cold]] static void exact(const block_op op, std::size_t i, Store store) noexcept {
+            op(i, store);
+        }
+
         template <class Store>
         [[gnu::always_inline]] void operator()(std::size_t i, Store& store) const noexcept {
-            constexpr std::size_t registers = step / W;
             batch o[registers];
             mask redo = V::none(), redo_high = V::none();
             compute(std::make_index_sequence<inputs>{}, i, o, redo, redo_high);
@@ -354,7 +378,9 @@ struct elementwise_kernels {
         alignas(64) T y_buffer[2 * W];
         const block_op<Op, form, P, O, X, Y> op({make_input<X>(x, xb, x_buffer), make_input<Y>(y, yb, y_buffer)},
                                                 params);
-        drive::run(op, out, n * reals_of(O), stream);
+        // out is exactly an input (a non-broadcast one) or disjoint from them
+        const bool disjoint = (xb || out != x) && (yb || out != y);
+        drive::run(op, out, n * reals_of(O), stream, true, disjoint);
     }
 
     template <elementwise_op Op, operand_kind X, operand_kind Y>

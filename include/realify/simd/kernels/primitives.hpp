@@ -8,6 +8,11 @@
 //   dup_real(x)          [r0, i0, r1, i1, …] → [r0, r0, r1, r1, …]
 //   dup_imag(x)          → [i0, i0, i1, i1, …]
 //   swap_pairs(x)        → [i0, r0, i1, r1, …]
+//   fma(x, y, z)         x·y + z, fused where the arch has FMA — also on
+//                        AVX-512F, where xsimd 8.1's fma is x·y + z rounded
+//                        twice (it has no FMA kernels for avx512f)
+//   fms(x, y, z)         x·y − z, likewise
+//   fnma(x, y, z)        z − x·y, likewise
 //   fmaddsub(x, y, z)    even lanes x·y − z, odd lanes x·y + z (fused where the
 //                        arch has FMA)
 //   fmsubadd(x, y, z)    even lanes x·y + z, odd lanes x·y − z
@@ -109,6 +114,21 @@ xsimd::batch<T, A> dup_imag(const xsimd::batch<T, A>& x, xsimd::kernel::requires
 template <class A, class T>
 xsimd::batch<T, A> swap_pairs(const xsimd::batch<T, A>& x, xsimd::kernel::requires_arch<xsimd::generic>) noexcept {
     return permute<swap_pairs_index>(x);
+}
+template <class A, class T>
+xsimd::batch<T, A> fma(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y, const xsimd::batch<T, A>& z,
+                       xsimd::kernel::requires_arch<xsimd::generic>) noexcept {
+    return xsimd::fma(x, y, z);
+}
+template <class A, class T>
+xsimd::batch<T, A> fms(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y, const xsimd::batch<T, A>& z,
+                       xsimd::kernel::requires_arch<xsimd::generic>) noexcept {
+    return xsimd::fms(x, y, z);
+}
+template <class A, class T>
+xsimd::batch<T, A> fnma(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y, const xsimd::batch<T, A>& z,
+                        xsimd::kernel::requires_arch<xsimd::generic>) noexcept {
+    return xsimd::fnma(x, y, z);
 }
 template <class A, class T>
 xsimd::batch<T, A> fmaddsub(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y, const xsimd::batch<T, A>& z,
@@ -367,6 +387,36 @@ template <class A>
 xsimd::batch<double, A> swap_pairs(const xsimd::batch<double, A>& x,
                                    xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
     return _mm512_mask_permute_pd(x, 0xFF, x, 0x55);
+}
+template <class A>
+xsimd::batch<float, A> fma(const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y,
+                           const xsimd::batch<float, A>& z, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    return _mm512_fmadd_ps(x, y, z);
+}
+template <class A>
+xsimd::batch<double, A> fma(const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y,
+                            const xsimd::batch<double, A>& z, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    return _mm512_fmadd_pd(x, y, z);
+}
+template <class A>
+xsimd::batch<float, A> fms(const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y,
+                           const xsimd::batch<float, A>& z, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    return _mm512_fmsub_ps(x, y, z);
+}
+template <class A>
+xsimd::batch<double, A> fms(const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y,
+                            const xsimd::batch<double, A>& z, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    return _mm512_fmsub_pd(x, y, z);
+}
+template <class A>
+xsimd::batch<float, A> fnma(const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y,
+                            const xsimd::batch<float, A>& z, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    return _mm512_fnmadd_ps(x, y, z);
+}
+template <class A>
+xsimd::batch<double, A> fnma(const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y,
+                             const xsimd::batch<double, A>& z, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    return _mm512_fnmadd_pd(x, y, z);
 }
 template <class A>
 xsimd::batch<float, A> fmaddsub(const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y,

@@ -47,12 +47,13 @@ struct vec {
     static batch min(const batch& x, const batch& y) noexcept { return xsimd::min(x, y); }
     static batch max(const batch& x, const batch& y) noexcept { return xsimd::max(x, y); }
     static batch copysign(const batch& x, const batch& y) noexcept { return xsimd::copysign(x, y); }
-    /// x·y + z, fused where the instruction set has FMA.
-    static batch fma(const batch& x, const batch& y, const batch& z) noexcept { return xsimd::fma(x, y, z); }
+    /// x·y + z, fused where the instruction set has FMA (AVX-512F included:
+    /// the primitive, not xsimd 8.1's, which rounds twice there).
+    static batch fma(const batch& x, const batch& y, const batch& z) noexcept { return kernels::fma(x, y, z, A{}); }
     /// x·y − z
-    static batch fms(const batch& x, const batch& y, const batch& z) noexcept { return xsimd::fms(x, y, z); }
+    static batch fms(const batch& x, const batch& y, const batch& z) noexcept { return kernels::fms(x, y, z, A{}); }
     /// z − x·y
-    static batch fnma(const batch& x, const batch& y, const batch& z) noexcept { return xsimd::fnma(x, y, z); }
+    static batch fnma(const batch& x, const batch& y, const batch& z) noexcept { return kernels::fnma(x, y, z, A{}); }
     static batch sqrt(const batch& x) noexcept { return xsimd::sqrt(x); }
 
     // ---- transcendental (xsimd's, accurate to a few ulp) ----
