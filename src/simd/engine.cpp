@@ -23,6 +23,7 @@
 #include "realify/simd/elementwise.hpp"
 #include "realify/simd/streaming.hpp"
 #include "tensor_checks.hpp"
+#include "walk.hpp"
 
 namespace realify::engine {
 
@@ -128,64 +129,39 @@ void scatter(const T* src, std::size_t n, bool complex, void* dst, component typ
 // ---- the walk ------------------------------------------------------------------------------
 
 constexpr std::size_t max_operands = max_inputs + 1;  // operand 0 is out
-
-struct axis {
-    std::size_t extent = 1;
-    std::array<std::ptrdiff_t, max_operands> stride{};  // components
-};
+using walk_axes = walk::axes<max_operands>;
 
 /// The axes of the walk: extent-1 axes dropped, out's negative strides
 /// reversed for every operand (moving `base`), sorted by out's stride
 /// (outermost first) and coalesced. Never empty: a single element is one
 /// axis of extent 1 with contiguous strides.
-std::size_t walk_axes(const dims& shape, const tensor_ref& out, std::span<const tensor_ref> inputs,
-                      std::array<axis, max_rank>& axes, std::array<char*, max_operands>& base) {
+walk_axes axes_of(const dims& shape, const tensor_ref& out, std::span<const tensor_ref> inputs,
+                  std::array<char*, max_operands>& base) {
     const std::size_t operands = inputs.size() + 1;
     auto operand = [&](std::size_t k) -> const tensor_ref& { return k == 0 ? out : inputs[k - 1]; };
-    std::size_t n = 0;
+    walk_axes axes;
     for (std::size_t a = 0; a < shape.rank; ++a) {
         if (shape[a] == 1) continue;
-        axis x;
+        walk::axis<max_operands> x;
         x.extent = shape[a];
         for (std::size_t k = 0; k < operands; ++k) {
             const tensor_ref& t = operand(k);
             const std::size_t lead = shape.rank - t.rank();
             x.stride[k] = a >= lead && t.shape[a - lead] != 1 ? t.strides[a - lead] : 0;
         }
-        axes[n++] = x;
+        axes.push(x);
     }
-    for (std::size_t k = 0; k < operands; ++k) base[k] = static_cast<char*>(operand(k).data);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axes[i].stride[0] >= 0) continue;
-        for (std::size_t k = 0; k < operands; ++k) {
-            base[k] += static_cast<std::ptrdiff_t>(axes[i].extent - 1) * axes[i].stride[k] *
-                       static_cast<std::ptrdiff_t>(size_of(operand(k).type));
-            axes[i].stride[k] = -axes[i].stride[k];
-        }
+    const auto moved = axes.make_forward(0);
+    for (std::size_t k = 0; k < operands; ++k)
+        base[k] = static_cast<char*>(operand(k).data) + moved[k] * static_cast<std::ptrdiff_t>(size_of(operand(k).type));
+    axes.sort_by(0);
+    axes.coalesce();
+    if (axes.rank == 0) {
+        walk::axis<max_operands> one;
+        for (std::size_t k = 0; k < operands; ++k) one.stride[k] = operand(k).width();
+        axes.push(one);
     }
-    std::stable_sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(n),
-                     [](const axis& x, const axis& y) { return x.stride[0] > y.stride[0]; });
-    // merge axis i − 1 into axis i where every operand steps over axis i in one stride of i − 1
-    std::size_t kept = n == 0 ? 0 : 1;
-    for (std::size_t i = 1; i < n; ++i) {
-        axis& outer = axes[kept - 1];
-        const axis& inner = axes[i];
-        bool merge = true;
-        for (std::size_t k = 0; k < operands && merge; ++k)
-            merge = outer.stride[k] == inner.stride[k] * static_cast<std::ptrdiff_t>(inner.extent);
-        if (merge) {
-            outer.extent *= inner.extent;
-            outer.stride = inner.stride;
-        } else {
-            axes[kept++] = inner;
-        }
-    }
-    if (kept == 0) {
-        axes[0].extent = 1;
-        for (std::size_t k = 0; k < operands; ++k) axes[0].stride[k] = operand(k).width();
-        kept = 1;
-    }
-    return kept;
+    return axes;
 }
 
 template <class T>
@@ -194,10 +170,9 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
     const std::size_t operands = inputs.size() + 1;
     auto operand = [&](std::size_t k) -> const tensor_ref& { return k == 0 ? out : inputs[k - 1]; };
 
-    std::array<axis, max_rank> axes;
     std::array<char*, max_operands> base{};
-    const std::size_t n_axes = walk_axes(shape, out, inputs, axes, base);
-    const axis& row = axes[n_axes - 1];
+    const walk_axes axes = axes_of(shape, out, inputs, base);
+    const walk::axis<max_operands>& row = axes.back();
     const std::size_t length = row.extent;
 
     std::array<std::ptrdiff_t, max_operands> bytes{};  // bytes per component
@@ -214,8 +189,7 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
         direct[k] = t.type == compute && (row.stride[k] == t.width() || constant[k]);
         whole_rows = whole_rows && (direct[k] || constant[k]);
     }
-    std::size_t rows = 1;
-    for (std::size_t i = 0; i + 1 < n_axes; ++i) rows *= axes[i].extent;
+    const std::size_t rows = axes.count() / length;
 
     // Streaming stores: only for one long contiguous row that no input overlaps.
     bool stream = false;
@@ -267,18 +241,11 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
         }
     };
 
-    // odometer over the outer axes
-    std::array<std::size_t, max_rank> index{};
-    std::array<char*, max_operands> p = base;
-    for (std::size_t r = 0; r < rows; ++r) {
+    walk::odometer<max_operands> position(axes.outer());
+    std::array<char*, max_operands> p{};
+    for (std::size_t r = 0; r < rows; ++r, position.next()) {
+        for (std::size_t k = 0; k < operands; ++k) p[k] = base[k] + position[k] * bytes[k];
         one_row(p);
-        for (std::size_t a = n_axes - 1; a-- > 0;) {
-            for (std::size_t k = 0; k < operands; ++k) p[k] += axes[a].stride[k] * bytes[k];
-            if (++index[a] < axes[a].extent) break;
-            for (std::size_t k = 0; k < operands; ++k)
-                p[k] -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].stride[k] * bytes[k];
-            index[a] = 0;
-        }
     }
 }
 

@@ -25,6 +25,7 @@
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
 #include "tensor_checks.hpp"
+#include "walk.hpp"
 
 namespace realify::engine {
 
@@ -113,82 +114,47 @@ struct accumulator {
     }
 };
 
-struct axis {
-    std::size_t extent;
-    std::ptrdiff_t in;   // input stride (components)
-    std::ptrdiff_t out;  // output stride (components); 0 for a reduced axis
-};
-
-/// Advances an odometer over `axes` (all but the last `skip`), moving the
-/// pointers; false when it wrapped around.
-template <class S, class D>
-bool advance(std::span<const axis> axes, std::array<std::size_t, max_rank>& index, const S*& in, D*& out) noexcept {
-    for (std::size_t a = axes.size(); a-- > 0;) {
-        in += axes[a].in;
-        out += axes[a].out;
-        if (++index[a] < axes[a].extent) return true;
-        in -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].in;
-        out -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].out;
-        index[a] = 0;
-    }
-    return false;
-}
-
-/// Adjacent axes (in index order) merged where the inner steps over the
-/// outer in one stride, for both the input and the output.
-std::size_t coalesce(std::array<axis, max_rank>& axes, std::size_t n) noexcept {
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axes[i].extent == 1) continue;
-        if (kept > 0) {
-            axis& outer = axes[kept - 1];
-            const auto extent = static_cast<std::ptrdiff_t>(axes[i].extent);
-            if (outer.in == axes[i].in * extent && outer.out == axes[i].out * extent) {
-                outer = {outer.extent * axes[i].extent, axes[i].in, axes[i].out};
-                continue;
-            }
-        }
-        axes[kept++] = axes[i];
-    }
-    return kept;
-}
+/// Axes of a reduction: stride 0 the input's, stride 1 the output's (0 along
+/// a reduced axis), in components.
+using axis = walk::axis<2>;
+using axis_list = walk::axes<2>;
+using odometer = walk::odometer<2>;
 
 template <class S, class D, bool Complex, reduction R>
 void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out) {
     using acc = accumulator<S, Complex, R>;
     // kept axes (with their output strides) and reduced axes, in index order
-    std::array<axis, max_rank> kept{}, reduced{};
-    std::size_t n_kept = 0, n_reduced = 0, out_axis = 0;
+    axis_list kept, reduced;
+    std::size_t out_axis = 0;
     const bool keepdim = out.rank() == in.rank();
     std::size_t count = 1;
     for (std::size_t a = 0; a < in.rank(); ++a) {
         const bool is_reduced = std::find(reduced_axes.begin(), reduced_axes.end(), a) != reduced_axes.end();
         if (is_reduced) {
-            reduced[n_reduced++] = {in.shape[a], in.strides[a], 0};
+            reduced.push({in.shape[a], {in.strides[a], 0}});
             count *= in.shape[a];
             if (keepdim) ++out_axis;
         } else {
-            kept[n_kept++] = {in.shape[a], in.strides[a], out.strides[out_axis++]};
+            kept.push({in.shape[a], {in.strides[a], out.strides[out_axis++]}});
         }
     }
-    n_kept = coalesce(kept, n_kept);
-    n_reduced = coalesce(reduced, n_reduced);
+    kept.coalesce();
+    reduced.coalesce();
     const S* const in_base = static_cast<const S*>(in.data);
     D* const out_base = static_cast<D*>(out.data);
 
     // the innermost reduced run; the outer reduced axes are walked by an odometer
-    const axis run = n_reduced > 0 ? reduced[n_reduced - 1] : axis{1, 0, 0};
-    const std::span<const axis> outer_reduced(reduced.data(), n_reduced > 0 ? n_reduced - 1 : 0);
+    const axis run = reduced.rank > 0 ? reduced.back() : axis{1, {0, 0}};
+    const std::span<const axis> outer_reduced = reduced.outer();
     std::size_t outer_count = 1;
     for (const axis& x : outer_reduced) outer_count *= x.extent;
     // the runs' results combined in order (a product starts from the first
     // run: (1 + 0i)·z is not z when z is not finite)
     auto reduce_at = [&](const S* p) {
-        std::array<std::size_t, max_rank> index{};
-        D* unused = nullptr;
+        odometer position(outer_reduced);
         typename acc::value total = acc::init();
-        for (std::size_t r = 0; r < outer_count; ++r) {
-            const auto part = acc::run(p, run.in, run.extent);
+        for (std::size_t r = 0; r < outer_count; ++r, position.next()) {
+            const auto part = acc::run(p + position[0], run.stride[0], run.extent);
             if constexpr (R == reduction::prod) {
                 if (r == 0) total = part;
                 else if constexpr (Complex) total = kernel::element<op::mul>{}(total, part);
@@ -196,93 +162,80 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
             } else {
                 total = acc::combine(total, part);
             }
-            advance(outer_reduced, index, p, unused);
         }
         return total;
     };
 
     // across: a kept axis is the input's innermost — accumulate a block of outputs together
-    std::size_t inner_kept = n_kept;
-    for (std::size_t i = 0; i < n_kept; ++i)
-        if (inner_kept == n_kept || std::abs(kept[i].in) < std::abs(kept[inner_kept].in)) inner_kept = i;
-    const bool across = inner_kept < n_kept && std::abs(kept[inner_kept].in) < std::abs(run.in) && R != reduction::prod;
+    std::size_t inner_kept = kept.rank;
+    for (std::size_t i = 0; i < kept.rank; ++i)
+        if (inner_kept == kept.rank || std::abs(kept[i].stride[0]) < std::abs(kept[inner_kept].stride[0])) inner_kept = i;
+    const bool across = inner_kept < kept.rank && std::abs(kept[inner_kept].stride[0]) < std::abs(run.stride[0]) &&
+                        R != reduction::prod;
 
     if (!across) {
-        std::array<std::size_t, max_rank> index{};
-        const S* p = in_base;
-        D* o = out_base;
+        odometer position(kept.all());
         do {
-            acc::store(reduce_at(p), count, o);
-        } while (advance(std::span<const axis>(kept.data(), n_kept), index, p, o));
+            acc::store(reduce_at(in_base + position[0]), count, out_base + position[1]);
+        } while (position.next());
         return;
     }
     // the other kept axes by odometer; blocks of block_width along inner_kept
-    const axis inner = kept[inner_kept];
-    std::array<axis, max_rank> others{};
-    std::size_t n_others = 0;
-    for (std::size_t i = 0; i < n_kept; ++i)
-        if (i != inner_kept) others[n_others++] = kept[i];
+    axis_list others = kept;
+    const axis inner = others.take(inner_kept);
     std::array<typename acc::value, block_width> block;
-    std::array<std::size_t, max_rank> index{};
-    const S* p = in_base;
-    D* o = out_base;
+    odometer position(others.all());
     do {
         for (std::size_t j0 = 0; j0 < inner.extent; j0 += block_width) {
             const std::size_t n = std::min(block_width, inner.extent - j0);
             block.fill(acc::init());
-            std::array<std::size_t, max_rank> r_index{};
-            const S* q = p + static_cast<std::ptrdiff_t>(j0) * inner.in;
-            D* unused = nullptr;
+            const S* const q = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * inner.stride[0];
             if (count > 0) {
+                odometer row(reduced.all());
                 do {
-                    const S* x = q;
-                    for (std::size_t j = 0; j < n; ++j, x += inner.in) acc::add(block[j], x);
-                } while (advance(std::span<const axis>(reduced.data(), n_reduced), r_index, q, unused));
+                    const S* x = q + row[0];
+                    for (std::size_t j = 0; j < n; ++j, x += inner.stride[0]) acc::add(block[j], x);
+                } while (row.next());
             }
-            D* y = o + static_cast<std::ptrdiff_t>(j0) * inner.out;
-            for (std::size_t j = 0; j < n; ++j, y += inner.out) acc::store(block[j], count, y);
+            D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * inner.stride[1];
+            for (std::size_t j = 0; j < n; ++j, y += inner.stride[1]) acc::store(block[j], count, y);
         }
-    } while (advance(std::span<const axis>(others.data(), n_others), index, p, o));
+    } while (position.next());
 }
 
 template <class S, class D, bool Complex>
 void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& out) {
     using acc = accumulator<S, Complex, reduction::sum>;
-    std::array<axis, max_rank> others{};
-    std::size_t n_others = 0;
+    axis_list others;
     for (std::size_t a = 0; a < in.rank(); ++a)
-        if (a != scan_axis) others[n_others++] = {in.shape[a], in.strides[a], out.strides[a]};
-    n_others = coalesce(others, n_others);
-    const axis scan{in.shape[scan_axis], in.strides[scan_axis], out.strides[scan_axis]};
-    std::size_t inner = n_others;  // the other axis innermost in the input, if it is inner to the scan
-    for (std::size_t i = 0; i < n_others; ++i)
-        if (inner == n_others || std::abs(others[i].in) < std::abs(others[inner].in)) inner = i;
-    const bool across = inner < n_others && std::abs(others[inner].in) < std::abs(scan.in);
-    const axis line = across ? others[inner] : axis{1, 0, 0};
-    if (across) {
-        for (std::size_t i = inner; i + 1 < n_others; ++i) others[i] = others[i + 1];
-        --n_others;
-    }
+        if (a != scan_axis) others.push({in.shape[a], {in.strides[a], out.strides[a]}});
+    others.coalesce();
+    const axis scan{in.shape[scan_axis], {in.strides[scan_axis], out.strides[scan_axis]}};
+    std::size_t inner = others.rank;  // the other axis innermost in the input, if it is inner to the scan
+    for (std::size_t i = 0; i < others.rank; ++i)
+        if (inner == others.rank || std::abs(others[i].stride[0]) < std::abs(others[inner].stride[0])) inner = i;
+    const bool across = inner < others.rank && std::abs(others[inner].stride[0]) < std::abs(scan.stride[0]);
+    const axis line = across ? others.take(inner) : axis{1, {0, 0}};
     std::array<typename acc::value, block_width> block;
-    std::array<std::size_t, max_rank> index{};
-    const S* p = static_cast<const S*>(in.data);
-    D* o = static_cast<D*>(out.data);
+    const S* const in_base = static_cast<const S*>(in.data);
+    D* const out_base = static_cast<D*>(out.data);
+    odometer position(others.all());
     do {
         for (std::size_t j0 = 0; j0 < line.extent; j0 += block_width) {
             const std::size_t n = std::min(block_width, line.extent - j0);
             block.fill(acc::init());
-            const S* x = p + static_cast<std::ptrdiff_t>(j0) * line.in;
-            D* y = o + static_cast<std::ptrdiff_t>(j0) * line.out;
-            for (std::size_t k = 0; k < scan.extent; ++k, x += scan.in, y += scan.out) {
+            const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * line.stride[0];
+            D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * line.stride[1];
+            for (std::size_t k = 0; k < scan.extent; ++k, x += scan.stride[0], y += scan.stride[1]) {
                 const S* xj = x;
                 D* yj = y;
-                for (std::size_t j = 0; j < n; ++j, xj += line.in, yj += line.out) {
+                for (std::size_t j = 0; j < n; ++j, xj += line.stride[0], yj += line.stride[1]) {
                     acc::add(block[j], xj);  // read before the write: in place is safe
                     acc::store(block[j], 1, yj);
                 }
             }
         }
-    } while (advance(std::span<const axis>(others.data(), n_others), index, p, o));
+    } while (position.next());
 }
 
 void check_output(std::string_view op, const tensor_ref& in, const tensor_ref& out, const dims& expected) {
