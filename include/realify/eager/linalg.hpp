@@ -65,9 +65,9 @@ decltype(auto) matmul(const A& a, const B& b, O&&... o) {
 template <class A, class X, class... O>
     requires detail::optional_out<O...>
 decltype(auto) mv(const A& a, const X& x, gemm_method method, O&&... o) {
-    const auto sa = dispatch::lowering::linalg_detail::argument_shape(a);
-    const auto sx = dispatch::lowering::linalg_detail::argument_shape(x);
-    if (sa.size() != 2 || sx.size() != 1 || sa[1] != sx[0]) dispatch::lowering::linalg_detail::mismatch("mv", sa, sx);
+    const auto sa = dispatch::lowering::linalg_detail::argument_shape("mv", a);
+    const auto sx = dispatch::lowering::linalg_detail::argument_shape("mv", x);
+    if (sa.rank != 2 || sx.rank != 1 || sa[1] != sx[0]) dispatch::lowering::linalg_detail::mismatch("mv", sa, sx);
     return detail::matrix_product<op::matmul>(method, a, x, std::forward<O>(o)...);
 }
 template <class A, class X, class... O>
