@@ -22,6 +22,8 @@
 #include "realify/kernels/real_output.hpp"
 #include "realify/simd/elementwise.hpp"
 #include "realify/simd/streaming.hpp"
+#include "parallel.hpp"
+#include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"
 
@@ -203,50 +205,69 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
         stream = !aliased && touched >= simd::streaming_threshold();
     }
 
-    alignas(64) std::array<std::array<T, 2 * block_elements>, max_operands> scratch;
-    std::array<const void*, max_inputs> in{};
-    std::array<bool, max_inputs> broadcast{};
-
-    auto one_row = [&](const std::array<char*, max_operands>& p) {
-        for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per row
-            if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
-        }
-        if (whole_rows) {
-            for (std::size_t k = 1; k < operands; ++k) {
-                in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
-                broadcast[k - 1] = constant[k] && length > 1;
+    // The elements [first, last) of the walk (row-major over its axes: rows
+    // one after the other), row piece by row piece; each thread of a split
+    // call runs one such range, with scratch of its own.
+    auto walk_range = [&](std::size_t first, std::size_t last) {
+        alignas(64) std::array<std::array<T, 2 * block_elements>, max_operands> scratch;
+        std::array<const void*, max_inputs> in{};
+        std::array<bool, max_inputs> broadcast{};
+        // the row piece [j0, j1) of the row whose operands start at p
+        auto row_piece = [&](const std::array<char*, max_operands>& p, std::size_t j0, std::size_t j1) {
+            for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per piece
+                if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
             }
-            kernel.run(kernel, in.data(), broadcast.data(), p[0], length, stream);
-            return;
-        }
-        for (std::size_t j = 0; j < length; j += block_elements) {
-            const std::size_t n = std::min(block_elements, length - j);
-            const auto offset = static_cast<std::ptrdiff_t>(j);
-            for (std::size_t k = 1; k < operands; ++k) {
-                const tensor_ref& t = operand(k);
-                broadcast[k - 1] = constant[k] && n > 1;
-                if (constant[k]) {
-                    in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
-                } else if (direct[k]) {
-                    in[k - 1] = p[k] + offset * row.stride[k] * bytes[k];
-                } else {
-                    gather(p[k] + offset * row.stride[k] * bytes[k], t.type, row.stride[k], n, t.complex, scratch[k].data());
-                    in[k - 1] = scratch[k].data();
+            if (whole_rows) {
+                const auto offset = static_cast<std::ptrdiff_t>(j0);
+                for (std::size_t k = 1; k < operands; ++k) {
+                    in[k - 1] = constant[k] ? (direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data())
+                                            : static_cast<const void*>(p[k] + offset * row.stride[k] * bytes[k]);
+                    broadcast[k - 1] = constant[k] && j1 - j0 > 1;
                 }
+                kernel.run(kernel, in.data(), broadcast.data(), p[0] + offset * row.stride[0] * bytes[0], j1 - j0, stream);
+                return;
             }
-            char* const target = p[0] + offset * row.stride[0] * bytes[0];
-            kernel.run(kernel, in.data(), broadcast.data(), direct[0] ? static_cast<void*>(target) : scratch[0].data(), n,
-                       false);
-            if (!direct[0]) scatter(scratch[0].data(), n, out.complex, target, out.type, row.stride[0]);
+            for (std::size_t j = j0; j < j1; j += block_elements) {
+                const std::size_t n = std::min(block_elements, j1 - j);
+                const auto offset = static_cast<std::ptrdiff_t>(j);
+                for (std::size_t k = 1; k < operands; ++k) {
+                    const tensor_ref& t = operand(k);
+                    broadcast[k - 1] = constant[k] && n > 1;
+                    if (constant[k]) {
+                        in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
+                    } else if (direct[k]) {
+                        in[k - 1] = p[k] + offset * row.stride[k] * bytes[k];
+                    } else {
+                        gather(p[k] + offset * row.stride[k] * bytes[k], t.type, row.stride[k], n, t.complex, scratch[k].data());
+                        in[k - 1] = scratch[k].data();
+                    }
+                }
+                char* const target = p[0] + offset * row.stride[0] * bytes[0];
+                kernel.run(kernel, in.data(), broadcast.data(), direct[0] ? static_cast<void*>(target) : scratch[0].data(), n,
+                           false);
+                if (!direct[0]) scatter(scratch[0].data(), n, out.complex, target, out.type, row.stride[0]);
+            }
+        };
+        walk::odometer<max_operands> position(axes.outer(), first / length);
+        std::array<char*, max_operands> p{};
+        for (std::size_t j = first % length; first < last; j = 0, position.next()) {
+            const std::size_t end = std::min(length, j + (last - first));
+            for (std::size_t k = 0; k < operands; ++k) p[k] = base[k] + position[k] * bytes[k];
+            row_piece(p, j, end);
+            first += end - j;
         }
     };
 
-    walk::odometer<max_operands> position(axes.outer());
-    std::array<char*, max_operands> p{};
-    for (std::size_t r = 0; r < rows; ++r, position.next()) {
-        for (std::size_t k = 0; k < operands; ++k) p[k] = base[k] + position[k] * bytes[k];
-        one_row(p);
-    }
+    // Large walks are cut into ranges, a few per thread. The kernels never
+    // see an element's position, so any cut gives the same results; cuts
+    // fall on multiples of 64 elements (whole cache lines of a contiguous out).
+    const std::size_t total = rows * length;
+    const std::size_t threads = parallel::threads_for(total, grain::elementwise);
+    const std::size_t pieces = threads == 1 ? 1 : 4 * threads;
+    parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
+        auto cut = [&](std::size_t i) { return i == pieces ? total : total / pieces * i / 64 * 64; };
+        walk_range(cut(a), cut(b));
+    });
 }
 
 }  // namespace

@@ -8,6 +8,13 @@
 //           elements along it are accumulated together, reading the input
 //           row by row.
 //
+// Large calls run on several threads (realify/threads.hpp) with the same
+// results as on one: outputs (along) or blocks of outputs (across, the scan)
+// are split between threads; an output whose input is large is computed in
+// pieces that depend on the sizes only — the subtrees of a run's pairwise
+// sum, the chunks of a product, windows of runs — combined in the order one
+// thread combines them.
+//
 // Compiled for the baseline ISA with IEEE semantics (realify_isa_sources);
 // the complex product is element<op::mul>'s (realify/kernels).
 #include "realify/engine/reduce.hpp"
@@ -24,6 +31,8 @@
 
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
+#include "parallel.hpp"
+#include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"
 
@@ -44,6 +53,10 @@ namespace {
 using kernel::cpair;
 
 constexpr std::size_t block_width = 256;
+/// Elements of a product computed in order before the next chunk starts (run).
+constexpr std::size_t prod_chunk = std::size_t{1} << 14;
+/// Partial results one split step holds at once (run_split, windows of runs).
+constexpr std::size_t max_parts = 256;
 
 /// Runs f(S*, D*) with the C++ types of the input's and the output's components (float or double).
 template <class F>
@@ -89,15 +102,82 @@ struct accumulator {
         if constexpr (Complex) return {a.re + b.re, a.im + b.im};
         else return a + b;
     }
-    /// The run of n elements at p (stride in components): pairwise for sums.
+    /// The next part of a sequence folded in order: added, or multiplied (a
+    /// product starts from its first part: (1 + 0i)·z is not z when z is not
+    /// finite).
+    static value fold(value total, value part, bool first) noexcept {
+        if constexpr (R != reduction::prod) return combine(total, part);
+        else if (first) return part;
+        else if constexpr (Complex) return kernel::element<op::mul>{}(total, part);
+        else return total * part;
+    }
+    /// n elements at p (stride in components) accumulated in order from init().
+    static value sequence(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
+        value acc = init();
+        for (std::size_t i = 0; i < n; ++i, p += stride) add(acc, p);
+        return acc;
+    }
+    /// The run of n elements at p: pairwise for sums (halves down to 32
+    /// elements); for products, chunks of prod_chunk elements multiplied in
+    /// order — pieces that do not depend on the thread count, so run_split
+    /// gives the same value on any number of threads.
     static value run(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
-        if (R == reduction::prod || n <= 32) {
-            value acc = init();
-            for (std::size_t i = 0; i < n; ++i, p += stride) add(acc, p);
-            return acc;
+        if constexpr (R == reduction::prod) {
+            value total = init();
+            for (std::size_t c = 0; c == 0 || c < n; c += prod_chunk)
+                total = fold(total, sequence(p + static_cast<std::ptrdiff_t>(c) * stride, stride, std::min(prod_chunk, n - c)), c == 0);
+            return total;
+        } else {
+            if (n <= 32) return sequence(p, stride, n);
+            const std::size_t half = n / 2;
+            return combine(run(p, stride, half), run(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half));
         }
-        const std::size_t half = n / 2;
-        return combine(run(p, stride, half), run(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half));
+    }
+    /// run(p, stride, n) computed on up to `threads` threads: the subtrees of
+    /// the pairwise sum at one depth, or the chunks of the product, at once,
+    /// then combined as run combines them.
+    static value run_split(const S* p, std::ptrdiff_t stride, std::size_t n, std::size_t threads) {
+        std::array<value, max_parts> parts;
+        if constexpr (R == reduction::prod) {
+            value total = init();
+            const std::size_t chunks = parallel::pieces_of(n, prod_chunk);
+            for (std::size_t c0 = 0; c0 < chunks; c0 += max_parts) {
+                const std::size_t m = std::min(max_parts, chunks - c0);
+                parallel::for_ranges(m, threads, [&](std::size_t a, std::size_t b) {
+                    for (std::size_t i = a; i < b; ++i) {
+                        const std::size_t c = (c0 + i) * prod_chunk;
+                        parts[i] = sequence(p + static_cast<std::ptrdiff_t>(c) * stride, stride, std::min(prod_chunk, n - c));
+                    }
+                });
+                for (std::size_t i = 0; i < m; ++i) total = fold(total, parts[i], c0 + i == 0);
+            }
+            return total;
+        } else {
+            // the nodes at depth d of run's tree: every node above it splits (n / 2^d > 32)
+            std::size_t depth = 0;
+            while ((std::size_t{1} << depth) < 4 * threads && (std::size_t{2} << depth) <= max_parts &&
+                   (n >> (depth + 1)) > 32)
+                ++depth;
+            const std::size_t leaves = std::size_t{1} << depth;
+            parallel::for_ranges(leaves, threads, [&](std::size_t a, std::size_t b) {
+                for (std::size_t i = a; i < b; ++i) {
+                    std::size_t first = 0, size = n;  // leaf i: left (0) or right (1) at each level, from the top
+                    for (std::size_t level = depth; level-- > 0;) {
+                        const std::size_t half = size / 2;
+                        if ((i >> level) & 1) {
+                            first += half;
+                            size -= half;
+                        } else {
+                            size = half;
+                        }
+                    }
+                    parts[i] = run(p + static_cast<std::ptrdiff_t>(first) * stride, stride, size);
+                }
+            });
+            for (std::size_t width = leaves; width > 1; width /= 2)
+                for (std::size_t i = 0; i < width / 2; ++i) parts[i] = combine(parts[2 * i], parts[2 * i + 1]);
+            return parts[0];
+        }
     }
     template <class D>
     static void store(value acc, std::size_t count, D* out) noexcept {
@@ -148,23 +228,7 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
     const std::span<const axis> outer_reduced = reduced.outer();
     std::size_t outer_count = 1;
     for (const axis& x : outer_reduced) outer_count *= x.extent;
-    // the runs' results combined in order (a product starts from the first
-    // run: (1 + 0i)·z is not z when z is not finite)
-    auto reduce_at = [&](const S* p) {
-        odometer position(outer_reduced);
-        typename acc::value total = acc::init();
-        for (std::size_t r = 0; r < outer_count; ++r, position.next()) {
-            const auto part = acc::run(p + position[0], run.stride[0], run.extent);
-            if constexpr (R == reduction::prod) {
-                if (r == 0) total = part;
-                else if constexpr (Complex) total = kernel::element<op::mul>{}(total, part);
-                else total *= part;
-            } else {
-                total = acc::combine(total, part);
-            }
-        }
-        return total;
-    };
+    const std::size_t threads = parallel::threads_for(count * kept.count(), grain::reduction);
 
     // across: a kept axis is the input's innermost — accumulate a block of outputs together
     std::size_t inner_kept = kept.rank;
@@ -174,19 +238,56 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
                         R != reduction::prod;
 
     if (!across) {
-        odometer position(kept.all());
-        do {
-            acc::store(reduce_at(in_base + position[0]), count, out_base + position[1]);
-        } while (position.next());
+        // One output: its runs reduced and folded in order. With `split`
+        // threads, a long run is split inside (run_split), short runs are
+        // reduced a window at a time — the same value either way.
+        auto reduce_at = [&](const S* p, std::size_t split) {
+            typename acc::value total = acc::init();
+            if (split > 1 && run.extent >= 2 * grain::reduction) {
+                odometer position(outer_reduced);
+                for (std::size_t r = 0; r < outer_count; ++r, position.next())
+                    total = acc::fold(total, acc::run_split(p + position[0], run.stride[0], run.extent, split), r == 0);
+                return total;
+            }
+            if (split > 1 && outer_count > 1) {
+                std::array<typename acc::value, max_parts> parts;
+                for (std::size_t r0 = 0; r0 < outer_count; r0 += max_parts) {
+                    const std::size_t m = std::min(max_parts, outer_count - r0);
+                    parallel::for_ranges(m, split, [&](std::size_t a, std::size_t b) {
+                        odometer position(outer_reduced, r0 + a);
+                        for (std::size_t i = a; i < b; ++i, position.next())
+                            parts[i] = acc::run(p + position[0], run.stride[0], run.extent);
+                    });
+                    for (std::size_t i = 0; i < m; ++i) total = acc::fold(total, parts[i], r0 + i == 0);
+                }
+                return total;
+            }
+            odometer position(outer_reduced);
+            for (std::size_t r = 0; r < outer_count; ++r, position.next())
+                total = acc::fold(total, acc::run(p + position[0], run.stride[0], run.extent), r == 0);
+            return total;
+        };
+        // many outputs: ranges of them per thread; few: each split inside
+        const std::size_t outputs = kept.count();
+        const bool per_output = outputs >= 4 * threads;
+        parallel::for_ranges(outputs, per_output ? threads : 1, [&](std::size_t a, std::size_t b) {
+            odometer position(kept.all(), a);
+            for (std::size_t i = a; i < b; ++i, position.next())
+                acc::store(reduce_at(in_base + position[0], per_output ? 1 : threads), count, out_base + position[1]);
+        });
         return;
     }
-    // the other kept axes by odometer; blocks of block_width along inner_kept
+    // the other kept axes by odometer; blocks of block_width along
+    // inner_kept, each its own piece of work
     axis_list others = kept;
     const axis inner = others.take(inner_kept);
-    std::array<typename acc::value, block_width> block;
-    odometer position(others.all());
-    do {
-        for (std::size_t j0 = 0; j0 < inner.extent; j0 += block_width) {
+    const std::size_t blocks = parallel::pieces_of(inner.extent, block_width);
+    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
+        std::array<typename acc::value, block_width> block;
+        odometer position(others.all(), a / blocks);
+        for (std::size_t piece = a; piece < b; ++piece) {
+            const std::size_t j0 = piece % blocks * block_width;
+            if (j0 == 0 && piece != a) position.next();
             const std::size_t n = std::min(block_width, inner.extent - j0);
             block.fill(acc::init());
             const S* const q = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * inner.stride[0];
@@ -200,7 +301,7 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
             D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * inner.stride[1];
             for (std::size_t j = 0; j < n; ++j, y += inner.stride[1]) acc::store(block[j], count, y);
         }
-    } while (position.next());
+    });
 }
 
 template <class S, class D, bool Complex>
@@ -216,12 +317,17 @@ void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& 
         if (inner == others.rank || std::abs(others[i].stride[0]) < std::abs(others[inner].stride[0])) inner = i;
     const bool across = inner < others.rank && std::abs(others[inner].stride[0]) < std::abs(scan.stride[0]);
     const axis line = across ? others.take(inner) : axis{1, {0, 0}};
-    std::array<typename acc::value, block_width> block;
     const S* const in_base = static_cast<const S*>(in.data);
     D* const out_base = static_cast<D*>(out.data);
-    odometer position(others.all());
-    do {
-        for (std::size_t j0 = 0; j0 < line.extent; j0 += block_width) {
+    // pieces: the positions of the other axes × blocks of block_width along `line`
+    const std::size_t blocks = parallel::pieces_of(line.extent, block_width);
+    const std::size_t threads = parallel::threads_for(in.count(), grain::reduction);
+    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
+        std::array<typename acc::value, block_width> block;
+        odometer position(others.all(), a / blocks);
+        for (std::size_t piece = a; piece < b; ++piece) {
+            const std::size_t j0 = piece % blocks * block_width;
+            if (j0 == 0 && piece != a) position.next();
             const std::size_t n = std::min(block_width, line.extent - j0);
             block.fill(acc::init());
             const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * line.stride[0];
@@ -235,7 +341,7 @@ void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& 
                 }
             }
         }
-    } while (position.next());
+    });
 }
 
 void check_output(std::string_view op, const tensor_ref& in, const tensor_ref& out, const dims& expected) {

@@ -3,6 +3,7 @@
 // over the pieces of the output the layout allows, the pieces found with the
 // engine's axis walker. Compiled for the baseline ISA: the arithmetic is the
 // kernel's.
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
@@ -11,6 +12,8 @@
 
 #include "realify/engine/elementwise.hpp"
 #include "realify/simd/complex_mul.hpp"
+#include "parallel.hpp"
+#include "realify/threads.hpp"
 #include "walk.hpp"
 
 namespace realify::engine {
@@ -58,18 +61,54 @@ bool run_rows(const tensor_ref& x, const tensor_ref& y, const tensor_ref& out) {
     // the calls: one per position of the outer axes (stride 0: other's rows, 1: out)
     walk::axes<2> outer;
     for (std::size_t a = 0; a < outer_rank; ++a) outer.push({shape[a], {other.strides[a], out.strides[a]}});
+    const std::size_t calls = outer.count();
+    // Units of work: one repeat of one block of one call, in memory order
+    // (cut into `parts` column ranges when there are too few of them). A
+    // thread runs a range of units with as few kernel calls as it can:
+    // whole blocks at once, partial blocks as repeats of one row.
+    const std::size_t threads = parallel::threads_for(calls * chunk, grain::elementwise);
+    const std::size_t rows_per_call = blocks * repeats;
+    const std::size_t parts =
+        threads > 1 && calls * rows_per_call < 4 * threads ? std::min(row / mul_rows_min_row, 4 * threads) : 1;
     using C = std::complex<T>;
     const T* const full_data = static_cast<const T*>(full.data);
     const T* const rows_data = static_cast<const T*>(other.data);
     T* const out_data = static_cast<T*>(out.data);
-    walk::odometer<2> position(outer.all());
-    const std::size_t calls = outer.count();
-    for (std::size_t call = 0; call < calls; ++call, position.next()) {
-        const std::size_t offset = 2 * call * chunk;
-        simd::mul_block_rows(std::span<const C>(reinterpret_cast<const C*>(full_data + offset), chunk),
-                             std::span<const C>(reinterpret_cast<const C*>(rows_data + position[0]), blocks * row), blocks,
-                             std::span<C>(reinterpret_cast<C*>(out_data + position[1]), chunk));
-    }
+    // out[i … i + n) = full[…] · the row at `rows` repeated (n a multiple of `length`), in call `call`
+    auto multiply = [&](const walk::odometer<2>& position, std::size_t call, std::size_t first, const T* rows,
+                        std::size_t length, std::size_t block_count, std::size_t n) {
+        const std::size_t offset = 2 * (call * chunk + first);
+        simd::mul_block_rows(std::span<const C>(reinterpret_cast<const C*>(full_data + offset), n),
+                             std::span<const C>(reinterpret_cast<const C*>(rows), block_count * length), block_count,
+                             std::span<C>(reinterpret_cast<C*>(out_data + position[1] + 2 * first), n));
+    };
+    const std::size_t per_call = rows_per_call * parts;
+    parallel::for_ranges(calls * per_call, threads, [&](std::size_t u, std::size_t last) {
+        std::size_t call = u / per_call;
+        walk::odometer<2> position(outer.all(), call);
+        while (u < last) {
+            if (u / per_call != call) {  // the pieces below never cross a call's end
+                ++call;
+                position.next();
+            }
+            const std::size_t in_call = u % per_call, unit = in_call / parts;
+            const std::size_t block = unit / repeats, repeat = unit % repeats;
+            const T* const block_row = rows_data + position[0] + 2 * block * row;
+            if (parts > 1) {  // one column range of one repeat
+                const std::size_t part = in_call % parts, c0 = row * part / parts, c1 = row * (part + 1) / parts;
+                multiply(position, call, unit * row + c0, block_row + 2 * c0, c1 - c0, 1, c1 - c0);
+                ++u;
+            } else if (repeat != 0 || last - u < repeats) {  // repeats of one block's row
+                const std::size_t n = std::min(repeats - repeat, last - u);
+                multiply(position, call, unit * row, block_row, row, 1, n * row);
+                u += n;
+            } else {  // whole blocks
+                const std::size_t n = std::min(blocks - block, (last - u) / repeats);
+                multiply(position, call, unit * row, block_row, row, n, n * repeats * row);
+                u += n * repeats;
+            }
+        }
+    });
     return true;
 }
 

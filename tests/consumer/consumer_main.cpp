@@ -1,6 +1,8 @@
-// Shared by both consumer projects: uses realify the way a downstream user
-// would and returns non-zero if the zero-copy contract does not hold.
+// Shared by the consumer projects: uses realify the way a downstream user
+// would and returns non-zero if the zero-copy contract does not hold or a
+// call split over threads goes wrong.
 #include <complex>
+#include <cstddef>
 #include <cstdio>
 
 #include <realify/realify.hpp>
@@ -11,7 +13,13 @@ int main() {
     real(1, 2, 1) = 5.0f;  // write the imaginary part of x(1, 2) through the view
     const bool shares_memory = &real(1, 2, 1) == reinterpret_cast<float*>(&x(1, 2)) + 1;
     const bool wrote_through = x(1, 2) == std::complex<float>(0.0f, 5.0f);
-    std::printf("realify %d.%d.%d: shares memory %d, writes through %d\n", realify::version_major,
-                realify::version_minor, realify::version_patch, shares_memory, wrote_through);
-    return shares_memory && wrote_through ? 0 : 1;
+    // a call large enough to be split over threads: the package carries
+    // realify_simd's OpenMP link flag, the consumer adds nothing
+    const realify::scoped_num_threads two(2);
+    xt::xtensor<std::complex<float>, 1> big = xt::ones<std::complex<float>>({std::size_t{1} << 18});
+    const auto doubled = realify::add(big, big);
+    const bool threads_ok = realify::get_num_threads() == 2 && doubled(12345) == std::complex<float>(2.0f, 0.0f);
+    std::printf("realify %d.%d.%d: shares memory %d, writes through %d, threads %d\n", realify::version_major,
+                realify::version_minor, realify::version_patch, shares_memory, wrote_through, threads_ok);
+    return shares_memory && wrote_through && threads_ok ? 0 : 1;
 }
