@@ -48,15 +48,16 @@ private:
     int previous_;  // the thread's count before this scope (0: none)
 };
 
-/// The work from which a call is split over threads, measured on a 2-core
-/// machine (docs/parallel.md): below it the cost of waking a second thread
-/// (a few microseconds) is not repaid. Counted in elements of the output for
-/// the elementwise engine and RoPE, elements read for the reductions, and
+/// The work per thread from which a call is split (a call of at least twice
+/// the grain), measured on a 2-core machine (docs/parallel.md): below it the
+/// cost of waking a second thread (a few microseconds) is not repaid.
+/// Counted in elements of the output for the elementwise engine, elements
+/// read for the reductions, reals of q and k for RoPE, and real
 /// multiply-adds (m · n · k, × 4 for complex) for the matrix products.
 namespace grain {
 inline constexpr std::size_t elementwise = std::size_t{1} << 16;
 inline constexpr std::size_t reduction = std::size_t{1} << 17;
-inline constexpr std::size_t rope = std::size_t{1} << 16;
+inline constexpr std::size_t rope = std::size_t{1} << 17;
 inline constexpr std::size_t gemm = std::size_t{1} << 22;
 }  // namespace grain
 

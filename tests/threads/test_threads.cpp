@@ -30,6 +30,8 @@
 #include <vector>
 
 #include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
 #include "realify/realify.hpp"
@@ -422,6 +424,36 @@ void check_reductions() {
 
 TEST(ThreadsReductions, OneAndManyThreadsAgreeFloat) { check_reductions<cf>(); }
 TEST(ThreadsReductions, OneAndManyThreadsAgreeDouble) { check_reductions<cd>(); }
+
+// ---- RoPE ---------------------------------------------------------------------------------------
+
+template <class T>
+void check_rope(realify::rope::pair_layout layout) {
+    using realify::rope::apply_rotary_emb;
+    // (batch, seq, heads, head_dim): rows of q and k around the grain, odd positions and heads
+    const std::size_t head_dim = 64;
+    for (std::size_t seq : {std::size_t{97}, std::size_t{331}}) {
+        const xt::xarray<T> q = random_tensor<T>({2, seq, 7, head_dim}, 30), k = random_tensor<T>({2, seq, 3, head_dim}, 31);
+        const auto freqs = realify::rope::precompute_freqs_cis<T>(head_dim, 5 + seq, 10000.0);
+        const std::string where = " seq=" + std::to_string(seq);
+        expect_thread_count_invariant("rope q, new tensors" + where, [&] { return xt::xarray<T>(apply_rotary_emb(q, k, freqs, 5, layout).first); });
+        expect_thread_count_invariant("rope k, new tensors" + where, [&] { return xt::xarray<T>(apply_rotary_emb(q, k, freqs, 5, layout).second); });
+        expect_thread_count_invariant("rope in place" + where, [&] {
+            xt::xarray<T> qq = q, kk = k;
+            apply_rotary_emb(qq, kk, freqs, 5, qq, kk, layout);
+            return xt::xarray<T>(xt::concatenate(xt::xtuple(xt::flatten(qq), xt::flatten(kk))));
+        });
+    }
+}
+
+TEST(ThreadsRope, InterleavedAndHalfSplit) {
+    // reals of q and k: batch 2 × seq × (7 + 3) heads × 64
+    static_assert(2 * 97 * 10 * 64 < 2 * realify::grain::rope && 2 * 331 * 10 * 64 > 2 * realify::grain::rope,
+                  "one shape below the split, one above");
+    check_rope<float>(realify::rope::pair_layout::interleaved);
+    check_rope<float>(realify::rope::pair_layout::half_split);
+    check_rope<double>(realify::rope::pair_layout::interleaved);
+}
 
 // ---- from several threads of the program at once, and from its own parallel region ---------------
 
