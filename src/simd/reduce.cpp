@@ -200,6 +200,23 @@ using axis = walk::axis<2>;
 using axis_list = walk::axes<2>;
 using odometer = walk::odometer<2>;
 
+/// Runs f(position, j0, n) for every block [j0, j0 + n) of up to block_width
+/// elements along a line of `extent` elements, at every position of
+/// `others`: the pieces of work of the across walk and the scan, split over
+/// `threads` (each piece's outputs are its own).
+template <class F>
+void for_line_blocks(const axis_list& others, std::size_t extent, std::size_t threads, const F& f) {
+    const std::size_t blocks = parallel::pieces_of(extent, block_width);
+    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
+        odometer position(others.all(), a / blocks);
+        for (std::size_t piece = a; piece < b; ++piece) {
+            const std::size_t j0 = piece % blocks * block_width;
+            if (j0 == 0 && piece != a) position.next();
+            f(position, j0, std::min(block_width, extent - j0));
+        }
+    });
+}
+
 template <class S, class D, bool Complex, reduction R>
 void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out) {
     using acc = accumulator<S, Complex, R>;
@@ -277,30 +294,22 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
         });
         return;
     }
-    // the other kept axes by odometer; blocks of block_width along
-    // inner_kept, each its own piece of work
+    // the other kept axes by odometer; blocks of block_width along inner_kept
     axis_list others = kept;
     const axis inner = others.take(inner_kept);
-    const std::size_t blocks = parallel::pieces_of(inner.extent, block_width);
-    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
+    for_line_blocks(others, inner.extent, threads, [&](const odometer& position, std::size_t j0, std::size_t n) {
         std::array<typename acc::value, block_width> block;
-        odometer position(others.all(), a / blocks);
-        for (std::size_t piece = a; piece < b; ++piece) {
-            const std::size_t j0 = piece % blocks * block_width;
-            if (j0 == 0 && piece != a) position.next();
-            const std::size_t n = std::min(block_width, inner.extent - j0);
-            block.fill(acc::init());
-            const S* const q = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * inner.stride[0];
-            if (count > 0) {
-                odometer row(reduced.all());
-                do {
-                    const S* x = q + row[0];
-                    for (std::size_t j = 0; j < n; ++j, x += inner.stride[0]) acc::add(block[j], x);
-                } while (row.next());
-            }
-            D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * inner.stride[1];
-            for (std::size_t j = 0; j < n; ++j, y += inner.stride[1]) acc::store(block[j], count, y);
+        block.fill(acc::init());
+        const S* const q = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * inner.stride[0];
+        if (count > 0) {
+            odometer row(reduced.all());
+            do {
+                const S* x = q + row[0];
+                for (std::size_t j = 0; j < n; ++j, x += inner.stride[0]) acc::add(block[j], x);
+            } while (row.next());
         }
+        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * inner.stride[1];
+        for (std::size_t j = 0; j < n; ++j, y += inner.stride[1]) acc::store(block[j], count, y);
     });
 }
 
@@ -319,26 +328,18 @@ void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& 
     const axis line = across ? others.take(inner) : axis{1, {0, 0}};
     const S* const in_base = static_cast<const S*>(in.data);
     D* const out_base = static_cast<D*>(out.data);
-    // pieces: the positions of the other axes × blocks of block_width along `line`
-    const std::size_t blocks = parallel::pieces_of(line.extent, block_width);
     const std::size_t threads = parallel::threads_for(in.count(), grain::reduction);
-    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
+    for_line_blocks(others, line.extent, threads, [&](const odometer& position, std::size_t j0, std::size_t n) {
         std::array<typename acc::value, block_width> block;
-        odometer position(others.all(), a / blocks);
-        for (std::size_t piece = a; piece < b; ++piece) {
-            const std::size_t j0 = piece % blocks * block_width;
-            if (j0 == 0 && piece != a) position.next();
-            const std::size_t n = std::min(block_width, line.extent - j0);
-            block.fill(acc::init());
-            const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * line.stride[0];
-            D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * line.stride[1];
-            for (std::size_t k = 0; k < scan.extent; ++k, x += scan.stride[0], y += scan.stride[1]) {
-                const S* xj = x;
-                D* yj = y;
-                for (std::size_t j = 0; j < n; ++j, xj += line.stride[0], yj += line.stride[1]) {
-                    acc::add(block[j], xj);  // read before the write: in place is safe
-                    acc::store(block[j], 1, yj);
-                }
+        block.fill(acc::init());
+        const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * line.stride[0];
+        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * line.stride[1];
+        for (std::size_t k = 0; k < scan.extent; ++k, x += scan.stride[0], y += scan.stride[1]) {
+            const S* xj = x;
+            D* yj = y;
+            for (std::size_t j = 0; j < n; ++j, xj += line.stride[0], yj += line.stride[1]) {
+                acc::add(block[j], xj);  // read before the write: in place is safe
+                acc::store(block[j], 1, yj);
             }
         }
     });
