@@ -395,8 +395,6 @@ void check_reductions() {
         expect_thread_count_invariant("prod" + size, [&] { return xt::xarray<C>(realify::prod(phases, 0)); });
         const xt::xarray<T> r = random_tensor<T>({n}, 14);
         expect_thread_count_invariant("real sum" + size, [&] { return xt::xarray<T>(realify::sum(r)); });
-        expect_thread_count_invariant("dot" + size, [&] { return xt::xarray<C>(realify::dot(x, phases)); });
-        expect_thread_count_invariant("vdot" + size, [&] { return xt::xarray<C>(realify::vdot(x, phases)); });
     }
     // few long runs, many short runs, windows of runs, across (a kept axis innermost), the scan
     const xt::xarray<C> wide = random_tensor<C>({3, 2 * g_reduction + 7}, 15);
@@ -424,6 +422,52 @@ void check_reductions() {
 
 TEST(ThreadsReductions, OneAndManyThreadsAgreeFloat) { check_reductions<cf>(); }
 TEST(ThreadsReductions, OneAndManyThreadsAgreeDouble) { check_reductions<cd>(); }
+
+// ---- matrix products -----------------------------------------------------------------------------
+
+template <class C>
+void check_products() {
+    using T = typename C::value_type;
+    // complex madds = 4 · m · n · k: around 2 · grain::gemm (8M), with odd sizes
+    static_assert(4 * 97 * 101 * 103 < 2 * realify::grain::gemm && 4 * 131 * 137 * 139 > 2 * realify::grain::gemm);
+    for (std::size_t n : under_tsan ? std::vector<std::size_t>{137} : std::vector<std::size_t>{101, 137}) {
+        const std::size_t m = n - 6, k = n + 2;
+        const xt::xarray<C> a = random_tensor<C>({m, k}, 40), b = random_tensor<C>({k, n}, 41);
+        const std::string size = " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+        for (realify::gemm_method method : {realify::gemm_method::automatic, realify::gemm_method::m4, realify::gemm_method::m3}) {
+            if (under_tsan && method != realify::gemm_method::automatic) continue;
+            const std::string how = std::string(" ") + std::string(realify::to_string(method)) + size;
+            expect_thread_count_invariant("mm" + how, [&] { return xt::xarray<C>(realify::mm(a, b, method)); });
+        }
+        expect_thread_count_invariant("mm of a transposed, conjugated b" + size, [&] {
+            const xt::xarray<C> bt = xt::transpose(b);
+            return xt::xarray<C>(realify::mm(a, realify::mH(bt)));
+        });
+        const xt::xarray<T> ra = random_tensor<T>({m, 2 * k}, 42), rb = random_tensor<T>({2 * k, 2 * n}, 43);
+        expect_thread_count_invariant("real mm" + size, [&] { return xt::xarray<T>(realify::mm(ra, rb)); });
+        expect_thread_count_invariant("mm out=" + size, [&] {
+            xt::xarray<C> o = xt::zeros<C>({m, n});
+            realify::mm(a, b, realify::out(o));
+            return o;
+        });
+    }
+    // batches: one piece each (bmm); batches on a shared B (matmul broadcast)
+    const xt::xarray<C> ba = random_tensor<C>({5, 67, 71}, 44), bb = random_tensor<C>({5, 71, 73}, 45);
+    expect_thread_count_invariant("bmm 5 × 67×71×73", [&] { return xt::xarray<C>(realify::bmm(ba, bb)); });
+    const xt::xarray<C> shared = random_tensor<C>({71, 129}, 46);
+    expect_thread_count_invariant("matmul on a shared b", [&] { return xt::xarray<C>(realify::matmul(ba, shared)); });
+    // dot, vdot: ranges of k (a reduction: 2k elements read against grain::reduction)
+    for (std::size_t n : sizes_around(g_reduction / 2)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 47), y = random_tensor<C>({n}, 48);
+        expect_thread_count_invariant("dot n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::dot(x, y)); });
+        expect_thread_count_invariant("vdot n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::vdot(x, y)); });
+        const xt::xarray<T> rx = random_tensor<T>({n}, 49), ry = random_tensor<T>({n}, 50);
+        expect_thread_count_invariant("real dot n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::dot(rx, ry)); });
+    }
+}
+
+TEST(ThreadsProducts, OneAndManyThreadsAgreeFloat) { check_products<cf>(); }
+TEST(ThreadsProducts, OneAndManyThreadsAgreeDouble) { check_products<cd>(); }
 
 // ---- RoPE ---------------------------------------------------------------------------------------
 
