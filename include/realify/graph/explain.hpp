@@ -1,7 +1,7 @@
 // realify::graph::explain(program): what lowering did, as text — the graph
 // before and after the passes, the lowering each node took, the fallbacks
-// and tensor-level user functions (graph breaks) and the coverage
-// n_supported / n_total.
+// and tensor-level user functions (graph breaks), what runs on several
+// threads and the coverage n_supported / n_total.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +11,7 @@
 #include "realify/graph/detect.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/program.hpp"
+#include "realify/threads.hpp"
 
 namespace realify::graph {
 
@@ -84,6 +85,10 @@ std::string explain(const program<Strict, Outs...>& p) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         if (g.nodes[i].rule == node_rule::tensor_op && g.nodes[i].live && g.nodes[i].canonical == i) s << " %" << i << '=' << g.nodes[i].op;
     s << '\n';
+    s << "threads: up to " << get_num_threads() << " (realify::get_num_threads()) for fused loops and the SIMD row route of "
+      << 2 * grain::elementwise << " elements or more, reductions reading " << 2 * grain::reduction
+      << " or more, matrix products of " << 2 * grain::gemm
+      << " multiply-adds or more; the same results on any number of threads\n";
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
     return s.str();
 }
