@@ -30,7 +30,8 @@
 //     and scattered.
 //
 // Nothing is allocated. Streaming (non-temporal) stores are used when the
-// whole call is one row and large (realify/simd/streaming.hpp).
+// whole call is one row and large (realify/simd/streaming.hpp). Large calls
+// run on several threads (see Threads below).
 //
 // ---- Kernels -------------------------------------------------------------------
 // A block_kernel is a type-erased function on blocks of the compute type T
@@ -42,6 +43,14 @@
 // built-ins (copy, casts, where, isnan, isinf) come from the factories below;
 // any other function of that signature works too (a user's element loop,
 // the graph's fused regions).
+//
+// ---- Threads -------------------------------------------------------------------
+// A call of at least 2 · grain::elementwise output elements is cut into
+// ranges that several threads walk at once (realify/threads.hpp): a kernel
+// is then called concurrently, on disjoint blocks, and must be safe to call
+// so — a function of its blocks (and of its constants), as every built-in is.
+// Results do not depend on the cut, because kernels never see a block's
+// position.
 #pragma once
 
 #include <array>
