@@ -19,6 +19,10 @@ run:
   * realify on N threads ÷ PyTorch on N threads, per op at 4M (< 1: realify
     faster), RoPE prefill and the matrix products.
 
+With --write docs/benchmarks.md it also replaces that file's "Threads"
+section (between the <!-- threads:begin --> / <!-- threads:end --> markers;
+other sections are kept).
+
 Times are medians of interleaved repetitions (realify: Google Benchmark's
 random interleaving; PyTorch: repetitions alternating between ops). On a
 machine shared with other work the 2-thread times are disturbed (a worker that
@@ -34,23 +38,33 @@ import tempfile
 import time
 
 
+# bench_ops' ops in its order (benchmarks/bench_kernels_common.hpp), its graph chains, the copy
+ORDER = ["add", "sub", "mul", "div", "mul_real_scalar", "add_scalar", "conj", "neg", "square", "reciprocal", "exp",
+         "log", "sqrt", "abs", "angle", "sin", "cos", "tanh", "expm1", "log1p", "log2", "log10", "rsqrt", "tan",
+         "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "pow_scalar", "pow_tensor", "sgn",
+         "real", "imag", "exp_mul_add", "chain5", "copy"]
+
+
 def run_benchmark(binary, pattern, repetitions, min_time):
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run([binary, f"--benchmark_filter={pattern}", "--benchmark_enable_random_interleaving=true",
                         f"--benchmark_repetitions={repetitions}", f"--benchmark_min_time={min_time}",
-                        "--benchmark_report_aggregates_only=true", f"--benchmark_out={out.name}",
+                        f"--benchmark_out={out.name}",
                         "--benchmark_out_format=json"], check=True, stdout=subprocess.DEVNULL)
-        data = json.load(open(out.name))
-    times = {}
+        try:
+            data = json.load(open(out.name))
+        except json.JSONDecodeError:  # nothing matched the filter
+            return {}
+    samples = {}  # the repetitions' times (one repetition: no aggregates are written)
     for b in data["benchmarks"]:
-        if b.get("aggregate_name") != "median":
+        if b.get("run_type", "iteration") != "iteration":
             continue
         scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
         name = b["run_name"]
         if name.endswith("/real_time"):
             name = name[: -len("/real_time")]
-        times[name] = b["real_time"] * scale
-    return times
+        samples.setdefault(name, []).append(b["real_time"] * scale)
+    return {name: statistics.median(v) for name, v in samples.items()}
 
 
 def torch_times(threads, repetitions):
@@ -151,26 +165,25 @@ def main():
     parser.add_argument("--threads", type=int, default=os.cpu_count(), help="all threads (default: the CPUs)")
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--min-time", default="0.1")
+    parser.add_argument("--write", metavar="MARKDOWN", help="replace the Threads section of this file (docs/benchmarks.md)")
     args = parser.parse_args()
     env_threads = str(args.threads)
     os.environ["OMP_NUM_THREADS"] = env_threads  # realify's default count in the benchmark processes
     bench = os.path.join(args.build, "benchmarks")
-    ops = run_benchmark(os.path.join(bench, "bench_ops"), "^threads/", args.repetitions, args.min_time)
+    ops = run_benchmark(os.path.join(bench, "bench_ops"), "^threads/[^/]+/float/", args.repetitions, args.min_time)
     rope = run_benchmark(os.path.join(bench, "bench_rope"), "_threads/seq:2048", args.repetitions, args.min_time)
     gemm = run_benchmark(os.path.join(bench, "bench_gemm"), "^threads/", args.repetitions, args.min_time)
     torch = torch_times(args.threads, args.repetitions)
 
+    lines = []
+    emit = lines.append
     counts = sorted({int(k.rsplit("/", 1)[1]) for k in ops})
     many = max(counts)
-    names = []
-    for k in ops:
-        op = k.split("/")[1]
-        if op not in names:
-            names.append(op)
-    print(f"# realify, threads: time on t threads / time on 1 thread (float, one run; all = {many})\n")
+    names = sorted({k.split("/")[1] for k in ops}, key=lambda op: ORDER.index(op) if op in ORDER else len(ORDER))
+    emit(f"### realify on t threads ÷ on 1 thread (complex<float>, out=, median real time, one run; all = {many})\n")
     header = "| op | " + " | ".join(f"64K, {t}÷1" for t in counts[1:]) + " | " + " | ".join(f"4M, {t}÷1" for t in counts[1:]) + " |"
-    print(header)
-    print("|" + "---|" * (1 + 2 * (len(counts) - 1)))
+    emit(header)
+    emit("|" + "---|" * (1 + 2 * (len(counts) - 1)))
     for op in names:
         cells = []
         for n in (65536, 4194304):
@@ -178,17 +191,17 @@ def main():
             for t in counts[1:]:
                 other = ops.get(f"threads/{op}/float/{n}/{t}")
                 cells.append(f"{other / one:.2f}" if one and other else "—")
-        print(f"| {op} | " + " | ".join(cells) + " |")
+        emit(f"| {op} | " + " | ".join(cells) + " |")
 
-    print(f"\n# realify ÷ PyTorch 1.13 CPU, both on {many} threads (< 1: realify faster)\n")
-    print("| op | realify | PyTorch | ratio |")
-    print("|---|---|---|---|")
+    emit(f"\n### realify ÷ PyTorch 1.13 CPU, both on {many} threads (< 1: realify faster)\n")
+    emit("| op | realify | PyTorch | ratio |")
+    emit("|---|---|---|---|")
     def row(label, mine, theirs):
         if mine is None or theirs is None:
-            print(f"| {label} | {'—' if mine is None else f'{mine * 1e3:.3f} ms'} | "
+            emit(f"| {label} | {'—' if mine is None else f'{mine * 1e3:.3f} ms'} | "
                   f"{'—' if theirs is None else f'{theirs * 1e3:.3f} ms'} | — |")
         else:
-            print(f"| {label} | {mine * 1e3:.3f} ms | {theirs * 1e3:.3f} ms | {mine / theirs:.2f} |")
+            emit(f"| {label} | {mine * 1e3:.3f} ms | {theirs * 1e3:.3f} ms | {mine / theirs:.2f} |")
     for op in names:
         if op == "copy":
             continue
@@ -198,20 +211,32 @@ def main():
             row("RoPE prefill (realify out of place vs Meta's view_as_complex)", value, torch.get("rope_prefill"))
     row("mm n = 1024", gemm.get(f"threads/mm/1024/{many}"), torch.get("mm_1024"))
     row("bmm 32 × 128³", gemm.get(f"threads/bmm/32x128/{many}"), torch.get("bmm_32x128"))
-    print("\n# realify RoPE and matrix products: t threads ÷ 1 thread\n")
+    emit("\n### realify RoPE and matrix products: t threads ÷ 1 thread\n")
     for key in sorted(rope):
         if key.endswith("threads:1"):
             for t in counts[1:]:
                 other = rope.get(key[: -len("threads:1")] + f"threads:{t}")
                 if other:
-                    print(f"- {key.split('/')[0]} seq 2048, {t}÷1: {other / rope[key]:.2f}")
+                    emit(f"- {key.split('/')[0]} seq 2048, {t}÷1: {other / rope[key]:.2f}")
     for what in ("mm/1024", "bmm/32x128"):
         one = gemm.get(f"threads/{what}/1")
         for t in counts[1:]:
             other = gemm.get(f"threads/{what}/{t}")
             if one and other:
-                print(f"- {what}, {t}÷1: {other / one:.2f}")
+                emit(f"- {what}, {t}÷1: {other / one:.2f}")
 
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bench_report import write_section
+        from pathlib import Path
+        intro = ("## Threads\n\nGenerated by `tools/torch_threads_bench.py` (bench_ops, bench_rope and bench_gemm "
+                 "thread-count axes, and PyTorch timed in the same run); docs/parallel.md says what runs in "
+                 "parallel and the grain sizes. `copy` is the engine's copy kernel: the memory bandwidth, the "
+                 "limit of the memory-bound ops.\n\n")
+        write_section(Path(args.write), "<!-- threads:begin -->\n\n" + intro + text + "\n\n<!-- threads:end -->",
+                      "<!-- threads:begin -->", "<!-- threads:end -->")
 
 if __name__ == "__main__":
     main()
