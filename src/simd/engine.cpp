@@ -1,7 +1,8 @@
 // The elementwise engine (realify/engine/elementwise.hpp): checks, axis
-// ordering and coalescing, the row and block walk with gather/convert and
-// scatter, and the block kernels of the compiled elementwise ops and of the
-// built-ins. Compiled for the baseline ISA with IEEE semantics
+// ordering and coalescing (walk.hpp), the row and block walk with
+// gather/convert and scatter — cut into ranges of elements for several
+// threads when large (parallel.hpp) — and the block kernels of the compiled
+// elementwise ops and of the built-ins. Compiled for the baseline ISA with IEEE semantics
 // (realify_isa_sources): the only arithmetic here is in the built-ins,
 // whose formulas are the element kernels' (realify/kernels).
 #include "realify/engine/elementwise.hpp"
