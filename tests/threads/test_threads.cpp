@@ -407,6 +407,9 @@ void check_reductions() {
     expect_thread_count_invariant("sum over dims 0, 2", [&] { return xt::xarray<C>(realify::sum(cube, {0, 2})); });
     expect_thread_count_invariant("mean over dim 0 (across)", [&] { return xt::xarray<C>(realify::mean(cube, {0})); });
     expect_thread_count_invariant("sum over dims 0, 1 (across)", [&] { return xt::xarray<C>(realify::sum(cube, {0, 1})); });
+    expect_thread_count_invariant("sum of a transposed cube: one output, windows of short runs", [&] {
+        return xt::xarray<C>(realify::sum(xt::transpose(cube)));
+    });
     expect_thread_count_invariant("sum of a reversed cube", [&] {
         return xt::xarray<C>(realify::sum(xt::view(cube, xt::range(xt::placeholders::_, xt::placeholders::_, -1)), {0, 2}));
     });
@@ -451,9 +454,10 @@ void check_products() {
             return o;
         });
     }
-    // batches: one piece each (bmm); batches on a shared B (matmul broadcast)
-    const xt::xarray<C> ba = random_tensor<C>({5, 67, 71}, 44), bb = random_tensor<C>({5, 71, 73}, 45);
-    expect_thread_count_invariant("bmm 5 × 67×71×73", [&] { return xt::xarray<C>(realify::bmm(ba, bb)); });
+    // batches: one piece each (bmm); batches on a shared B (matmul broadcast): 4 · 5 · m · n · k > 8M
+    static_assert(4 * 5 * 67 * 71 * 103 > 2 * realify::grain::gemm && 4 * 5 * 67 * 71 * 129 > 2 * realify::grain::gemm);
+    const xt::xarray<C> ba = random_tensor<C>({5, 67, 71}, 44), bb = random_tensor<C>({5, 71, 103}, 45);
+    expect_thread_count_invariant("bmm 5 × 67×71×103", [&] { return xt::xarray<C>(realify::bmm(ba, bb)); });
     const xt::xarray<C> shared = random_tensor<C>({71, 129}, 46);
     expect_thread_count_invariant("matmul on a shared b", [&] { return xt::xarray<C>(realify::matmul(ba, shared)); });
     // dot, vdot: ranges of k (a reduction: 2k elements read against grain::reduction)
