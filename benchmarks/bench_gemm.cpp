@@ -7,7 +7,10 @@
 // is the realify_simd library built without -march, dispatching at run time,
 // and forced onto every level: name@level, bench_isa.hpp).
 // tools/gemm_bench_report.py turns its JSON into the "Matrix products"
-// section of docs/benchmarks.md.
+// section of docs/benchmarks.md. threads/… (mm n = 1024, bmm 32 × 128³ on
+// 1, 2, 4, … threads, real time) feed tools/torch_threads_bench.py; everything
+// else runs on one thread.
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -23,6 +26,7 @@
 #include "realify/layout.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
+#include "realify/threads.hpp"
 
 namespace {
 
@@ -154,9 +158,31 @@ void register_realify() {
     }
 }
 
+/// threads/mm/1024/<t> and threads/bmm/32x128/<t>: complex<float>, the
+/// automatic method, on t threads (1, 2, 4, … up to the default count), in
+/// real time (CPU time counts the calling thread only). Every other benchmark
+/// here runs on one thread (set at registration, before any runs).
+void register_threads() {
+    const int all = realify::get_num_threads();
+    for (int t = 1;; t *= 2) {
+        const int threads = std::min(t, all);
+        benchmark::RegisterBenchmark(("threads/mm/1024/" + std::to_string(threads)).c_str(), [threads](benchmark::State& s) {
+            const realify::scoped_num_threads scope(threads);
+            square<float>(s, 1024, gemm_method::automatic);
+        })->UseRealTime()->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(("threads/bmm/32x128/" + std::to_string(threads)).c_str(), [threads](benchmark::State& s) {
+            const realify::scoped_num_threads scope(threads);
+            batched<float>(s, 128, gemm_method::automatic);
+        })->UseRealTime()->Unit(benchmark::kMillisecond);
+        if (threads == all) break;
+    }
+    realify::set_num_threads(1);
+}
+
 const bool registered = [] {
     register_realify<float>();
     register_realify<double>();
+    register_threads();
     return true;
 }();
 

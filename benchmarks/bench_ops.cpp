@@ -22,6 +22,15 @@
 // called with out= (realify_out: one fused loop, a block program of compiled
 // kernels), one Eigen expression, and a std::complex loop;
 //
+// threads/<op or chain>/<type>/<n>/<t>: realify_out (the op, or the chain's
+// lowered graph, with out=) on t threads (realify::scoped_num_threads) — the
+// thread-count axis (threads/copy/…: the engine's copy kernel, the machine's
+// copy bandwidth, bytes read + written per second), timed in REAL time (CPU time would count the calling
+// thread only); t runs over 1, 2, 4, … up to realify::get_num_threads() at
+// start (OMP_NUM_THREADS or the cores). Every other benchmark here runs on
+// one thread (realify::set_num_threads(1) before they run), so they compare
+// single-core code;
+//
 // and pagefault/<type>/<n>: a fresh buffer of n std::complex<T> allocated,
 // zero-constructed (as xtensor constructs its std::complex elements) and
 // freed — what the allocating form pays on top of the work; at 4M its pages
@@ -37,7 +46,9 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -46,7 +57,9 @@
 #include "bench_isa.hpp"
 #include "bench_kernels_common.hpp"
 #include "realify/eager.hpp"
+#include "realify/engine.hpp"
 #include "realify/graph.hpp"
+#include "realify/threads.hpp"
 
 namespace {
 
@@ -211,6 +224,40 @@ void bench_chain(benchmark::State& state, chain_id id, std::size_t n, impl which
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
 }
 
+/// The copy of x into out by the engine's copy kernel on `threads` threads:
+/// the machine's copy bandwidth, the limit of the memory-bound ops.
+template <class T>
+void bench_copy(benchmark::State& state, std::size_t n, int threads) {
+    const realify::scoped_num_threads scope(threads);
+    auto& d = shared<T>(n);
+    auto ref = [&](std::complex<T>* p) {
+        realify::engine::tensor_ref r;
+        r.data = p;
+        r.type = realify::engine::component_of<T>();
+        r.complex = true;
+        r.shape = realify::engine::make_dims("copy", std::array<std::size_t, 1>{n});
+        r.strides[0] = 2;
+        return r;
+    };
+    const realify::engine::tensor_ref in = ref(d.x.data()), out = ref(d.out.data());
+    const std::array<bool, 1> kinds{true};
+    const auto kernel = realify::engine::builtin_kernel(realify::engine::builtin::copy, in.type, kinds);
+    for (auto _ : state) {
+        realify::engine::evaluate("copy", std::span(&in, 1), out, kernel);
+        benchmark::DoNotOptimize(d.out.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(2 * n * sizeof(std::complex<T>)));
+}
+
+/// realify_out of an op or a chain on `threads` threads.
+template <class T>
+void bench_threads(benchmark::State& state, std::optional<op_id> op, chain_id chain, std::size_t n, int threads) {
+    const realify::scoped_num_threads scope(threads);
+    if (op) bench<T>(state, *op, n, impl::realify_out);
+    else bench_chain<T>(state, chain, n, impl::realify_out);
+}
+
 /// A fresh buffer of n complex elements, every page touched once, freed.
 template <class T>
 void page_faults(benchmark::State& state, std::size_t n) {
@@ -225,7 +272,41 @@ void page_faults(benchmark::State& state, std::size_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    const int all_threads = realify::get_num_threads();
+    realify::set_num_threads(1);  // the single-core comparisons; threads/… scope their own count
+    std::vector<int> thread_axis;
+    for (int t = 1; t < all_threads; t *= 2) thread_axis.push_back(t);
+    thread_axis.push_back(all_threads);
     for (std::size_t n : {std::size_t{1} << 16, std::size_t{1} << 22}) {
+        for (int t : thread_axis) {
+            auto name = [&](std::string_view what, const char* type) {
+                return "threads/" + std::string(what) + "/" + type + "/" + std::to_string(n) + "/" + std::to_string(t);
+            };
+            for (std::size_t k = 0; k < std::size(op_names); ++k) {
+                const auto op = static_cast<op_id>(k);
+                benchmark::RegisterBenchmark(name(op_names[k], "float").c_str(), [=](benchmark::State& s) {
+                    bench_threads<float>(s, op, chain_id{}, n, t);
+                })->UseRealTime();
+                benchmark::RegisterBenchmark(name(op_names[k], "double").c_str(), [=](benchmark::State& s) {
+                    bench_threads<double>(s, op, chain_id{}, n, t);
+                })->UseRealTime();
+            }
+            benchmark::RegisterBenchmark(name("copy", "float").c_str(), [=](benchmark::State& s) {
+                bench_copy<float>(s, n, t);
+            })->UseRealTime();
+            benchmark::RegisterBenchmark(name("copy", "double").c_str(), [=](benchmark::State& s) {
+                bench_copy<double>(s, n, t);
+            })->UseRealTime();
+            for (std::size_t k = 0; k < std::size(chain_names); ++k) {
+                const auto id = static_cast<chain_id>(k);
+                benchmark::RegisterBenchmark(name(chain_names[k], "float").c_str(), [=](benchmark::State& s) {
+                    bench_threads<float>(s, std::nullopt, id, n, t);
+                })->UseRealTime();
+                benchmark::RegisterBenchmark(name(chain_names[k], "double").c_str(), [=](benchmark::State& s) {
+                    bench_threads<double>(s, std::nullopt, id, n, t);
+                })->UseRealTime();
+            }
+        }
         for (std::size_t k = 0; k < std::size(op_names); ++k) {
             for (std::size_t i = 0; i < std::size(impl_names); ++i) {
                 const auto op = static_cast<op_id>(k);

@@ -6,12 +6,17 @@
 //
 //   bench_rope --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
+// realify_*_threads/seq/start_pos/threads: the same on 1, 2, 4, … threads
+// (up to OMP_NUM_THREADS or the cores), in real time; every other case runs
+// on one thread.
+//
 // Every case reports bytes_per_second for the bytes it must move (read q and
 // k, write the outputs), so rows compare directly with memcpy. realify runs on
 // the dispatcher's choice and on every level the machine has (bench_isa.hpp:
 // realify_in_place@avx2, …).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
@@ -28,6 +33,7 @@
 
 #include "bench_isa.hpp"
 #include "realify/rope.hpp"
+#include "realify/threads.hpp"
 #include "rope_baselines.hpp"
 
 namespace {
@@ -179,6 +185,28 @@ void memcpy_same_bytes(benchmark::State& state) {
     finish(state, w);
 }
 
+// The thread-count axis: realify on state.range(2) threads, in real time
+// (CPU time counts the calling thread only). Every other case runs on one
+// thread (main sets realify::set_num_threads(1)).
+void realify_out_of_place_threads(benchmark::State& state) {
+    const realify::scoped_num_threads threads(static_cast<int>(state.range(2)));
+    realify_out_of_place(state);
+}
+void realify_in_place_threads(benchmark::State& state) {
+    const realify::scoped_num_threads threads(static_cast<int>(state.range(2)));
+    realify_in_place(state);
+}
+void shapes_and_threads(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"seq", "start_pos", "threads"});
+    for (int t = 1;; t *= 2) {
+        const int n = std::min(t, realify::get_num_threads());
+        b->Args({2048, 0, n});
+        b->Args({1, 4095, n});
+        if (n == realify::get_num_threads()) break;
+    }
+    b->Unit(benchmark::kMicrosecond)->UseRealTime();
+}
+
 void shapes(benchmark::internal::Benchmark* b) {
     b->ArgNames({"seq", "start_pos"});
     b->Args({2048, 0});  // prefill
@@ -207,11 +235,15 @@ BENCHMARK(std_complex)->Apply(shapes);
 BENCHMARK(ggml_style)->Apply(shapes);
 BENCHMARK(eigen_rows)->Apply(shapes);
 BENCHMARK(memcpy_same_bytes)->Apply(shapes);
+BENCHMARK(realify_out_of_place_threads)->Apply(shapes_and_threads);
+BENCHMARK(realify_in_place_threads)->Apply(shapes_and_threads);
 
 int main(int argc, char** argv) {
     // Recorded in the JSON context for tools/rope_bench_report.py.
     benchmark::AddCustomContext("realify_arch", std::string(realify::rope::active_arch()));
     realify_bench::record_dispatch();
+    // registered before main: the thread axis is already taken from the default count
+    realify::set_num_threads(1);
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

@@ -6,7 +6,7 @@
 // detect (type-level detection), ir / build_ir / passes (the run-time mirror
 // and the passes over it), rules (how each node is evaluated), evaluate
 // (the memoised walk) with zero_copy, fusion (and loop_program: a fused
-// loop's block program), simd_rows, table_route, fallback, tensor_op (one
+// loop's block program), table_route, fallback, tensor_op (one
 // rule each), infer_shapes, buffer_layout, write_outputs
 // (writing outputs into caller buffers), program, explain.
 #pragma once
@@ -29,7 +29,6 @@
 #include "realify/graph/passes.hpp"
 #include "realify/graph/program.hpp"
 #include "realify/graph/rules.hpp"
-#include "realify/graph/simd_rows.hpp"
 #include "realify/graph/table_route.hpp"
 #include "realify/graph/tensor_op.hpp"
 #include "realify/graph/traits.hpp"

@@ -1,7 +1,8 @@
 // The umbrella header: everything realify offers that needs no Eigen. Include
 // a layer's header instead when compile time matters: realify/layout.hpp,
 // realify/ops.hpp, realify/engine.hpp, realify/dispatch.hpp, realify/eager.hpp, realify/graph.hpp,
-// realify/simd.hpp, realify/rope.hpp (none of these pull in xsimd or Eigen).
+// realify/simd.hpp, realify/rope.hpp, realify/threads.hpp (none of these pull
+// in xsimd or Eigen).
 // With Eigen (CMake target realify::eigen): realify/interop/eigen.hpp and
 // realify/rope/half.hpp.
 #pragma once
@@ -16,3 +17,4 @@
 #include "realify/graph.hpp"
 #include "realify/simd.hpp"
 #include "realify/rope.hpp"
+#include "realify/threads.hpp"

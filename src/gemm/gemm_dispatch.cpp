@@ -5,7 +5,10 @@
 // (src/simd/kernel_table.hpp), so REALIFY_SIMD_ARCH and
 // realify::simd::force_arch govern them as every other compiled kernel.
 // Compiled for the baseline ISA only.
+#include <algorithm>
+#include <array>
 #include <climits>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -19,10 +22,12 @@
 #endif
 
 #include "../simd/kernel_table.hpp"
+#include "../simd/parallel.hpp"
 #include "gemm_arch.hpp"
 #include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
+#include "realify/threads.hpp"
 
 namespace realify {
 
@@ -198,6 +203,97 @@ void check_offsets(const char* function, const char* name, const gemm_dims& dims
                       std::to_string(count) + " entries for " + std::to_string(dims.batch) + " batches");
 }
 
+// ---- several threads (realify/threads.hpp) -------------------------------------------------
+//
+// A product of at least 2 · grain::gemm real multiply-adds (a dot product:
+// 2 · grain::reduction elements read) is cut into pieces that depend on its
+// sizes only — never on the thread count — so its bits are the same on any
+// number of threads:
+//   batches     (bmm, no shared B) one piece per batch: the products are per
+//               batch anyway, so the bits are those of the uncut call;
+//   columns     (one product, or batches stacked on a shared B) at most
+//               max_panels panels of columns of B and C, each at least two
+//               wide: a product of its own (1m expands only its columns of
+//               B), written to the thread's scratch and copied into its
+//               columns of out;
+//   k           (a dot product: one row times one column) at most max_panels
+//               ranges of k, their products added in order.
+// Each piece runs on the calling or a worker thread with that thread's
+// scratch memory (a BLAS backend on one thread of its own).
+
+constexpr std::size_t max_panels = 8;
+thread_local detail::gemm_workspace panel_scratch;
+
+/// Runs `call` (its workspace replaced by the running thread's) and trims the scratch.
+template <class T>
+void run_piece(const detail::gemm_call<T>& call, detail::gemm_kernel<T> kernel) {
+    detail::gemm_call<T> own = call;
+    own.workspace = &workspace;
+    kernel(own);
+    workspace.trim();
+}
+
+template <class T>
+void run_split(const detail::gemm_call<T>& call) {
+    const detail::gemm_kernel<T> kernel = detail::active_table().of<T>().gemm;
+    const std::size_t width = call.complex ? 2 : 1;
+    const std::size_t rows = call.batch * call.m;  // C's rows (batches on a shared B stack theirs)
+    const bool dot = rows == 1 && call.n == 1;     // a reduction of 2k elements read: its own grain
+    const std::size_t work = dot ? 2 * call.k : call.batch * call.m * call.n * call.k * (call.complex ? 4 : 1);
+    const std::size_t grain = dot ? grain::reduction : grain::gemm;
+    const std::size_t threads = parallel::threads_for(work, grain);
+    if (work / grain < 2) return run_piece(call, kernel);
+    const std::size_t matrix = call.m * call.n * width;  // reals of one batch's C
+    if (call.batch > 1 && !call.shared_b) {
+        parallel::for_ranges(call.batch, threads, [&](std::size_t first, std::size_t last) {
+            detail::gemm_call<T> piece = call;
+            piece.batch = last - first;
+            piece.a.batch_offsets += first;
+            piece.b.batch_offsets += first;
+            piece.out = call.out + first * matrix;
+            run_piece(piece, kernel);
+        });
+        return;
+    }
+    if (dot) {  // ranges of k, their products added in order
+        const std::size_t ranges = std::min(max_panels, work / grain);
+        std::array<T, 2 * max_panels> parts{};
+        parallel::for_ranges(ranges, threads, [&](std::size_t first, std::size_t last) {
+            for (std::size_t r = first; r < last; ++r) {
+                const std::size_t k0 = call.k * r / ranges, k1 = call.k * (r + 1) / ranges;
+                detail::gemm_call<T> piece = call;
+                piece.k = k1 - k0;
+                piece.a.data += static_cast<std::ptrdiff_t>(k0) * call.a.col_stride;
+                piece.b.data += static_cast<std::ptrdiff_t>(k0) * call.b.row_stride;
+                piece.out = parts.data() + width * r;
+                run_piece(piece, kernel);
+            }
+        });
+        for (std::size_t c = 0; c < width; ++c) {
+            T sum = parts[c];
+            for (std::size_t r = 1; r < ranges; ++r) sum += parts[width * r + c];
+            call.out[c] = sum;
+        }
+        return;
+    }
+    const std::size_t panels = std::min({max_panels, call.n / 2, work / grain});
+    if (panels < 2) return run_piece(call, kernel);
+    parallel::for_ranges(panels, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t p = first; p < last; ++p) {
+            const std::size_t j0 = call.n * p / panels, columns = call.n * (p + 1) / panels - j0;
+            T* const scratch = static_cast<T*>(panel_scratch.reserve(rows * columns * width * sizeof(T)));
+            detail::gemm_call<T> piece = call;
+            piece.n = columns;
+            piece.b.data += static_cast<std::ptrdiff_t>(j0) * call.b.col_stride;
+            piece.out = scratch;
+            run_piece(piece, kernel);
+            for (std::size_t r = 0; r < rows; ++r)
+                std::memcpy(call.out + (r * call.n + j0) * width, scratch + r * columns * width, columns * width * sizeof(T));
+        }
+        panel_scratch.trim();
+    });
+}
+
 template <class T>
 void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const gemm_operand<T>& a,
                const gemm_operand<T>& b, T* out, gemm_method method) {
@@ -225,8 +321,7 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
                                     &workspace,
                                     blas};
     if (call.blas) one_blas_thread();
-    detail::active_table().of<T>().gemm(call);
-    workspace.trim();
+    run_split(call);
 }
 
 }  // namespace

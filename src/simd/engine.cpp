@@ -1,7 +1,8 @@
 // The elementwise engine (realify/engine/elementwise.hpp): checks, axis
-// ordering and coalescing, the row and block walk with gather/convert and
-// scatter, and the block kernels of the compiled elementwise ops and of the
-// built-ins. Compiled for the baseline ISA with IEEE semantics
+// ordering and coalescing (walk.hpp), the row and block walk with
+// gather/convert and scatter — cut into ranges of elements for several
+// threads when large (parallel.hpp) — and the block kernels of the compiled
+// elementwise ops and of the built-ins. Compiled for the baseline ISA with IEEE semantics
 // (realify_isa_sources): the only arithmetic here is in the built-ins,
 // whose formulas are the element kernels' (realify/kernels).
 #include "realify/engine/elementwise.hpp"
@@ -22,7 +23,10 @@
 #include "realify/kernels/real_output.hpp"
 #include "realify/simd/elementwise.hpp"
 #include "realify/simd/streaming.hpp"
+#include "parallel.hpp"
+#include "realify/threads.hpp"
 #include "tensor_checks.hpp"
+#include "walk.hpp"
 
 namespace realify::engine {
 
@@ -128,64 +132,39 @@ void scatter(const T* src, std::size_t n, bool complex, void* dst, component typ
 // ---- the walk ------------------------------------------------------------------------------
 
 constexpr std::size_t max_operands = max_inputs + 1;  // operand 0 is out
-
-struct axis {
-    std::size_t extent = 1;
-    std::array<std::ptrdiff_t, max_operands> stride{};  // components
-};
+using walk_axes = walk::axes<max_operands>;
 
 /// The axes of the walk: extent-1 axes dropped, out's negative strides
 /// reversed for every operand (moving `base`), sorted by out's stride
 /// (outermost first) and coalesced. Never empty: a single element is one
 /// axis of extent 1 with contiguous strides.
-std::size_t walk_axes(const dims& shape, const tensor_ref& out, std::span<const tensor_ref> inputs,
-                      std::array<axis, max_rank>& axes, std::array<char*, max_operands>& base) {
+walk_axes axes_of(const dims& shape, const tensor_ref& out, std::span<const tensor_ref> inputs,
+                  std::array<char*, max_operands>& base) {
     const std::size_t operands = inputs.size() + 1;
     auto operand = [&](std::size_t k) -> const tensor_ref& { return k == 0 ? out : inputs[k - 1]; };
-    std::size_t n = 0;
+    walk_axes axes;
     for (std::size_t a = 0; a < shape.rank; ++a) {
         if (shape[a] == 1) continue;
-        axis x;
+        walk::axis<max_operands> x;
         x.extent = shape[a];
         for (std::size_t k = 0; k < operands; ++k) {
             const tensor_ref& t = operand(k);
             const std::size_t lead = shape.rank - t.rank();
             x.stride[k] = a >= lead && t.shape[a - lead] != 1 ? t.strides[a - lead] : 0;
         }
-        axes[n++] = x;
+        axes.push(x);
     }
-    for (std::size_t k = 0; k < operands; ++k) base[k] = static_cast<char*>(operand(k).data);
-    for (std::size_t i = 0; i < n; ++i) {
-        if (axes[i].stride[0] >= 0) continue;
-        for (std::size_t k = 0; k < operands; ++k) {
-            base[k] += static_cast<std::ptrdiff_t>(axes[i].extent - 1) * axes[i].stride[k] *
-                       static_cast<std::ptrdiff_t>(size_of(operand(k).type));
-            axes[i].stride[k] = -axes[i].stride[k];
-        }
+    const auto moved = axes.make_forward(0);
+    for (std::size_t k = 0; k < operands; ++k)
+        base[k] = static_cast<char*>(operand(k).data) + moved[k] * static_cast<std::ptrdiff_t>(size_of(operand(k).type));
+    axes.sort_by(0);
+    axes.coalesce();
+    if (axes.rank == 0) {
+        walk::axis<max_operands> one;
+        for (std::size_t k = 0; k < operands; ++k) one.stride[k] = operand(k).width();
+        axes.push(one);
     }
-    std::stable_sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(n),
-                     [](const axis& x, const axis& y) { return x.stride[0] > y.stride[0]; });
-    // merge axis i − 1 into axis i where every operand steps over axis i in one stride of i − 1
-    std::size_t kept = n == 0 ? 0 : 1;
-    for (std::size_t i = 1; i < n; ++i) {
-        axis& outer = axes[kept - 1];
-        const axis& inner = axes[i];
-        bool merge = true;
-        for (std::size_t k = 0; k < operands && merge; ++k)
-            merge = outer.stride[k] == inner.stride[k] * static_cast<std::ptrdiff_t>(inner.extent);
-        if (merge) {
-            outer.extent *= inner.extent;
-            outer.stride = inner.stride;
-        } else {
-            axes[kept++] = inner;
-        }
-    }
-    if (kept == 0) {
-        axes[0].extent = 1;
-        for (std::size_t k = 0; k < operands; ++k) axes[0].stride[k] = operand(k).width();
-        kept = 1;
-    }
-    return kept;
+    return axes;
 }
 
 template <class T>
@@ -194,10 +173,9 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
     const std::size_t operands = inputs.size() + 1;
     auto operand = [&](std::size_t k) -> const tensor_ref& { return k == 0 ? out : inputs[k - 1]; };
 
-    std::array<axis, max_rank> axes;
     std::array<char*, max_operands> base{};
-    const std::size_t n_axes = walk_axes(shape, out, inputs, axes, base);
-    const axis& row = axes[n_axes - 1];
+    const walk_axes axes = axes_of(shape, out, inputs, base);
+    const walk::axis<max_operands>& row = axes.back();
     const std::size_t length = row.extent;
 
     std::array<std::ptrdiff_t, max_operands> bytes{};  // bytes per component
@@ -214,8 +192,7 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
         direct[k] = t.type == compute && (row.stride[k] == t.width() || constant[k]);
         whole_rows = whole_rows && (direct[k] || constant[k]);
     }
-    std::size_t rows = 1;
-    for (std::size_t i = 0; i + 1 < n_axes; ++i) rows *= axes[i].extent;
+    const std::size_t rows = axes.count() / length;
 
     // Streaming stores: only for one long contiguous row that no input overlaps.
     bool stream = false;
@@ -229,57 +206,69 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
         stream = !aliased && touched >= simd::streaming_threshold();
     }
 
-    alignas(64) std::array<std::array<T, 2 * block_elements>, max_operands> scratch;
-    std::array<const void*, max_inputs> in{};
-    std::array<bool, max_inputs> broadcast{};
-
-    auto one_row = [&](const std::array<char*, max_operands>& p) {
-        for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per row
-            if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
-        }
-        if (whole_rows) {
-            for (std::size_t k = 1; k < operands; ++k) {
-                in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
-                broadcast[k - 1] = constant[k] && length > 1;
+    // The elements [first, last) of the walk (row-major over its axes: rows
+    // one after the other), row piece by row piece; each thread of a split
+    // call runs one such range, with scratch of its own.
+    auto walk_range = [&](std::size_t first, std::size_t last) {
+        alignas(64) std::array<std::array<T, 2 * block_elements>, max_operands> scratch;
+        std::array<const void*, max_inputs> in{};
+        std::array<bool, max_inputs> broadcast{};
+        // the row piece [j0, j1) of the row whose operands start at p
+        auto row_piece = [&](const std::array<char*, max_operands>& p, std::size_t j0, std::size_t j1) {
+            for (std::size_t k = 1; k < operands; ++k) {  // constant and converted: once per piece
+                if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
             }
-            kernel.run(kernel, in.data(), broadcast.data(), p[0], length, stream);
-            return;
-        }
-        for (std::size_t j = 0; j < length; j += block_elements) {
-            const std::size_t n = std::min(block_elements, length - j);
-            const auto offset = static_cast<std::ptrdiff_t>(j);
-            for (std::size_t k = 1; k < operands; ++k) {
-                const tensor_ref& t = operand(k);
-                broadcast[k - 1] = constant[k] && n > 1;
-                if (constant[k]) {
-                    in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
-                } else if (direct[k]) {
-                    in[k - 1] = p[k] + offset * row.stride[k] * bytes[k];
-                } else {
-                    gather(p[k] + offset * row.stride[k] * bytes[k], t.type, row.stride[k], n, t.complex, scratch[k].data());
-                    in[k - 1] = scratch[k].data();
+            if (whole_rows) {
+                const auto offset = static_cast<std::ptrdiff_t>(j0);
+                for (std::size_t k = 1; k < operands; ++k) {
+                    in[k - 1] = constant[k] ? (direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data())
+                                            : static_cast<const void*>(p[k] + offset * row.stride[k] * bytes[k]);
+                    broadcast[k - 1] = constant[k] && j1 - j0 > 1;
                 }
+                kernel.run(kernel, in.data(), broadcast.data(), p[0] + offset * row.stride[0] * bytes[0], j1 - j0, stream);
+                return;
             }
-            char* const target = p[0] + offset * row.stride[0] * bytes[0];
-            kernel.run(kernel, in.data(), broadcast.data(), direct[0] ? static_cast<void*>(target) : scratch[0].data(), n,
-                       false);
-            if (!direct[0]) scatter(scratch[0].data(), n, out.complex, target, out.type, row.stride[0]);
+            for (std::size_t j = j0; j < j1; j += block_elements) {
+                const std::size_t n = std::min(block_elements, j1 - j);
+                const auto offset = static_cast<std::ptrdiff_t>(j);
+                for (std::size_t k = 1; k < operands; ++k) {
+                    const tensor_ref& t = operand(k);
+                    broadcast[k - 1] = constant[k] && n > 1;
+                    if (constant[k]) {
+                        in[k - 1] = direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data();
+                    } else if (direct[k]) {
+                        in[k - 1] = p[k] + offset * row.stride[k] * bytes[k];
+                    } else {
+                        gather(p[k] + offset * row.stride[k] * bytes[k], t.type, row.stride[k], n, t.complex, scratch[k].data());
+                        in[k - 1] = scratch[k].data();
+                    }
+                }
+                char* const target = p[0] + offset * row.stride[0] * bytes[0];
+                kernel.run(kernel, in.data(), broadcast.data(), direct[0] ? static_cast<void*>(target) : scratch[0].data(), n,
+                           false);
+                if (!direct[0]) scatter(scratch[0].data(), n, out.complex, target, out.type, row.stride[0]);
+            }
+        };
+        walk::odometer<max_operands> position(axes.outer(), first / length);
+        std::array<char*, max_operands> p{};
+        for (std::size_t j = first % length; first < last; j = 0, position.next()) {
+            const std::size_t end = std::min(length, j + (last - first));
+            for (std::size_t k = 0; k < operands; ++k) p[k] = base[k] + position[k] * bytes[k];
+            row_piece(p, j, end);
+            first += end - j;
         }
     };
 
-    // odometer over the outer axes
-    std::array<std::size_t, max_rank> index{};
-    std::array<char*, max_operands> p = base;
-    for (std::size_t r = 0; r < rows; ++r) {
-        one_row(p);
-        for (std::size_t a = n_axes - 1; a-- > 0;) {
-            for (std::size_t k = 0; k < operands; ++k) p[k] += axes[a].stride[k] * bytes[k];
-            if (++index[a] < axes[a].extent) break;
-            for (std::size_t k = 0; k < operands; ++k)
-                p[k] -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].stride[k] * bytes[k];
-            index[a] = 0;
-        }
-    }
+    // Large walks are cut into ranges, a few per thread. The kernels never
+    // see an element's position, so any cut gives the same results; cuts
+    // fall on multiples of 64 elements (whole cache lines of a contiguous out).
+    const std::size_t total = rows * length;
+    const std::size_t threads = parallel::threads_for(total, grain::elementwise);
+    const std::size_t pieces = threads == 1 ? 1 : 4 * threads;
+    parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
+        auto cut = [&](std::size_t i) { return i == pieces ? total : total / pieces * i / 64 * 64; };
+        walk_range(cut(a), cut(b));
+    });
 }
 
 }  // namespace

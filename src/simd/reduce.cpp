@@ -15,6 +15,13 @@
 // where outputs are accumulated together) — a fixed order, whatever the
 // thread count.
 //
+// Large calls run on several threads (realify/threads.hpp) with the same
+// results as on one: outputs (along) or blocks of outputs (across, the scan)
+// are split between threads; an output whose input is large is computed in
+// pieces that depend on the sizes only — the subtrees of a run's pairwise
+// sum, the chunks of a product, windows of runs — combined in the order one
+// thread combines them.
+//
 // Compiled for the baseline ISA with IEEE semantics (realify_isa_sources);
 // the complex product is element<op::mul>'s (realify/kernels).
 #include "realify/engine/reduce.hpp"
@@ -32,8 +39,10 @@
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
 #include "realify/kernels/ordering.hpp"
-#include "axes.hpp"
+#include "parallel.hpp"
+#include "realify/threads.hpp"
 #include "tensor_checks.hpp"
+#include "walk.hpp"
 
 namespace realify::engine {
 
@@ -50,10 +59,12 @@ dims reduced_shape(const dims& in, std::span<const std::size_t> axes, bool keepd
 namespace {
 
 using kernel::cpair;
-using detail::axis;
-using detail::coalesce;
 
 constexpr std::size_t block_width = 256;
+/// Elements of a product computed in order before the next chunk starts (run).
+constexpr std::size_t prod_chunk = std::size_t{1} << 14;
+/// Partial results one split step holds at once (run_split, windows of runs).
+constexpr std::size_t max_parts = 256;
 
 /// Runs f(S*, D*) with the C++ types of the input's and the output's components (float or double).
 template <class F>
@@ -82,8 +93,6 @@ struct accumulator {
     using ordering = kernel::element<std::conditional_t<R == reduction::amax, op::maximum, op::minimum>>;
     /// The walk may accumulate a block of outputs together, row by row.
     static constexpr bool across = R != reduction::prod;
-    /// Runs are multiplied, the first one kept as it is.
-    static constexpr bool product = R == reduction::prod;
 
     static value init() noexcept {
         if constexpr (extremum) {
@@ -114,15 +123,82 @@ struct accumulator {
         else if constexpr (Complex) return {a.re + b.re, a.im + b.im};
         else return a + b;
     }
-    /// The run of n elements at p (stride in components): pairwise for sums.
+    /// The next part of a sequence folded in order: added, or multiplied (a
+    /// product starts from its first part: (1 + 0i)·z is not z when z is not
+    /// finite).
+    static value fold(value total, value part, bool first) noexcept {
+        if constexpr (R != reduction::prod) return combine(total, part);
+        else if (first) return part;
+        else if constexpr (Complex) return kernel::element<op::mul>{}(total, part);
+        else return total * part;
+    }
+    /// n elements at p (stride in components) accumulated in order from init().
+    static value sequence(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
+        value acc = init();
+        for (std::size_t i = 0; i < n; ++i, p += stride) add(acc, p);
+        return acc;
+    }
+    /// The run of n elements at p: pairwise for sums (halves down to 32
+    /// elements); for products, chunks of prod_chunk elements multiplied in
+    /// order — pieces that do not depend on the thread count, so run_split
+    /// gives the same value on any number of threads.
     static value run(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
-        if (R == reduction::prod || extremum || n <= 32) {
-            value acc = init();
-            for (std::size_t i = 0; i < n; ++i, p += stride) add(acc, p);
-            return acc;
+        if constexpr (R == reduction::prod) {
+            value total = init();
+            for (std::size_t c = 0; c == 0 || c < n; c += prod_chunk)
+                total = fold(total, sequence(p + static_cast<std::ptrdiff_t>(c) * stride, stride, std::min(prod_chunk, n - c)), c == 0);
+            return total;
+        } else {
+            if (n <= 32) return sequence(p, stride, n);
+            const std::size_t half = n / 2;
+            return combine(run(p, stride, half), run(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half));
         }
-        const std::size_t half = n / 2;
-        return combine(run(p, stride, half), run(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half));
+    }
+    /// run(p, stride, n) computed on up to `threads` threads: the subtrees of
+    /// the pairwise sum at one depth, or the chunks of the product, at once,
+    /// then combined as run combines them.
+    static value run_split(const S* p, std::ptrdiff_t stride, std::size_t n, std::size_t threads) {
+        std::array<value, max_parts> parts;
+        if constexpr (R == reduction::prod) {
+            value total = init();
+            const std::size_t chunks = parallel::pieces_of(n, prod_chunk);
+            for (std::size_t c0 = 0; c0 < chunks; c0 += max_parts) {
+                const std::size_t m = std::min(max_parts, chunks - c0);
+                parallel::for_ranges(m, threads, [&](std::size_t a, std::size_t b) {
+                    for (std::size_t i = a; i < b; ++i) {
+                        const std::size_t c = (c0 + i) * prod_chunk;
+                        parts[i] = sequence(p + static_cast<std::ptrdiff_t>(c) * stride, stride, std::min(prod_chunk, n - c));
+                    }
+                });
+                for (std::size_t i = 0; i < m; ++i) total = fold(total, parts[i], c0 + i == 0);
+            }
+            return total;
+        } else {
+            // the nodes at depth d of run's tree: every node above it splits (n / 2^d > 32)
+            std::size_t depth = 0;
+            while ((std::size_t{1} << depth) < 4 * threads && (std::size_t{2} << depth) <= max_parts &&
+                   (n >> (depth + 1)) > 32)
+                ++depth;
+            const std::size_t leaves = std::size_t{1} << depth;
+            parallel::for_ranges(leaves, threads, [&](std::size_t a, std::size_t b) {
+                for (std::size_t i = a; i < b; ++i) {
+                    std::size_t first = 0, size = n;  // leaf i: left (0) or right (1) at each level, from the top
+                    for (std::size_t level = depth; level-- > 0;) {
+                        const std::size_t half = size / 2;
+                        if ((i >> level) & 1) {
+                            first += half;
+                            size -= half;
+                        } else {
+                            size = half;
+                        }
+                    }
+                    parts[i] = run(p + static_cast<std::ptrdiff_t>(first) * stride, stride, size);
+                }
+            });
+            for (std::size_t width = leaves; width > 1; width /= 2)
+                for (std::size_t i = 0; i < width / 2; ++i) parts[i] = combine(parts[2 * i], parts[2 * i + 1]);
+            return parts[0];
+        }
     }
     template <class D>
     static void store(value acc, std::size_t count, D* out) noexcept {
@@ -148,7 +224,6 @@ struct accumulator {
 template <class S, bool Complex>
 struct moments {
     static constexpr bool across = true;
-    static constexpr bool product = false;
     static constexpr std::size_t parts = Complex ? 2 : 1;
     struct value {
         double n = 0;
@@ -207,6 +282,12 @@ struct moments {
         }
         return r;
     }
+    static value fold(const value& total, const value& part, bool) noexcept { return combine(total, part); }
+    /// A run is not split: its passes read it whole (so one var of a single
+    /// long run stays on one thread, with the same value on any count).
+    static value run_split(const S* p, std::ptrdiff_t stride, std::size_t n, std::size_t) noexcept {
+        return run(p, stride, n);
+    }
 };
 
 /// How a reduction's accumulated value is written: the accumulator's store,
@@ -228,152 +309,155 @@ struct variance_store {
     }
 };
 
-/// Advances an odometer over `axes` (all but the last `skip`), moving the
-/// pointers; false when it wrapped around.
-template <class S, class D>
-bool advance(std::span<const axis> axes, std::array<std::size_t, max_rank>& index, const S*& in, D*& out) noexcept {
-    for (std::size_t a = axes.size(); a-- > 0;) {
-        in += axes[a].in;
-        out += axes[a].out;
-        if (++index[a] < axes[a].extent) return true;
-        in -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].in;
-        out -= static_cast<std::ptrdiff_t>(axes[a].extent) * axes[a].out;
-        index[a] = 0;
-    }
-    return false;
-}
+/// Axes of a reduction: stride 0 the input's, stride 1 the output's (0 along
+/// a reduced axis), in components.
+using axis = walk::axis<2>;
+using axis_list = walk::axes<2>;
+using odometer = walk::odometer<2>;
 
+/// Runs f(position, j0, n) for every block [j0, j0 + n) of up to block_width
+/// elements along a line of `extent` elements, at every position of
+/// `others`: the pieces of work of the across walk and the scan, split over
+/// `threads` (each piece's outputs are its own).
+template <class F>
+void for_line_blocks(const axis_list& others, std::size_t extent, std::size_t threads, const F& f) {
+    const std::size_t blocks = parallel::pieces_of(extent, block_width);
+    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
+        odometer position(others.all(), a / blocks);
+        for (std::size_t piece = a; piece < b; ++piece) {
+            const std::size_t j0 = piece % blocks * block_width;
+            if (j0 == 0 && piece != a) position.next();
+            f(position, j0, std::min(block_width, extent - j0));
+        }
+    });
+}
 
 template <class S, class D, class acc, class Store = default_store<acc>>
 void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out,
                  const Store& store = {}) {
     // kept axes (with their output strides) and reduced axes, in index order
-    std::array<axis, max_rank> kept{}, reduced{};
-    std::size_t n_kept = 0, n_reduced = 0, out_axis = 0;
+    axis_list kept, reduced;
+    std::size_t out_axis = 0;
     const bool keepdim = out.rank() == in.rank();
     std::size_t count = 1;
     for (std::size_t a = 0; a < in.rank(); ++a) {
         const bool is_reduced = std::find(reduced_axes.begin(), reduced_axes.end(), a) != reduced_axes.end();
         if (is_reduced) {
-            reduced[n_reduced++] = {in.shape[a], in.strides[a], 0};
+            reduced.push({in.shape[a], {in.strides[a], 0}});
             count *= in.shape[a];
             if (keepdim) ++out_axis;
         } else {
-            kept[n_kept++] = {in.shape[a], in.strides[a], out.strides[out_axis++]};
+            kept.push({in.shape[a], {in.strides[a], out.strides[out_axis++]}});
         }
     }
-    n_kept = coalesce(kept, n_kept);
-    n_reduced = coalesce(reduced, n_reduced);
+    kept.coalesce();
+    reduced.coalesce();
     const S* const in_base = static_cast<const S*>(in.data);
     D* const out_base = static_cast<D*>(out.data);
 
     // the innermost reduced run; the outer reduced axes are walked by an odometer
-    const axis run = n_reduced > 0 ? reduced[n_reduced - 1] : axis{1, 0, 0};
-    const std::span<const axis> outer_reduced(reduced.data(), n_reduced > 0 ? n_reduced - 1 : 0);
+    const axis run = reduced.rank > 0 ? reduced.back() : axis{1, {0, 0}};
+    const std::span<const axis> outer_reduced = reduced.outer();
     std::size_t outer_count = 1;
     for (const axis& x : outer_reduced) outer_count *= x.extent;
-    // the runs' results combined in order (a product starts from the first
-    // run: (1 + 0i)·z is not z when z is not finite)
-    auto reduce_at = [&](const S* p) {
-        std::array<std::size_t, max_rank> index{};
-        D* unused = nullptr;
-        typename acc::value total = acc::init();
-        for (std::size_t r = 0; r < outer_count; ++r) {
-            const auto part = acc::run(p, run.in, run.extent);
-            if constexpr (acc::product) {
-                if (r == 0) total = part;
-                else if constexpr (requires { part.re; }) total = kernel::element<op::mul>{}(total, part);
-                else total *= part;
-            } else {
-                total = acc::combine(total, part);
-            }
-            advance(outer_reduced, index, p, unused);
-        }
-        return total;
-    };
+    const std::size_t threads = parallel::threads_for(count * kept.count(), grain::reduction);
 
     // across: a kept axis is the input's innermost — accumulate a block of outputs together
-    std::size_t inner_kept = n_kept;
-    for (std::size_t i = 0; i < n_kept; ++i)
-        if (inner_kept == n_kept || std::abs(kept[i].in) < std::abs(kept[inner_kept].in)) inner_kept = i;
-    const bool across = inner_kept < n_kept && std::abs(kept[inner_kept].in) < std::abs(run.in) && acc::across;
+    std::size_t inner_kept = kept.rank;
+    for (std::size_t i = 0; i < kept.rank; ++i)
+        if (inner_kept == kept.rank || std::abs(kept[i].stride[0]) < std::abs(kept[inner_kept].stride[0])) inner_kept = i;
+    const bool across = inner_kept < kept.rank && std::abs(kept[inner_kept].stride[0]) < std::abs(run.stride[0]) &&
+                        acc::across;
 
     if (!across) {
-        std::array<std::size_t, max_rank> index{};
-        const S* p = in_base;
-        D* o = out_base;
-        do {
-            store(reduce_at(p), count, o);
-        } while (advance(std::span<const axis>(kept.data(), n_kept), index, p, o));
+        // One output: its runs reduced and folded in order. With `split`
+        // threads, a long run is split inside (run_split), short runs are
+        // reduced a window at a time — the same value either way.
+        auto reduce_at = [&](const S* p, std::size_t split) {
+            typename acc::value total = acc::init();
+            if (split > 1 && run.extent >= 2 * grain::reduction) {
+                odometer position(outer_reduced);
+                for (std::size_t r = 0; r < outer_count; ++r, position.next())
+                    total = acc::fold(total, acc::run_split(p + position[0], run.stride[0], run.extent, split), r == 0);
+                return total;
+            }
+            if (split > 1 && outer_count > 1) {
+                std::array<typename acc::value, max_parts> parts;
+                for (std::size_t r0 = 0; r0 < outer_count; r0 += max_parts) {
+                    const std::size_t m = std::min(max_parts, outer_count - r0);
+                    parallel::for_ranges(m, split, [&](std::size_t a, std::size_t b) {
+                        odometer position(outer_reduced, r0 + a);
+                        for (std::size_t i = a; i < b; ++i, position.next())
+                            parts[i] = acc::run(p + position[0], run.stride[0], run.extent);
+                    });
+                    for (std::size_t i = 0; i < m; ++i) total = acc::fold(total, parts[i], r0 + i == 0);
+                }
+                return total;
+            }
+            odometer position(outer_reduced);
+            for (std::size_t r = 0; r < outer_count; ++r, position.next())
+                total = acc::fold(total, acc::run(p + position[0], run.stride[0], run.extent), r == 0);
+            return total;
+        };
+        // many outputs: ranges of them per thread; few: each split inside
+        const std::size_t outputs = kept.count();
+        const bool per_output = outputs >= 4 * threads;
+        parallel::for_ranges(outputs, per_output ? threads : 1, [&](std::size_t a, std::size_t b) {
+            odometer position(kept.all(), a);
+            for (std::size_t i = a; i < b; ++i, position.next())
+                store(reduce_at(in_base + position[0], per_output ? 1 : threads), count, out_base + position[1]);
+        });
         return;
     }
     // the other kept axes by odometer; blocks of block_width along inner_kept
-    const axis inner = kept[inner_kept];
-    std::array<axis, max_rank> others{};
-    std::size_t n_others = 0;
-    for (std::size_t i = 0; i < n_kept; ++i)
-        if (i != inner_kept) others[n_others++] = kept[i];
-    std::array<typename acc::value, block_width> block;
-    std::array<std::size_t, max_rank> index{};
-    const S* p = in_base;
-    D* o = out_base;
-    do {
-        for (std::size_t j0 = 0; j0 < inner.extent; j0 += block_width) {
-            const std::size_t n = std::min(block_width, inner.extent - j0);
-            block.fill(acc::init());
-            std::array<std::size_t, max_rank> r_index{};
-            const S* q = p + static_cast<std::ptrdiff_t>(j0) * inner.in;
-            D* unused = nullptr;
-            if (count > 0) {
-                do {
-                    const S* x = q;
-                    for (std::size_t j = 0; j < n; ++j, x += inner.in) acc::add(block[j], x);
-                } while (advance(std::span<const axis>(reduced.data(), n_reduced), r_index, q, unused));
-            }
-            D* y = o + static_cast<std::ptrdiff_t>(j0) * inner.out;
-            for (std::size_t j = 0; j < n; ++j, y += inner.out) store(block[j], count, y);
+    axis_list others = kept;
+    const axis inner = others.take(inner_kept);
+    for_line_blocks(others, inner.extent, threads, [&](const odometer& position, std::size_t j0, std::size_t n) {
+        std::array<typename acc::value, block_width> block;
+        block.fill(acc::init());
+        const S* const q = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * inner.stride[0];
+        if (count > 0) {
+            odometer row(reduced.all());
+            do {
+                const S* x = q + row[0];
+                for (std::size_t j = 0; j < n; ++j, x += inner.stride[0]) acc::add(block[j], x);
+            } while (row.next());
         }
-    } while (advance(std::span<const axis>(others.data(), n_others), index, p, o));
+        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * inner.stride[1];
+        for (std::size_t j = 0; j < n; ++j, y += inner.stride[1]) store(block[j], count, y);
+    });
 }
 
 template <class S, class D, bool Complex>
 void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& out) {
     using acc = accumulator<S, Complex, reduction::sum>;
-    std::array<axis, max_rank> others{};
-    std::size_t n_others = 0;
+    axis_list others;
     for (std::size_t a = 0; a < in.rank(); ++a)
-        if (a != scan_axis) others[n_others++] = {in.shape[a], in.strides[a], out.strides[a]};
-    n_others = coalesce(others, n_others);
-    const axis scan{in.shape[scan_axis], in.strides[scan_axis], out.strides[scan_axis]};
-    std::size_t inner = n_others;  // the other axis innermost in the input, if it is inner to the scan
-    for (std::size_t i = 0; i < n_others; ++i)
-        if (inner == n_others || std::abs(others[i].in) < std::abs(others[inner].in)) inner = i;
-    const bool across = inner < n_others && std::abs(others[inner].in) < std::abs(scan.in);
-    const axis line = across ? others[inner] : axis{1, 0, 0};
-    if (across) {
-        for (std::size_t i = inner; i + 1 < n_others; ++i) others[i] = others[i + 1];
-        --n_others;
-    }
-    std::array<typename acc::value, block_width> block;
-    std::array<std::size_t, max_rank> index{};
-    const S* p = static_cast<const S*>(in.data);
-    D* o = static_cast<D*>(out.data);
-    do {
-        for (std::size_t j0 = 0; j0 < line.extent; j0 += block_width) {
-            const std::size_t n = std::min(block_width, line.extent - j0);
-            block.fill(acc::init());
-            const S* x = p + static_cast<std::ptrdiff_t>(j0) * line.in;
-            D* y = o + static_cast<std::ptrdiff_t>(j0) * line.out;
-            for (std::size_t k = 0; k < scan.extent; ++k, x += scan.in, y += scan.out) {
-                const S* xj = x;
-                D* yj = y;
-                for (std::size_t j = 0; j < n; ++j, xj += line.in, yj += line.out) {
-                    acc::add(block[j], xj);  // read before the write: in place is safe
-                    acc::store(block[j], 1, yj);
-                }
+        if (a != scan_axis) others.push({in.shape[a], {in.strides[a], out.strides[a]}});
+    others.coalesce();
+    const axis scan{in.shape[scan_axis], {in.strides[scan_axis], out.strides[scan_axis]}};
+    std::size_t inner = others.rank;  // the other axis innermost in the input, if it is inner to the scan
+    for (std::size_t i = 0; i < others.rank; ++i)
+        if (inner == others.rank || std::abs(others[i].stride[0]) < std::abs(others[inner].stride[0])) inner = i;
+    const bool across = inner < others.rank && std::abs(others[inner].stride[0]) < std::abs(scan.stride[0]);
+    const axis line = across ? others.take(inner) : axis{1, {0, 0}};
+    const S* const in_base = static_cast<const S*>(in.data);
+    D* const out_base = static_cast<D*>(out.data);
+    const std::size_t threads = parallel::threads_for(in.count(), grain::reduction);
+    for_line_blocks(others, line.extent, threads, [&](const odometer& position, std::size_t j0, std::size_t n) {
+        std::array<typename acc::value, block_width> block;
+        block.fill(acc::init());
+        const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * line.stride[0];
+        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * line.stride[1];
+        for (std::size_t k = 0; k < scan.extent; ++k, x += scan.stride[0], y += scan.stride[1]) {
+            const S* xj = x;
+            D* yj = y;
+            for (std::size_t j = 0; j < n; ++j, xj += line.stride[0], yj += line.stride[1]) {
+                acc::add(block[j], xj);  // read before the write: in place is safe
+                acc::store(block[j], 1, yj);
             }
         }
-    } while (advance(std::span<const axis>(others.data(), n_others), index, p, o));
+    });
 }
 
 std::size_t reduced_count(const tensor_ref& in, std::span<const std::size_t> axes) noexcept {

@@ -2,10 +2,23 @@
 // table's RoPE kernel, so REALIFY_SIMD_ARCH, force_arch and scoped_arch
 // govern RoPE exactly as every other kernel; unforced, the RoPE family's
 // preferred level (realify::simd::preferred_arch).
+//
+// Large calls run on several threads (realify/threads.hpp): the (batch,
+// position) rows are cut into ranges, each a call of the kernel on its rows
+// (one batch entry at a time). A row's rotation does not depend on the other
+// rows of its call (the kernels compute a partial row on a padded copy with
+// the same instructions), so any cut gives the same results. Ranges are at
+// least grain::rope reals, more than the kernels' blocking limit: a range
+// takes the same path through the kernel as the whole call.
 #include "realify/rope/dispatch.hpp"
 
+#include <algorithm>
+#include <cstddef>
+
 #include "kernel_table.hpp"
+#include "parallel.hpp"
 #include "realify/simd/arch.hpp"
+#include "realify/threads.hpp"
 
 namespace realify::rope {
 
@@ -13,8 +26,38 @@ std::string_view active_arch() { return simd::active_arch(simd::kernel_family::r
 
 namespace detail {
 
-void rope_compiled(const rope_call<float>& call) { simd::detail::active_table().f32.rope(call); }
-void rope_compiled(const rope_call<double>& call) { simd::detail::active_table().f64.rope(call); }
+namespace {
+
+template <class T>
+void run_split(const rope_call<T>& call, void (*kernel)(const rope_call<T>&)) {
+    const std::size_t rows = call.batch * call.seq;
+    const std::size_t q_row = call.q_heads * call.head_dim, k_row = call.k_heads * call.head_dim;
+    const std::size_t reals = rows * (q_row + k_row);
+    const std::size_t threads = parallel::threads_for(reals, grain::rope);
+    if (threads == 1 || rows < 2) return kernel(call);
+    const std::size_t pieces = std::min({4 * threads, rows, reals / grain::rope});
+    parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
+        const std::size_t last = rows * b / pieces;
+        for (std::size_t row = rows * a / pieces; row < last;) {
+            const std::size_t s = row % call.seq, n = std::min(call.seq - s, last - row);
+            rope_call<T> part = call;
+            part.batch = 1;
+            part.seq = n;
+            part.start_pos = call.start_pos + s;
+            part.xq = call.xq + row * q_row;
+            part.out_q = call.out_q + row * q_row;
+            part.xk = call.xk + row * k_row;
+            part.out_k = call.out_k + row * k_row;
+            kernel(part);
+            row += n;
+        }
+    });
+}
+
+}  // namespace
+
+void rope_compiled(const rope_call<float>& call) { run_split(call, simd::detail::active_table().f32.rope); }
+void rope_compiled(const rope_call<double>& call) { run_split(call, simd::detail::active_table().f64.rope); }
 
 }  // namespace detail
 }  // namespace realify::rope

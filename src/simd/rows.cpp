@@ -3,7 +3,8 @@
 // kernels of the active instruction set (kernel_table.hpp). Compiled for
 // the baseline ISA with IEEE semantics (realify_isa_sources): the per-element
 // arithmetic is all in the row kernels; here are per-row scalars (the max's
-// shift, 1 / Σ, the mean and 1 / √(var + eps), in double) and loops over rows.
+// shift, 1 / Σ, the mean and 1 / √(var + eps), in double) and loops over rows
+// (walk.hpp's axes and odometer; ranges of rows on several threads when large).
 #include "realify/engine/rows.hpp"
 
 #include <algorithm>
@@ -16,55 +17,46 @@
 
 #include "kernel_table.hpp"
 #include "realify/errors.hpp"
-#include "axes.hpp"
+#include "parallel.hpp"
+#include "realify/threads.hpp"
 #include "tensor_checks.hpp"
+#include "walk.hpp"
 
 namespace realify::engine {
 
 namespace {
 
-using detail::axis;
-using detail::coalesce;
-
-/// The axes of a row (row-major order within it) and the other axes.
+/// The axes of a row (row-major order within it) and the other axes; stride
+/// 0 is in's, stride 1 out's (components).
 struct row_walk {
-    std::array<axis, max_rank> row{}, outer{};
-    std::size_t row_rank = 0, outer_rank = 0;
+    walk::axes<2> row, outer;
     std::size_t n = 1;  // elements per row
+    /// Whether the row is n contiguous elements of operand o.
+    bool contiguous(std::size_t o) const noexcept { return row.rank == 0 || (row.rank == 1 && row[0].stride[o] == 1); }
 };
 
 /// Rows over the axes [first, last) of in (and out, of the same shape).
 row_walk make_walk(const tensor_ref& in, const tensor_ref& out, std::size_t first, std::size_t last) noexcept {
     row_walk w;
     for (std::size_t a = 0; a < in.rank(); ++a) {
-        const axis step{in.shape[a], in.strides[a], out.strides[a]};
+        const walk::axis<2> step{in.shape[a], {in.strides[a], out.strides[a]}};
         if (a >= first && a < last) {
-            w.row[w.row_rank++] = step;
+            w.row.push(step);
             w.n *= in.shape[a];
         } else {
-            w.outer[w.outer_rank++] = step;
+            w.outer.push(step);
         }
     }
-    w.row_rank = coalesce(w.row, w.row_rank);
-    w.outer_rank = coalesce(w.outer, w.outer_rank);
+    w.row.coalesce();
+    w.outer.coalesce();
     return w;
 }
 
 /// Visits the n elements of a row at (in, out) offsets, row-major.
 template <class F>
 void for_each_element(const row_walk& w, std::ptrdiff_t in, std::ptrdiff_t out, F&& f) {
-    std::array<std::size_t, max_rank> index{};
-    for (std::size_t i = 0; i < w.n; ++i) {
-        f(i, in, out);
-        for (std::size_t a = w.row_rank; a-- > 0;) {
-            in += w.row[a].in;
-            out += w.row[a].out;
-            if (++index[a] < w.row[a].extent) break;
-            in -= static_cast<std::ptrdiff_t>(w.row[a].extent) * w.row[a].in;
-            out -= static_cast<std::ptrdiff_t>(w.row[a].extent) * w.row[a].out;
-            index[a] = 0;
-        }
-    }
+    walk::odometer<2> element(w.row.all());
+    for (std::size_t i = 0; i < w.n; ++i, element.next()) f(i, in + element[0], out + element[1]);
 }
 
 template <class T>
@@ -81,35 +73,28 @@ void write(const tensor_ref& t, std::ptrdiff_t offset, T v) noexcept {
 /// Runs row(x, y, n) on every row: x and y point at n contiguous Ts —
 /// the tensors' own memory where the row is contiguous and of type T there,
 /// else a scratch row gathered from in (and scattered to out afterwards).
+/// Rows are independent: large calls give ranges of rows to several threads
+/// (realify/threads.hpp), with the same results as one.
 template <class T, class Row>
 void for_rows(const tensor_ref& in, const tensor_ref& out, const row_walk& w, Row&& row) {
     const component type = component_of<T>();
-    const bool in_direct = in.type == type && (w.row_rank == 0 || (w.row_rank == 1 && w.row[0].in == 1));
-    const bool out_direct = out.type == type && (w.row_rank == 0 || (w.row_rank == 1 && w.row[0].out == 1));
-    std::vector<T> scratch(in_direct && out_direct ? 0 : w.n);
-    std::array<std::size_t, max_rank> index{};
-    std::ptrdiff_t in_at = 0, out_at = 0;
-    // the next row's offsets; false once every row is done
-    auto advance = [&] {
-        for (std::size_t a = w.outer_rank; a-- > 0;) {
-            in_at += w.outer[a].in;
-            out_at += w.outer[a].out;
-            if (++index[a] < w.outer[a].extent) return true;
-            in_at -= static_cast<std::ptrdiff_t>(w.outer[a].extent) * w.outer[a].in;
-            out_at -= static_cast<std::ptrdiff_t>(w.outer[a].extent) * w.outer[a].out;
-            index[a] = 0;
+    const bool in_direct = in.type == type && w.contiguous(0);
+    const bool out_direct = out.type == type && w.contiguous(1);
+    const std::size_t threads = parallel::threads_for(in.count(), grain::elementwise);
+    parallel::for_ranges(w.outer.count(), threads, [&](std::size_t first, std::size_t last) {
+        std::vector<T> scratch(in_direct && out_direct ? 0 : w.n);
+        walk::odometer<2> position(w.outer.all(), first);
+        for (std::size_t r = first; r < last; ++r, position.next()) {
+            const std::ptrdiff_t in_at = position[0], out_at = position[1];
+            const T* x = in_direct ? static_cast<const T*>(in.data) + in_at : scratch.data();
+            T* y = out_direct ? static_cast<T*>(out.data) + out_at : scratch.data();
+            if (!in_direct)
+                for_each_element(w, in_at, out_at, [&](std::size_t i, std::ptrdiff_t p, std::ptrdiff_t) { scratch[i] = read<T>(in, p); });
+            row(x, y, w.n);
+            if (!out_direct)
+                for_each_element(w, in_at, out_at, [&](std::size_t i, std::ptrdiff_t, std::ptrdiff_t q) { write(out, q, y[i]); });
         }
-        return false;
-    };
-    do {
-        const T* x = in_direct ? static_cast<const T*>(in.data) + in_at : scratch.data();
-        T* y = out_direct ? static_cast<T*>(out.data) + out_at : scratch.data();
-        if (!in_direct)
-            for_each_element(w, in_at, out_at, [&](std::size_t i, std::ptrdiff_t p, std::ptrdiff_t) { scratch[i] = read<T>(in, p); });
-        row(x, y, w.n);
-        if (!out_direct)
-            for_each_element(w, in_at, out_at, [&](std::size_t i, std::ptrdiff_t, std::ptrdiff_t q) { write(out, q, y[i]); });
-    } while (advance());
+    });
 }
 
 void check_real_floating(std::string_view op, const tensor_ref& t, const char* what) {
@@ -141,7 +126,7 @@ const T* contiguous(std::string_view op, const tensor_ref* t, const char* what, 
         throw_shape_error(op, std::string(what) + " has shape " + realify::detail::format_sequence(t->shape) +
                                   ", normalized_shape is " + realify::detail::format_sequence(shape));
     const row_walk w = make_walk(*t, *t, 0, t->rank());
-    if (t->type == component_of<T>() && (w.row_rank == 0 || (w.row_rank == 1 && w.row[0].in == 1)))
+    if (t->type == component_of<T>() && w.contiguous(0))
         return static_cast<const T*>(t->data);
     storage.resize(w.n);
     for_each_element(w, 0, 0, [&](std::size_t i, std::ptrdiff_t p, std::ptrdiff_t) { storage[i] = read<T>(*t, p); });

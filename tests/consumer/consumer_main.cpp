@@ -1,6 +1,8 @@
-// Shared by both consumer projects: uses realify the way a downstream user
-// would and returns non-zero if the zero-copy contract does not hold.
+// Shared by the consumer projects: uses realify the way a downstream user
+// would and returns non-zero if the zero-copy contract does not hold or a
+// call split over threads goes wrong.
 #include <complex>
+#include <cstddef>
 #include <cstdio>
 
 #include <realify/realify.hpp>
@@ -25,11 +27,17 @@ int main() {
     xt::xtensor<std::complex<float>, 2> a = {{{1.0f, 1.0f}, {2.0f, 0.0f}}, {{0.0f, -1.0f}, {1.0f, 0.0f}}};
     const auto c = realify::to_complex_tensor(realify::mm(realify::complex_layout_of(a), realify::complex_layout_of(a)));
     const bool product = c(0, 0) == std::complex<float>(0.0f, 0.0f) && c(1, 1) == std::complex<float>(1.0f, -2.0f);
-    std::printf("realify %d.%d.%d: shares memory %d, writes through %d, product %d (on %.*s)\n", realify::version_major,
+    // a call large enough to be split over threads: the package carries
+    // realify_simd's OpenMP link flag, the consumer adds nothing
+    const realify::scoped_num_threads two(2);
+    xt::xtensor<std::complex<float>, 1> big = xt::ones<std::complex<float>>({std::size_t{1} << 18});
+    const auto doubled = realify::add(big, big);
+    const bool threads_ok = realify::get_num_threads() == 2 && doubled(12345) == std::complex<float>(2.0f, 0.0f);
+    std::printf("realify %d.%d.%d: shares memory %d, writes through %d, product %d (on %.*s), threads %d\n", realify::version_major,
                 realify::version_minor, realify::version_patch, shares_memory, wrote_through, product,
-                static_cast<int>(realify::simd::gemm_backend().size()), realify::simd::gemm_backend().data());
+                static_cast<int>(realify::simd::gemm_backend().size()), realify::simd::gemm_backend().data(), threads_ok);
 #ifdef CONSUMER_OWN_TARGETS
     if (consumer_own_library() != 42) return 1;
 #endif
-    return shares_memory && wrote_through && product ? 0 : 1;
+    return shares_memory && wrote_through && product && threads_ok ? 0 : 1;
 }

@@ -72,9 +72,9 @@ decltype(auto) mv(const A& a, const X& x, gemm_method method, O&&... o) {
         return mv(as_operand(a), as_operand(x), method, std::forward<O>(o)...);
     } else {
         if constexpr (!detail::is_unreadable_container_v<A> && !detail::is_unreadable_container_v<X>) {  // else refused, once
-            const auto sa = dispatch::lowering::linalg_detail::argument_shape(a);
-            const auto sx = dispatch::lowering::linalg_detail::argument_shape(x);
-            if (sa.size() != 2 || sx.size() != 1 || sa[1] != sx[0])
+            const auto sa = dispatch::lowering::linalg_detail::argument_shape("mv", a);
+            const auto sx = dispatch::lowering::linalg_detail::argument_shape("mv", x);
+            if (sa.rank != 2 || sx.rank != 1 || sa[1] != sx[0])
                 dispatch::lowering::linalg_detail::mismatch("mv", sa, sx);
         }
         return detail::matrix_product<op::matmul>(method, a, x, std::forward<O>(o)...);

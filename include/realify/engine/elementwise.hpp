@@ -30,7 +30,8 @@
 //     and scattered.
 //
 // Nothing is allocated. Streaming (non-temporal) stores are used when the
-// whole call is one row and large (realify/simd/streaming.hpp).
+// whole call is one row and large (realify/simd/streaming.hpp). Large calls
+// run on several threads (see Threads below).
 //
 // ---- Kernels -------------------------------------------------------------------
 // A block_kernel is a type-erased function on blocks of the compute type T
@@ -42,6 +43,14 @@
 // built-ins (copy, casts, where, isnan, isinf) come from the factories below;
 // any other function of that signature works too (a user's element loop,
 // the graph's fused regions).
+//
+// ---- Threads -------------------------------------------------------------------
+// A call of at least 2 · grain::elementwise output elements is cut into
+// ranges that several threads walk at once (realify/threads.hpp): a kernel
+// is then called concurrently, on disjoint blocks, and must be safe to call
+// so — a function of its blocks (and of its constants), as every built-in is.
+// Results do not depend on the cut, because kernels never see a block's
+// position.
 #pragma once
 
 #include <array>
@@ -93,6 +102,25 @@ dims broadcast_shape(std::string_view op, std::span<const tensor_ref> inputs);
 
 /// Runs `kernel` over the broadcast of `inputs` into `out` (see the header comment).
 void evaluate(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const block_kernel& kernel);
+
+/// Rows shorter than this lose more to per-call overhead than the SIMD row
+/// kernel gains (mul_rows).
+inline constexpr std::size_t mul_rows_min_row = 16;
+
+/// The SIMD row route of a lone complex × complex multiply (the graph's
+/// RoPE `xq_ * freqs_cis`): out = x · y by realify::simd::mul_block_rows when
+/// the layout fits — one operand has out's shape and is packed, the other is
+/// packed along the trailing axes ("rows", at least mul_rows_min_row
+/// elements), repeated by the axes just before them (stride 0) and,
+/// optionally, advancing one row per step of the axis before those
+/// ("blocks"); any axes further out are walked one call each, and out must be
+/// packed over the axes a call covers (a slice of a KV cache is). RoPE's
+/// freqs_cis (1, S, 1, D/2) against xq_ (B, S, H, D/2) is B calls of S blocks
+/// × H repeats × D/2. All three complex, of one component type. Returns
+/// false, having written nothing, when the layout does not fit. The kernel's
+/// formula is the element kernel's (the plain one, nan_policy::fast); it
+/// rounds with FMA. out may be exactly the full operand (in place).
+bool mul_rows(const tensor_ref& x, const tensor_ref& y, const tensor_ref& out);
 
 /// Refuses (layout_error) an out that overlaps any input at all: for ops
 /// that write out in several steps (cat, stack, roll), where even an input

@@ -7,7 +7,10 @@
 //               pairwise summation of each contiguous run (double inputs);
 //               mean of no elements is NaN (0/0), as PyTorch
 //   prod        complex: the pair product element<op::mul> (realify/kernels)
-//               left to right, never per component; real: the product
+//               left to right, never per component; real: the product. A
+//               run of more than 16384 elements is multiplied in chunks of
+//               16384, left to right, whose products are then multiplied
+//               left to right (pieces that do not depend on the threads)
 //   amax, amin  real only: element<op::maximum> / <op::minimum> (NaN
 //               propagates, +0 above −0); no elements: a shape_error, as
 //               PyTorch
@@ -16,6 +19,12 @@
 //               two passes per contiguous run (pairwise sums), runs combined
 //               by Chan's formula — stable for any offset of the values
 //   cumsum      running sum along the axis, accumulated as sum
+//
+// Large calls run on several threads with the same results as on one
+// (realify/threads.hpp): outputs are split between threads; the input of a
+// single output is split into the pieces above (the halves of the pairwise
+// sum, the chunks of a product) and combined in the same order. cumsum is
+// split over the positions it does not scan.
 //
 // Inputs and outputs are float or double (outputs of either, converted on
 // the store). The output must have the result's shape (shape_error naming

@@ -17,17 +17,21 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "realify/engine/elementwise.hpp"
+#include "realify/engine/tensor_ref.hpp"
 #include "realify/errors.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/layout/memory_access.hpp"
@@ -238,7 +242,9 @@ buffer_layout packed_layout(T* data, const shape_vector& shape) {
 }
 
 /// Copies packed components (row-major, b's shape) into b through its
-/// strides; a source that overlaps b is copied aside first.
+/// strides — the engine's copy (realify/engine/elementwise.hpp: any strides,
+/// several threads when large); a source that overlaps b is copied aside
+/// first.
 template <class T>
 void copy_into(const buffer_layout& b, const T* source) {
     const std::size_t total = b.count();
@@ -253,19 +259,16 @@ void copy_into(const buffer_layout& b, const T* source) {
         aside.assign(source, source + total);
         source = aside.data();
     }
-    const std::size_t rank = b.shape.size();
-    const std::size_t inner = b.shape[rank - 1];
-    const std::ptrdiff_t step = b.strides[rank - 1];
-    shape_vector index(rank, 0);
-    for (std::size_t done = 0; done < total; done += inner) {
-        T* row = out;
-        for (std::size_t a = 0; a + 1 < rank; ++a) row += static_cast<std::ptrdiff_t>(index[a]) * b.strides[a];
-        for (std::size_t i = 0; i < inner; ++i) row[static_cast<std::ptrdiff_t>(i) * step] = source[done + i];
-        for (std::size_t a = rank - 1; a-- > 0;) {
-            if (++index[a] < b.shape[a]) break;
-            index[a] = 0;
-        }
-    }
+    engine::tensor_ref to;
+    to.data = out;
+    to.type = engine::component_of<T>();
+    to.shape = engine::make_dims("graph::out", b.shape);
+    std::copy(b.strides.begin(), b.strides.end(), to.strides.begin());
+    engine::tensor_ref from = to;
+    from.data = const_cast<T*>(source);
+    from.strides = engine::row_major_strides(from.shape, 1);
+    const std::array<bool, 1> kinds{false};
+    engine::evaluate("graph::out", std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, to.type, kinds));
 }
 
 }  // namespace detail

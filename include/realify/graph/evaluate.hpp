@@ -12,7 +12,7 @@
 //   input, number, constant, cast   here
 //   erased, zero-copy               here (the memory re-described; zero_copy.hpp: the shape)
 //   fused                           graph/fusion.hpp (the block program the
-//                                   fuse_elementwise pass recorded), graph/simd_rows.hpp
+//                                   fuse_elementwise pass recorded; a lone multiply on engine::mul_rows)
 //   table                           graph/table_route.hpp
 //   fallback                        graph/fallback.hpp
 //   tensor_op                       graph/tensor_op.hpp

@@ -1,8 +1,8 @@
 // realify::graph::explain(program): what lowering did, as text — the graph
 // before and after the passes, the lowering each node took, the fallbacks
-// and tensor-level user functions (graph breaks), the coverage
-// n_supported / n_total, and for a graph with matrix products the library
-// they run on (realify::simd::gemm_backend()).
+// and tensor-level user functions (graph breaks), what runs on several
+// threads, the coverage n_supported / n_total, and for a graph with matrix
+// products the library they run on (realify::simd::gemm_backend()).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +13,7 @@
 #include "realify/graph/ir.hpp"
 #include "realify/graph/program.hpp"
 #include "realify/simd/gemm.hpp"
+#include "realify/threads.hpp"
 
 namespace realify::graph {
 
@@ -86,6 +87,10 @@ std::string explain(const program<Strict, Outs...>& p) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         if (g.nodes[i].rule == node_rule::tensor_op && g.nodes[i].live && g.nodes[i].canonical == i) s << " %" << i << '=' << g.nodes[i].op;
     s << '\n';
+    s << "threads: up to " << get_num_threads() << " (realify::get_num_threads()) for fused loops and the SIMD row route of "
+      << 2 * grain::elementwise << " elements or more, reductions reading " << 2 * grain::reduction
+      << " or more, matrix products of " << 2 * grain::gemm
+      << " multiply-adds or more; the same results on any number of threads\n";
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
     for (const ir_node& n : g.nodes)
         if (n.is_op && n.live && (n.op == "mm" || n.op == "bmm" || n.op == "matmul" || n.op == "dot" || n.op == "vdot")) {

@@ -9,7 +9,7 @@
 // kernel at the machine's best instruction set, picked at run time — whatever
 // flags the user compiles the graph with, and with the same results as the
 // eager API, which runs the same kernels. A lone complex multiply may take the
-// SIMD row kernel first (graph/simd_rows.hpp).
+// SIMD row kernel first (engine::mul_rows, realify/engine/elementwise.hpp).
 //
 // The evaluator is compiled once per component type (float, double), not per
 // op or graph: the program is data.
@@ -27,7 +27,6 @@
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/simd_rows.hpp"
 #include "realify/graph/value.hpp"
 
 namespace realify::graph::detail {
@@ -72,19 +71,9 @@ inline std::optional<engine::tensor_ref> out_ref(const buffer_layout& target, en
 
 /// The lone complex multiply on the SIMD row kernel, when the record allows
 /// it and the layout fits; false when it did not run.
-template <class T>
-bool try_simd_rows(const ir_node& self, std::span<const tensor_value<T>> leaves, T* out, const stride_vector& out_strides,
-                   const shape_vector& shape) {
-    if (!self.simd_rows || leaves.size() != 2 || !leaves[0].complex || !leaves[1].complex) return false;
-    auto ref = [](const tensor_value<T>& v) {
-        realify::detail::operand_ref<T, true> r;
-        const engine::tensor_ref e = ref_of(v);
-        r.data = v.data;
-        r.shape.assign(v.shape.begin(), v.shape.end());
-        r.strides.assign(e.strides.begin(), e.strides.begin() + static_cast<std::ptrdiff_t>(v.shape.size()));
-        return r;
-    };
-    return mul_by_simd_rows(out, out_strides, shape, ref(leaves[0]), ref(leaves[1]));
+inline bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inputs, const engine::tensor_ref& out) {
+    if (!self.simd_rows || inputs.size() != 2) return false;
+    return engine::mul_rows(inputs[0], inputs[1], out);
 }
 
 /// The evaluator of a loop root: its program over the values it reads, into
@@ -105,14 +94,13 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
     const shape_vector shape(dims.begin(), dims.end());
     const bool complex = program.complex_result();
-    auto run = [&](const tensor_value<T>& out, const engine::tensor_ref& ref) {
-        stride_vector strides(ref.strides.begin(), ref.strides.begin() + static_cast<std::ptrdiff_t>(shape.size()));
-        if (try_simd_rows<T>(self, leaves, out.data, strides, shape)) return;
+    auto run = [&](const engine::tensor_ref& ref) {
+        if (try_simd_rows(self, inputs, ref)) return;
         engine::evaluate_program(self.entry_point, program, inputs, ref);
     };
     auto fresh = [&] {
         tensor_value<T> v = allocate<T>(shape, complex);
-        run(v, ref_of(v));
+        run(ref_of(v));
         return v;
     };
     if (target == nullptr) return fresh();
@@ -125,7 +113,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
                                           (packed && v.data == result.data && v.shape == shape && v.complex == complex));
     const std::optional<engine::tensor_ref> out = out_ref(*target, engine::component_of<T>(), complex);
     if (in_place_only && out) {
-        run(result, *out);
+        run(*out);
     } else {
         const tensor_value<T> temp = fresh();
         copy_into(*target, temp.data);

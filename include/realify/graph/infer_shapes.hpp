@@ -5,23 +5,27 @@
 // container; the others (table ops, fallbacks) are evaluated first.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
 
-#include "realify/dispatch/elementwise.hpp"
+#include "realify/engine/elementwise.hpp"
+#include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/zero_copy.hpp"
 
 namespace realify::graph::detail {
 
-/// The broadcast of two shapes (shape_error naming `op` when they do not broadcast).
+/// The broadcast of two shapes: the engine's (shape_error naming `op` when
+/// they do not broadcast).
 inline shape_vector broadcast_two(std::string_view op, const shape_vector& a, const shape_vector& b) {
-    realify::detail::operand_ref<float, false> x, y;
-    x.shape = a;
-    y.shape = b;
-    return realify::detail::broadcast_shapes(op, x, y);
+    std::array<engine::tensor_ref, 2> operands;
+    operands[0].shape = engine::make_dims(op, a);
+    operands[1].shape = engine::make_dims(op, b);
+    const engine::dims result = engine::broadcast_shape(op, operands);
+    return shape_vector(result.begin(), result.end());
 }
 
 /// The shape a reduction (rule reduce_dims: attrs.dims, all axes when none;

@@ -96,7 +96,7 @@ inline constexpr bool fusable_v<node<Tag, C...>> = [] {
 }();
 
 /// A complex × complex mul of two tensors: when its loop inlines nothing, it
-/// may run on the SIMD row kernel (graph/simd_rows.hpp).
+/// may run on the SIMD row kernel (engine::mul_rows).
 template <class N>
 inline constexpr bool simd_mul_v = false;
 template <class A, class B>

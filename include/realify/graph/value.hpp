@@ -19,7 +19,6 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "realify/dispatch/elementwise.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"

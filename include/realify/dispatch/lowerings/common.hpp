@@ -156,7 +156,9 @@ void element_block(const engine::block_kernel& self, const void* const* in, cons
 /// Runs an element function (on cpair<T> for complex operands, T for real
 /// ones; returning cpair<T>, T or bool) over the broadcast of the operands
 /// in the component type PyTorch's promotion gives them, into a fresh
-/// result: the tool of user lowerings. The op tag names errors.
+/// result: the tool of user lowerings. The op tag names errors. On large
+/// operands f is called from several threads at once (realify/threads.hpp):
+/// it must be a function of its arguments.
 template <class Tag, class F, class... A>
 auto elementwise(const F& f, const A&... operands) {
     using T = promoted_real_t<A...>;

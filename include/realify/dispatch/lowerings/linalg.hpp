@@ -6,11 +6,12 @@
 // equal batch, matmul the NumPy rules (1-D operands promoted and the added dim
 // removed, batch dims broadcast), dot and vdot 1-D operands of one length.
 //
-// Operands are read where they lie: the GEMM gets each operand's pointer and
-// strides, and matrix views (realify::conj_view, transpose_view, mH) become
-// swapped strides and a conjugate flag. Only what is not in memory as the
-// component type (a lazy expression, a complex64 operand of a complex128
-// product, a [re, im] axis that is not contiguous) is evaluated first.
+// Operands are read where they lie (their engine::tensor_ref): the GEMM gets
+// each operand's pointer and strides, and matrix views (realify::conj_view,
+// transpose_view, mH) become swapped strides and a conjugate flag. Only what
+// is not in memory as the component type (a lazy expression, a complex64
+// operand of a complex128 product, a [re, im] axis that is not contiguous)
+// is evaluated first.
 //
 // out=: the product is written straight into the caller's buffer when that
 // is row-major contiguous, of the product's component type and shares no
@@ -21,7 +22,9 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,15 +33,16 @@
 #include <utility>
 #include <vector>
 
+#include <xtensor/xarray.hpp>
 #include <xtensor/xstorage.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "realify/dispatch/elementwise.hpp"  // prepare
 #include "realify/dispatch/into.hpp"
 #include "realify/dispatch/results.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
 #include "realify/engine/einsum.hpp"
 #include "realify/engine/elementwise.hpp"
+#include "realify/engine/tensor_ref.hpp"
 #include "realify/engine/xtensor_refs.hpp"
 #include "realify/ops/matrix_view.hpp"
 #include "realify/simd/gemm.hpp"
@@ -48,8 +52,8 @@ namespace lowering {
 
 namespace linalg_detail {
 
-using realify::detail::dim_vector;
-using realify::detail::stride_vector;
+using engine::dims;
+using engine::tensor_ref;
 
 /// What a matrix-product argument reads: the tensor, and the view's flags.
 template <class X>
@@ -77,86 +81,82 @@ inline constexpr bool two_real = !complex_tensor_operand<tensor_t<A>> && !comple
 template <class A, class B>
 using component_t = promoted_real_t<tensor_t<A>, tensor_t<B>>;
 
-/// One argument, ready for the GEMM: pointer, (complex) shape and strides in
-/// components, after the view's transpose; evaluated into `prepared.storage`
-/// only when it cannot be read in place.
-template <class T, bool Complex>
-struct matrix_input {
-    realify::detail::prepared_operand<T, Complex> prepared;
-    bool conjugate = false;
+/// Swaps the last two axes (a view's transpose).
+inline void swap_last_two(dims& shape) {
+    if (shape.rank >= 2) std::swap(shape.extent[shape.rank - 1], shape.extent[shape.rank - 2]);
+}
 
-    template <class X>
-    explicit matrix_input(const X& x) {
-        using arg = argument<std::remove_cvref_t<X>>;
-        realify::detail::prepare<T>(prepared, arg::tensor_of(x));
-        if constexpr (arg::transpose) {
-            auto& ref = prepared.ref;
-            std::swap(ref.shape[ref.shape.size() - 1], ref.shape[ref.shape.size() - 2]);
-            std::swap(ref.strides[ref.strides.size() - 1], ref.strides[ref.strides.size() - 2]);
+/// One argument, ready for the GEMM: its tensor_ref (components of T, the
+/// view's transpose applied) and the view's conjugate flag. Read where it
+/// lies (realify/engine/xtensor_refs.hpp); an operand of another component
+/// type (a complex64 operand of a complex128 product, an integer tensor) is
+/// converted once by the engine into a temporary the input keeps.
+template <class T, bool Complex, class X>
+class matrix_input {
+public:
+    using arg = argument<std::remove_cvref_t<X>>;
+
+    matrix_input(std::string_view op, const X& x) : m_input(op, arg::tensor_of(x)), m_ref(m_input.ref()) {
+        if (m_ref.type != engine::component_of<T>()) {
+            std::vector<std::size_t> shape(m_ref.shape.begin(), m_ref.shape.end());
+            if (Complex) shape.push_back(2);
+            m_converted.emplace(xt::xarray<T>::from_shape(shape));
+            tensor_ref to = m_ref;
+            to.data = m_converted->data();
+            to.type = engine::component_of<T>();
+            to.strides = engine::row_major_strides(to.shape, to.width());
+            const std::array<bool, 1> kinds{Complex};
+            engine::evaluate(op, std::span(&m_ref, 1), to, engine::builtin_kernel(engine::builtin::copy, to.type, kinds));
+            m_ref = to;
         }
-        conjugate = Complex && arg::conjugate;
+        if constexpr (arg::transpose) {
+            swap_last_two(m_ref.shape);
+            if (m_ref.rank() >= 2) std::swap(m_ref.strides[m_ref.rank() - 1], m_ref.strides[m_ref.rank() - 2]);
+        }
     }
     matrix_input(const matrix_input&) = delete;
     matrix_input& operator=(const matrix_input&) = delete;
 
-    const dim_vector& shape() const { return prepared.ref.shape; }
+    /// The memory the product reads (also what the overlap check of out= sees).
+    const tensor_ref& ref() const noexcept { return m_ref; }
+    const dims& shape() const noexcept { return m_ref.shape; }
+    const T* data() const noexcept { return static_cast<const T*>(m_ref.data); }
+    static constexpr bool conjugate = Complex && arg::conjugate;
 
-    /// The memory the product reads, for the overlap check of out=.
-    engine::tensor_ref ref(std::string_view op) const {
-        engine::tensor_ref r;
-        r.data = const_cast<T*>(prepared.ref.data);
-        r.type = engine::component_of<T>();
-        r.complex = Complex;
-        r.shape = engine::make_dims(op, prepared.ref.shape);
-        std::copy(prepared.ref.strides.begin(), prepared.ref.strides.end(), r.strides.begin());
-        return r;
-    }
+private:
+    engine::input<tensor_t<X>> m_input;
+    std::optional<xt::xarray<T>> m_converted;
+    tensor_ref m_ref;
 };
 
 /// The shape the product sees for an argument (a view's transpose applied).
 template <class X>
-dim_vector argument_shape(const X& x) {
-    using arg = argument<std::remove_cvref_t<X>>;
-    const auto& shape = arg::tensor_of(x).shape();
-    dim_vector result(shape.begin(), shape.end());
-    if constexpr (arg::transpose) std::swap(result[result.size() - 1], result[result.size() - 2]);
+dims argument_shape(std::string_view op, const X& x) {
+    dims result = engine::make_dims(op, argument<std::remove_cvref_t<X>>::tensor_of(x).shape());
+    if constexpr (argument<std::remove_cvref_t<X>>::transpose) swap_last_two(result);
     return result;
 }
 
-[[noreturn]] inline void mismatch(std::string_view op, const dim_vector& a, const dim_vector& b) {
+[[noreturn]] inline void mismatch(std::string_view op, const dims& a, const dims& b) {
     throw shape_error("realify::" + std::string(op) + ": shapes " + realify::detail::format_sequence(a) + " and " +
                       realify::detail::format_sequence(b) + " cannot be multiplied");
 }
 
-/// A stack of matrices (…, rows, cols) as the GEMM reads it: an operand's
-/// shape and strides, a 1-D one made a row (1 × k) on the left or a column
-/// (k × 1) on the right.
-struct matrices {
-    dim_vector shape;
-    stride_vector strides;
-
-    template <class Input>
-    matrices(const Input& in, bool promote_row, bool promote_column) {
-        const auto& ref = in.prepared.ref;
-        if (promote_row) append(1, 0);
-        for (std::size_t i = 0; i < ref.shape.size(); ++i) append(ref.shape[i], ref.strides[i]);
-        if (promote_column) append(1, 0);
-    }
-    std::size_t rank() const { return shape.size(); }
-
-private:
-    void append(std::size_t extent, std::ptrdiff_t stride) {
-        shape.push_back(extent);
-        strides.push_back(stride);
-    }
-};
+/// A stack of matrices (…, rows, cols) as the GEMM reads an operand: its
+/// ref, a 1-D one made a row (1 × k) on the left or a column (k × 1) on the
+/// right (an inserted axis of extent 1).
+inline tensor_ref matrices_of(const tensor_ref& t, bool promote_row, bool promote_column) {
+    if (promote_row) return engine::unsqueezed(t, 0);
+    if (promote_column) return engine::unsqueezed(t, t.rank());
+    return t;
+}
 
 using offset_vector = xt::svector<std::ptrdiff_t, 4>;
 
 /// The batched product (…, m, k) · (…, k, n): broadcast batch dims and the
 /// offset of each batch's matrices in each operand.
 struct product_plan {
-    dim_vector batch;
+    dims batch;
     std::size_t m = 0, n = 0, k = 0;
     offset_vector a_offsets, b_offsets;
 
@@ -164,33 +164,35 @@ struct product_plan {
 };
 
 /// `shown_a`/`shown_b` are the shapes the error messages name (the user's).
-inline product_plan plan_product(std::string_view op, const matrices& a, const matrices& b, const dim_vector& shown_a,
-                                 const dim_vector& shown_b) {
+inline product_plan plan_product(std::string_view op, const tensor_ref& a, const tensor_ref& b, const dims& shown_a,
+                                 const dims& shown_b) {
     const std::size_t ra = a.rank(), rb = b.rank();
     product_plan plan;
     plan.m = a.shape[ra - 2];
     plan.k = a.shape[ra - 1];
     plan.n = b.shape[rb - 1];
     if (b.shape[rb - 2] != plan.k) mismatch(op, shown_a, shown_b);
+    // the batch dims: NumPy's broadcast of the operands' leading dims
     const std::size_t batch_rank = std::max(ra, rb) - 2;
-    plan.batch.assign(batch_rank, 1);
+    plan.batch.rank = batch_rank;
     std::size_t count = 1;
     for (std::size_t d = 0; d < batch_rank; ++d) {
-        for (const matrices* operand : {&a, &b}) {
+        std::size_t& out = plan.batch.extent[d];
+        out = 1;
+        for (const tensor_ref* operand : {&a, &b}) {
             const std::size_t r = operand->rank() - 2;
             if (d + r < batch_rank) continue;  // the operand has no such dim: broadcast
             const std::size_t extent = operand->shape[d + r - batch_rank];
-            std::size_t& out = plan.batch[d];
             if (extent == out || extent == 1) continue;
             if (out == 1) out = extent;
             else mismatch(op, shown_a, shown_b);
         }
-        count *= plan.batch[d];
+        count *= out;
     }
     plan.a_offsets.resize(count);
     plan.b_offsets.resize(count);
-    dim_vector index(batch_rank, 0);
-    auto offset_of = [&](const matrices& operand) {
+    std::array<std::size_t, engine::max_rank> index{};
+    auto offset_of = [&](const tensor_ref& operand) {
         const std::size_t r = operand.rank() - 2;
         std::ptrdiff_t offset = 0;
         for (std::size_t i = 0; i < r; ++i)
@@ -209,20 +211,18 @@ inline product_plan plan_product(std::string_view op, const matrices& a, const m
     return plan;
 }
 
-template <class T, bool Complex>
-simd::gemm_operand<T> gemm_operand_of(const matrix_input<T, Complex>& in, const matrices& as,
-                                      const offset_vector& offsets) {
+template <class T, class Input>
+simd::gemm_operand<T> gemm_operand_of(const Input& in, const tensor_ref& as, const offset_vector& offsets) {
     const std::size_t r = as.rank();
-    return {in.prepared.ref.data, as.strides[r - 2], as.strides[r - 1], {offsets.data(), offsets.size()},
-            in.conjugate};
+    return {in.data(), as.strides[r - 2], as.strides[r - 1], {offsets.data(), offsets.size()}, Input::conjugate};
 }
 
 /// Runs the planned product into `out` (contiguous: batch × m × n, interleaved when complex).
-template <class T, bool Complex>
-void multiply(const product_plan& plan, const matrix_input<T, Complex>& a, const matrices& ma,
-              const matrix_input<T, Complex>& b, const matrices& mb, T* out) {
+template <bool Complex, class T, class InputA, class InputB>
+void multiply(const product_plan& plan, const InputA& a, const tensor_ref& ma, const InputB& b, const tensor_ref& mb,
+              T* out) {
     const simd::gemm_dims dims{plan.batch_count(), plan.m, plan.n, plan.k};
-    const auto ga = gemm_operand_of(a, ma, plan.a_offsets), gb = gemm_operand_of(b, mb, plan.b_offsets);
+    const auto ga = gemm_operand_of<T>(a, ma, plan.a_offsets), gb = gemm_operand_of<T>(b, mb, plan.b_offsets);
     if constexpr (Complex) simd::complex_gemm(dims, ga, gb, out);
     else simd::real_gemm(dims, ga, gb, out);
 }
@@ -251,17 +251,16 @@ inline bool row_major(const engine::tensor_ref& t) {
 /// Writes the product into o's buffer (see the header comment): `run(out)`
 /// computes it into contiguous memory.
 template <class Result, class T, bool Complex, class Run, class Buffer>
-void write_into(std::string_view op, const dim_vector& shape, const Run& run, const matrix_input<T, Complex>& a,
-                const matrix_input<T, Complex>& b, out_arg<Buffer>& o) {
+void write_into(std::string_view op, const dims& shape, const Run& run, const tensor_ref& a, const tensor_ref& b,
+                out_arg<Buffer>& o) {
     check_out_type<std::conditional_t<Complex, std::complex<T>, T>, Buffer>();
     const engine::tensor_ref out = out_ref(op, o);
-    const std::array<engine::tensor_ref, 2> inputs{a.ref(op), b.ref(op)};
-    const engine::dims dims = engine::make_dims(op, shape);
-    const bool overlapping = engine::check_result_out(op, inputs, out, dims);
+    const std::array<engine::tensor_ref, 2> inputs{a, b};
+    const bool overlapping = engine::check_result_out(op, inputs, out, shape);
     if (!overlapping && out.type == engine::component_of<T>() && out.complex == Complex && row_major(out)) {
         run(static_cast<T*>(out.data));
     } else {
-        auto result = allocate_result<Result>(dims);
+        auto result = allocate_result<Result>(shape);
         run(data_of<T>(result));
         copy_into(op, result, o);
     }
@@ -274,30 +273,31 @@ template <std::size_t ResultRank, class A, class B, class... Out>
 auto product(std::string_view op, const A& a, const B& b, Out&... o) {
     using T = component_t<A, B>;
     constexpr bool complex = two_complex<A, B>;
-    const matrix_input<T, complex> ia(a), ib(b);
-    if (ia.shape().empty() || ib.shape().empty()) mismatch(op, ia.shape(), ib.shape());
-    const bool vector_a = ia.shape().size() == 1, vector_b = ib.shape().size() == 1;
-    const matrices ma(ia, vector_a, false), mb(ib, false, vector_b);
+    const matrix_input<T, complex, A> ia(op, a);
+    const matrix_input<T, complex, B> ib(op, b);
+    if (ia.shape().rank == 0 || ib.shape().rank == 0) mismatch(op, ia.shape(), ib.shape());
+    const bool vector_a = ia.shape().rank == 1, vector_b = ib.shape().rank == 1;
+    const tensor_ref ma = matrices_of(ia.ref(), vector_a, false), mb = matrices_of(ib.ref(), false, vector_b);
     const product_plan plan = plan_product(op, ma, mb, ia.shape(), ib.shape());
-    dim_vector shape = plan.batch;
-    if (!vector_a) shape.push_back(plan.m);
-    if (!vector_b) shape.push_back(plan.n);
-    const auto run = [&](T* out) { multiply(plan, ia, ma, ib, mb, out); };
+    dims shape = plan.batch;
+    if (!vector_a) shape.extent[shape.rank++] = plan.m;
+    if (!vector_b) shape.extent[shape.rank++] = plan.n;
+    const auto run = [&](T* out) { multiply<complex>(plan, ia, ma, ib, mb, out); };
     using result = result_type<T, complex, ResultRank, A, B>;
     if constexpr (sizeof...(Out) == 0) {
-        auto r = allocate_result<result>(engine::make_dims(op, shape));
+        auto r = allocate_result<result>(shape);
         run(data_of<T>(r));
         return r;
     } else {
-        (write_into<result>(op, shape, run, ia, ib, o), ...);
+        (write_into<result, T, complex>(op, shape, run, ia.ref(), ib.ref(), o), ...);
     }
 }
 
 /// mm (both 2-D), bmm (both 3-D, equal batch), dot and vdot (both 1-D).
 template <std::size_t Rank, std::size_t ResultRank, class A, class B, class... Out>
 auto fixed_rank_product(std::string_view op, const A& a, const B& b, Out&... o) {
-    const dim_vector sa = argument_shape(a), sb = argument_shape(b);
-    if (sa.size() != Rank || sb.size() != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
+    const dims sa = argument_shape(op, a), sb = argument_shape(op, b);
+    if (sa.rank != Rank || sb.rank != Rank || (Rank == 3 && sa[0] != sb[0])) mismatch(op, sa, sb);
     return product<ResultRank>(op, a, b, o...);
 }
 

@@ -42,23 +42,6 @@ namespace shape_detail {
 
 using engine::tensor_ref;
 
-// ---- kept for dispatch/lowerings/linalg.hpp until the matrix products move --------------
-/// An owning layout of complex rank Rank from a real (…,2) expression.
-template <std::size_t Rank, class E>
-auto make_layout(E&& real_expression) {
-    using T = typename std::decay_t<E>::value_type;
-    using container = realify::detail::owning_tensor_t<std::remove_const_t<T>, rank_plus_one(Rank)>;
-    return complex_layout<container>(container(std::forward<E>(real_expression)));
-}
-/// Reshapes a contiguous real layout to complex shape `shape`.
-template <class T, class Shape>
-auto reshaped(xt::xarray<T>&& real, const Shape& shape) {
-    std::vector<std::size_t> real_shape(shape.begin(), shape.end());
-    real_shape.push_back(2);
-    real.reshape(real_shape);
-    return complex_layout<xt::xarray<T>>(std::move(real));
-}
-
 // ---- copying a view ---------------------------------------------------------------------
 
 /// to = from, element for element (same shape), in from's own component type.

@@ -1,0 +1,243 @@
+#!/usr/bin/python3
+"""realify on every core against PyTorch CPU on every core, and realify's
+scaling from 1 thread to all — run by hand (CI never needs PyTorch):
+
+    cmake -S . -B build/bench -G Ninja -DCMAKE_BUILD_TYPE=Release
+    cmake --build build/bench --target bench_ops bench_rope bench_gemm
+    /usr/bin/python3 tools/torch_threads_bench.py build/bench [--threads N] [--repetitions R]
+
+It runs the thread-count benchmarks of bench_ops (threads/<op>/<type>/<n>/<t>:
+every elementwise op's out= form, the graph chains, the engine's copy),
+bench_rope (realify_*_threads) and bench_gemm (threads/…), then times PyTorch
+(Debian's python3-torch, 1.13) with torch.set_num_threads(N) on the same
+shapes — out= forms at 4M complex<float>, Meta Llama's view_as_complex RoPE at
+the Llama-3-8B prefill, torch.mm / torch.bmm — and prints, from this one
+run:
+
+  * realify, time on 2 threads ÷ time on 1 thread, per op, at 64K and 4M
+    (and N ÷ 1 when N > 2), with the engine's copy as the bandwidth limit;
+  * realify on N threads ÷ PyTorch on N threads, per op at 4M (< 1: realify
+    faster), RoPE prefill and the matrix products.
+
+With --write docs/benchmarks.md it also replaces that file's "Threads"
+section (between the <!-- threads:begin --> / <!-- threads:end --> markers;
+other sections are kept).
+
+Times are medians of interleaved repetitions (realify: Google Benchmark's
+random interleaving; PyTorch: repetitions alternating between ops). On a
+machine shared with other work the 2-thread times are disturbed (a worker that
+waits for a core delays the whole call): say so when quoting them.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+# bench_ops' ops in its order (benchmarks/bench_kernels_common.hpp), its graph chains, the copy
+ORDER = ["add", "sub", "mul", "div", "mul_real_scalar", "add_scalar", "conj", "neg", "square", "reciprocal", "exp",
+         "log", "sqrt", "abs", "angle", "sin", "cos", "tanh", "expm1", "log1p", "log2", "log10", "rsqrt", "tan",
+         "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "pow_scalar", "pow_tensor", "sgn",
+         "real", "imag", "exp_mul_add", "chain5", "copy"]
+
+
+def run_benchmark(binary, pattern, repetitions, min_time):
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([binary, f"--benchmark_filter={pattern}", "--benchmark_enable_random_interleaving=true",
+                        f"--benchmark_repetitions={repetitions}", f"--benchmark_min_time={min_time}",
+                        f"--benchmark_out={out.name}",
+                        "--benchmark_out_format=json"], check=True, stdout=subprocess.DEVNULL)
+        try:
+            data = json.load(open(out.name))
+        except json.JSONDecodeError:  # nothing matched the filter
+            return {}
+    samples = {}  # the repetitions' times (one repetition: no aggregates are written)
+    for b in data["benchmarks"]:
+        if b.get("run_type", "iteration") != "iteration":
+            continue
+        scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}[b["time_unit"]]
+        name = b["run_name"]
+        if name.endswith("/real_time"):
+            name = name[: -len("/real_time")]
+        samples.setdefault(name, []).append(b["real_time"] * scale)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def torch_times(threads, repetitions):
+    import torch
+    torch.set_num_threads(threads)
+    n = 1 << 22
+    g = torch.Generator().manual_seed(42)
+    x = torch.complex(torch.rand(n, generator=g) * 4 - 2, torch.rand(n, generator=g) * 4 - 2)
+    y = torch.complex(torch.rand(n, generator=g) * 4 - 2, torch.rand(n, generator=g) * 4 - 2) + (0.1 + 0.1j)
+    o = torch.empty_like(x)
+    ro = torch.empty(n)
+    ops = {
+        "add": lambda: torch.add(x, y, out=o),
+        "sub": lambda: torch.sub(x, y, out=o),
+        "mul": lambda: torch.mul(x, y, out=o),
+        "div": lambda: torch.div(x, y, out=o),
+        "mul_real_scalar": lambda: torch.mul(x, 2.5, out=o),
+        "add_scalar": lambda: torch.add(x, 0.5 - 1.5j, out=o),
+        "conj": lambda: torch.conj_physical(x, out=o),
+        "neg": lambda: torch.neg(x, out=o),
+        "square": lambda: torch.square(x, out=o),
+        "reciprocal": lambda: torch.reciprocal(x, out=o),
+        "exp": lambda: torch.exp(x, out=o),
+        "log": lambda: torch.log(x, out=o),
+        "sqrt": lambda: torch.sqrt(x, out=o),
+        "abs": lambda: torch.abs(x, out=ro),
+        "angle": lambda: torch.angle(x, out=ro),
+        "sin": lambda: torch.sin(x, out=o),
+        "cos": lambda: torch.cos(x, out=o),
+        "tanh": lambda: torch.tanh(x, out=o),
+        "expm1": lambda: torch.expm1(x, out=o),
+        "log1p": lambda: torch.log1p(x, out=o),
+        "log2": lambda: torch.log2(x, out=o),
+        "log10": lambda: torch.log10(x, out=o),
+        "rsqrt": lambda: torch.rsqrt(x, out=o),
+        "tan": lambda: torch.tan(x, out=o),
+        "sinh": lambda: torch.sinh(x, out=o),
+        "cosh": lambda: torch.cosh(x, out=o),
+        "asin": lambda: torch.asin(x, out=o),
+        "acos": lambda: torch.acos(x, out=o),
+        "atan": lambda: torch.atan(x, out=o),
+        "asinh": lambda: torch.asinh(x, out=o),
+        "acosh": lambda: torch.acosh(x, out=o),
+        "atanh": lambda: torch.atanh(x, out=o),
+        "pow_scalar": lambda: torch.pow(x, 2.5, out=o),
+        "pow_tensor": lambda: torch.pow(x, y, out=o),
+        "sgn": lambda: torch.sgn(x, out=o),
+        "real": lambda: ro.copy_(torch.real(x)),
+        "imag": lambda: ro.copy_(torch.imag(x)),
+        "exp_mul_add": lambda: torch.add(torch.mul(torch.exp(x), y), x, out=o),
+        "chain5": lambda: torch.mul(torch.add(torch.mul(torch.exp(x), y), x), torch.conj_physical(y), out=o),
+    }
+    # Meta Llama's apply_rotary_emb at the Llama-3-8B prefill (bench_rope's shapes)
+    seq, hq, hk, d = 2048, 32, 8, 128
+    xq = torch.rand(1, seq, hq, d, generator=g) * 2 - 1
+    xk = torch.rand(1, seq, hk, d, generator=g) * 2 - 1
+    angles = torch.outer(torch.arange(seq, dtype=torch.float32),
+                         1.0 / (500000.0 ** (torch.arange(0, d, 2)[: d // 2].float() / d)))
+    freqs_cis = torch.polar(torch.ones_like(angles), angles)
+
+    def rope():
+        xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))
+        xk_ = torch.view_as_complex(xk.float().reshape(*xk.shape[:-1], -1, 2))
+        f = freqs_cis.view(1, seq, 1, d // 2)
+        return (torch.view_as_real(xq_ * f).flatten(3).type_as(xq), torch.view_as_real(xk_ * f).flatten(3).type_as(xk))
+    ops["rope_prefill"] = rope
+    a = torch.complex(torch.rand(1024, 1024, generator=g), torch.rand(1024, 1024, generator=g))
+    b = torch.complex(torch.rand(1024, 1024, generator=g), torch.rand(1024, 1024, generator=g))
+    ba = torch.complex(torch.rand(32, 128, 128, generator=g), torch.rand(32, 128, 128, generator=g))
+    bb = torch.complex(torch.rand(32, 128, 128, generator=g), torch.rand(32, 128, 128, generator=g))
+    ops["mm_1024"] = lambda: torch.mm(a, b)
+    ops["bmm_32x128"] = lambda: torch.bmm(ba, bb)
+
+    samples = {name: [] for name in ops}
+    for name, f in list(ops.items()):
+        try:
+            f()
+        except RuntimeError as e:  # no complex kernel in this PyTorch
+            print(f"pytorch: {name}: {str(e).splitlines()[0]}", file=sys.stderr)
+            del ops[name], samples[name]
+    for _ in range(repetitions):  # interleaved: one sample of every op per round
+        for name, f in ops.items():
+            calls = 0
+            start = time.perf_counter()
+            while True:
+                f()
+                calls += 1
+                elapsed = time.perf_counter() - start
+                if elapsed > 0.05 and calls >= 3:
+                    break
+            samples[name].append(elapsed / calls)
+    return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("build", help="a Release build tree with bench_ops, bench_rope and bench_gemm built")
+    parser.add_argument("--threads", type=int, default=os.cpu_count(), help="all threads (default: the CPUs)")
+    parser.add_argument("--repetitions", type=int, default=5)
+    parser.add_argument("--min-time", default="0.1")
+    parser.add_argument("--write", metavar="MARKDOWN", help="replace the Threads section of this file (docs/benchmarks.md)")
+    parser.add_argument("--note", default="", help="a sentence on the run written under the section's title")
+    args = parser.parse_args()
+    env_threads = str(args.threads)
+    os.environ["OMP_NUM_THREADS"] = env_threads  # realify's default count in the benchmark processes
+    bench = os.path.join(args.build, "benchmarks")
+    ops = run_benchmark(os.path.join(bench, "bench_ops"), "^threads/[^/]+/float/", args.repetitions, args.min_time)
+    rope = run_benchmark(os.path.join(bench, "bench_rope"), "_threads/seq:2048", args.repetitions, args.min_time)
+    gemm = run_benchmark(os.path.join(bench, "bench_gemm"), "^threads/", args.repetitions, args.min_time)
+    torch = torch_times(args.threads, args.repetitions)
+
+    lines = []
+    emit = lines.append
+    counts = sorted({int(k.rsplit("/", 1)[1]) for k in ops})
+    many = max(counts)
+    names = sorted({k.split("/")[1] for k in ops}, key=lambda op: ORDER.index(op) if op in ORDER else len(ORDER))
+    emit(f"### realify on t threads ÷ on 1 thread (complex<float>, out=, median real time, one run; all = {many})\n")
+    header = "| op | " + " | ".join(f"64K, {t}÷1" for t in counts[1:]) + " | " + " | ".join(f"4M, {t}÷1" for t in counts[1:]) + " |"
+    emit(header)
+    emit("|" + "---|" * (1 + 2 * (len(counts) - 1)))
+    for op in names:
+        cells = []
+        for n in (65536, 4194304):
+            one = ops.get(f"threads/{op}/float/{n}/1")
+            for t in counts[1:]:
+                other = ops.get(f"threads/{op}/float/{n}/{t}")
+                cells.append(f"{other / one:.2f}" if one and other else "—")
+        emit(f"| {op} | " + " | ".join(cells) + " |")
+
+    emit(f"\n### realify ÷ PyTorch 1.13 CPU, both on {many} threads (< 1: realify faster)\n")
+    emit("| op | realify | PyTorch | ratio |")
+    emit("|---|---|---|---|")
+    def row(label, mine, theirs):
+        if mine is None or theirs is None:
+            emit(f"| {label} | {'—' if mine is None else f'{mine * 1e3:.3f} ms'} | "
+                  f"{'—' if theirs is None else f'{theirs * 1e3:.3f} ms'} | — |")
+        else:
+            emit(f"| {label} | {mine * 1e3:.3f} ms | {theirs * 1e3:.3f} ms | {mine / theirs:.2f} |")
+    for op in names:
+        if op == "copy":
+            continue
+        row(f"{op} (out=, 4M complex<float>)", ops.get(f"threads/{op}/float/4194304/{many}"), torch.get(op))
+    for key, value in sorted(rope.items()):
+        if key.endswith(f"threads:{many}") and "out_of_place" in key:
+            row("RoPE prefill (realify out of place vs Meta's view_as_complex)", value, torch.get("rope_prefill"))
+    row("mm n = 1024", gemm.get(f"threads/mm/1024/{many}"), torch.get("mm_1024"))
+    row("bmm 32 × 128³", gemm.get(f"threads/bmm/32x128/{many}"), torch.get("bmm_32x128"))
+    emit("\n### realify RoPE and matrix products: t threads ÷ 1 thread\n")
+    for key in sorted(rope):
+        if key.endswith("threads:1"):
+            for t in counts[1:]:
+                other = rope.get(key[: -len("threads:1")] + f"threads:{t}")
+                if other:
+                    emit(f"- {key.split('/')[0]} seq 2048, {t}÷1: {other / rope[key]:.2f}")
+    for what in ("mm/1024", "bmm/32x128"):
+        one = gemm.get(f"threads/{what}/1")
+        for t in counts[1:]:
+            other = gemm.get(f"threads/{what}/{t}")
+            if one and other:
+                emit(f"- {what}, {t}÷1: {other / one:.2f}")
+
+    text = "\n".join(lines)
+    print(text)
+    if args.write:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bench_report import write_section
+        from pathlib import Path
+        intro = ("## Threads\n\nGenerated by `tools/torch_threads_bench.py` (bench_ops, bench_rope and bench_gemm "
+                 "thread-count axes, and PyTorch timed in the same run); docs/parallel.md says what runs in "
+                 "parallel and the grain sizes. `copy` is the engine's copy kernel: the memory bandwidth, the "
+                 "limit of the memory-bound ops.\n\n" + (args.note + "\n\n" if args.note else ""))
+        write_section(Path(args.write), "<!-- threads:begin -->\n\n" + intro + text + "\n\n<!-- threads:end -->",
+                      "<!-- threads:begin -->", "<!-- threads:end -->")
+
+if __name__ == "__main__":
+    main()
