@@ -190,11 +190,11 @@ void memcpy_same_bytes(benchmark::State& state) {
 // thread (main sets realify::set_num_threads(1)).
 void realify_out_of_place_threads(benchmark::State& state) {
     const realify::scoped_num_threads threads(static_cast<int>(state.range(2)));
-    realify_out_of_place(state);
+    realify_out_of_place(state, std::nullopt);
 }
 void realify_in_place_threads(benchmark::State& state) {
     const realify::scoped_num_threads threads(static_cast<int>(state.range(2)));
-    realify_in_place(state);
+    realify_in_place(state, std::nullopt);
 }
 void shapes_and_threads(benchmark::internal::Benchmark* b) {
     b->ArgNames({"seq", "start_pos", "threads"});

@@ -873,7 +873,7 @@ TEST(LinalgBackend, TheBackendIsNamedAndExplainSaysIt) {
     auto x = graph::input<std::complex<float>>("x");
     const std::string text = graph::explain(graph::lower(graph::mm(x, x)));
     EXPECT_NE(text.find("matrix products run on: " + backend), std::string::npos) << text;
-    EXPECT_EQ(graph::explain(graph::lower(graph::exp(x))).find("matrix products"), std::string::npos);
+    EXPECT_EQ(graph::explain(graph::lower(graph::exp(x))).find("matrix products run on"), std::string::npos);
 }
 
 // Several threads multiplying at once, each with its own scratch (realify
