@@ -421,6 +421,20 @@ void check_reductions() {
     expect_thread_count_invariant("prod of a long row", [&] { return xt::xarray<C>(realify::prod(long_phases, 1)); });
     expect_thread_count_invariant("cumsum dim 1", [&] { return xt::xarray<C>(realify::cumsum(cube, 1)); });
     expect_thread_count_invariant("cumsum dim 2", [&] { return xt::xarray<C>(realify::cumsum(cube, 2)); });
+    // PyTorch's real-tensor reductions and row ops: extrema, moments, softmax and the norms
+    const xt::xarray<T> rcube = random_tensor<T>({37, 61, 151}, 20);
+    const xt::xarray<T> rlong = random_tensor<T>({2, 2 * g_reduction + 9}, 21);
+    expect_thread_count_invariant("amax over dims 0, 2", [&] { return xt::xarray<T>(realify::amax(rcube, {0, 2})); });
+    expect_thread_count_invariant("amin of a long row", [&] { return xt::xarray<T>(realify::amin(rlong, {1})); });
+    expect_thread_count_invariant("var over dim 0 (across)", [&] { return xt::xarray<T>(realify::var(rcube, {0})); });
+    expect_thread_count_invariant("var of a long row", [&] { return xt::xarray<T>(realify::var(rlong, {1})); });
+    expect_thread_count_invariant("std_dev of complex over the last dim", [&] { return xt::xarray<T>(realify::std_dev(cube, {2})); });
+    expect_thread_count_invariant("softmax over the last dim", [&] { return xt::xarray<T>(realify::softmax(rcube, -1)); });
+    expect_thread_count_invariant("log_softmax over dim 0 (strided rows)", [&] { return xt::xarray<T>(realify::log_softmax(rcube, 0)); });
+    expect_thread_count_invariant("layer_norm over the last dim", [&] { return xt::xarray<T>(realify::layer_norm(rcube, {151})); });
+    expect_thread_count_invariant("rms_norm of a transposed cube", [&] {
+        return xt::xarray<T>(realify::rms_norm(xt::transpose(rcube), {37}));
+    });
 }
 
 TEST(ThreadsReductions, OneAndManyThreadsAgreeFloat) { check_reductions<cf>(); }
