@@ -55,8 +55,8 @@ private:
 /// read for the reductions, reals of q and k for RoPE, and real
 /// multiply-adds (m · n · k, × 4 for complex) for the matrix products.
 namespace grain {
-inline constexpr std::size_t elementwise = std::size_t{1} << 15;
-inline constexpr std::size_t reduction = std::size_t{1} << 15;
+inline constexpr std::size_t elementwise = std::size_t{1} << 16;
+inline constexpr std::size_t reduction = std::size_t{1} << 16;
 inline constexpr std::size_t rope = std::size_t{1} << 17;
 inline constexpr std::size_t gemm = std::size_t{1} << 22;
 }  // namespace grain
