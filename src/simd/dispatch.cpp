@@ -174,8 +174,30 @@ detail::kernel_set<T> preferred_set() noexcept {
     return {of(kernel_family::multiply).multiply, of(kernel_family::rope).rope, of(kernel_family::gemm).gemm,
             of(kernel_family::elementwise).elementwise, of(kernel_family::elementwise).rows};
 }
-const detail::kernel_table& preferred_table() noexcept {
-    static const detail::kernel_table table{preferred_set<float>(), preferred_set<double>()};
+
+// best_supported_arch() when it runs here; else (a native build moved to an
+// older CPU) the error every kernel call gives instead of an illegal
+// instruction.
+arch runnable_best() {
+    static const std::optional<arch> best = []() -> std::optional<arch> {
+        const arch b = best_supported_arch();
+        return is_supported(b) ? std::optional<arch>(b) : std::nullopt;
+    }();
+    if (!best)
+        throw error("realify::simd: this CPU supports none of the instruction sets realify_simd was built for (" +
+                    level_list(compiled_in) +
+                    "); build realify with the CMake option REALIFY_SIMD_ARCHS=all (or native on this machine)");
+    return *best;
+}
+
+// Built on first use where a level runs here; elsewhere every use throws
+// runnable_best's error (a throwing initialiser runs again on the next use),
+// so a kernel call pays no check of its own.
+const detail::kernel_table& preferred_table() {
+    static const detail::kernel_table table = [] {
+        runnable_best();
+        return detail::kernel_table{preferred_set<float>(), preferred_set<double>()};
+    }();
     return table;
 }
 
@@ -295,20 +317,6 @@ arch best_supported_arch() noexcept {
     return arch::sse2;
 }
 
-namespace {
-// best_supported_arch() when it runs here; else (a native build moved to an
-// older CPU) the error every kernel call gives instead of an illegal
-// instruction.
-arch runnable_best() {
-    static const bool runs = is_supported(best_supported_arch());
-    if (!runs)
-        throw error("realify::simd: this CPU supports none of the instruction sets realify_simd was built for (" +
-                    level_list(compiled_in) +
-                    "); build realify with the CMake option REALIFY_SIMD_ARCHS=all (or native on this machine)");
-    return best_supported_arch();
-}
-}  // namespace
-
 arch preferred_arch(kernel_family f) noexcept {
     static const arch best = best_supported_arch();
     // Zen 4: the AVX-512 RoPE kernel measured 1.31-1.53x memcpy's time out of
@@ -334,9 +342,7 @@ arch active_arch_id(kernel_family f) {
 namespace detail {
 const kernel_table& active_table() {
     const std::optional<arch> forced = forced_level();
-    if (forced) return table_for(*forced);
-    runnable_best();
-    return preferred_table();
+    return forced ? table_for(*forced) : preferred_table();
 }
 bool level_forced() { return forced_level().has_value(); }
 }  // namespace detail
