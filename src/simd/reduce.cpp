@@ -35,6 +35,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
@@ -66,19 +67,26 @@ constexpr std::size_t prod_chunk = std::size_t{1} << 14;
 /// Partial results one split step holds at once (run_split, windows of runs).
 constexpr std::size_t max_parts = 256;
 
-/// Runs f(S*, D*) with the C++ types of the input's and the output's components (float or double).
+/// Runs f(S*, D*) with the C++ types of the input's and the output's components
+/// (float or double, checked by the caller).
 template <class F>
-void with_types(std::string_view op, const tensor_ref& in, const tensor_ref& out, F&& f) {
-    if (!is_floating(in.type) || !is_floating(out.type))
-        throw error("realify::" + std::string(op) + ": reductions read and write float or double components");
-    if (in.complex != out.complex)
-        throw error("realify::" + std::string(op) + ": out must be " + (in.complex ? "complex" : "real") + " like the input");
+void with_floating_types(const tensor_ref& in, const tensor_ref& out, F&& f) {
     auto with_out = [&]<class S>(S*) {
         if (out.type == component::float64) f(static_cast<S*>(nullptr), static_cast<double*>(nullptr));
         else f(static_cast<S*>(nullptr), static_cast<float*>(nullptr));
     };
     if (in.type == component::float64) with_out(static_cast<double*>(nullptr));
     else with_out(static_cast<float*>(nullptr));
+}
+
+/// with_floating_types after checking that out is complex exactly when the input is.
+template <class F>
+void with_types(std::string_view op, const tensor_ref& in, const tensor_ref& out, F&& f) {
+    if (!is_floating(in.type) || !is_floating(out.type))
+        throw error("realify::" + std::string(op) + ": reductions read and write float or double components");
+    if (in.complex != out.complex)
+        throw error("realify::" + std::string(op) + ": out must be " + (in.complex ? "complex" : "real") + " like the input");
+    with_floating_types(in, out, std::forward<F>(f));
 }
 
 /// What is accumulated per output element: sums in double, products and
@@ -511,16 +519,10 @@ void variance(std::string_view op, const tensor_ref& in, std::span<const std::si
     check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
     if (out.count() == 0) return;
     const variance_store store{correction, root};
-    auto run = [&]<class S, class D>(S*, D*) {
+    with_floating_types(in, out, [&]<class S, class D>(S*, D*) {
         if (in.complex) reduce_impl<S, D, moments<S, true>>(in, axes, out, store);
         else reduce_impl<S, D, moments<S, false>>(in, axes, out, store);
-    };
-    auto with_out = [&]<class S>(S*) {
-        if (out.type == component::float64) run(static_cast<S*>(nullptr), static_cast<double*>(nullptr));
-        else run(static_cast<S*>(nullptr), static_cast<float*>(nullptr));
-    };
-    if (in.type == component::float64) with_out(static_cast<double*>(nullptr));
-    else with_out(static_cast<float*>(nullptr));
+    });
 }
 
 void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const tensor_ref& out) {
