@@ -12,7 +12,7 @@
 // with three bodies, and the linker could keep the AVX-512 one for the SSE2
 // kernels. Each TU renames them (the kernels also keep every argument within
 // detail::trig_limit, so these are never called). Before any xsimd include.
-#include "realify/simd/kernels/arch_namespace.hpp"
+#include "kernels/arch_namespace.hpp"
 #define REALIFY_SIMD_PASTE_(a, b) a##_##b
 #define REALIFY_SIMD_PASTE(a, b) REALIFY_SIMD_PASTE_(a, b)
 #define __ieee754_rem_pio2 REALIFY_SIMD_PASTE(realify_ieee754_rem_pio2, REALIFY_SIMD_KERNEL_NAMESPACE)
@@ -20,12 +20,12 @@
 
 #include <cstddef>
 
+#include "../rope/xsimd_rope.hpp"
 #include "kernel_table.hpp"
-#include "realify/rope/kernels/xsimd_rope.hpp"
-#include "realify/simd/kernels/complex_mul_kernels.hpp"
-#include "realify/simd/kernels/elementwise_kernels.hpp"
-#include "realify/simd/kernels/row_kernels.hpp"
-#include "realify/simd/kernels/scalar_kernels.hpp"
+#include "kernels/complex_mul_kernels.hpp"
+#include "kernels/elementwise_kernels.hpp"
+#include "kernels/row_kernels.hpp"
+#include "kernels/scalar_kernels.hpp"
 
 namespace realify::simd::detail {
 

@@ -35,7 +35,7 @@ constexpr std::size_t binary_index(operand_kind x, operand_kind y) noexcept {
     return 2 * static_cast<std::size_t>(x) + static_cast<std::size_t>(y);
 }
 
-/// The row kernels of softmax and the normalisations (realify/simd/kernels/row_kernels.hpp).
+/// The row kernels of softmax and the normalisations (src/simd/kernels/row_kernels.hpp).
 template <class T>
 struct row_set {
     T (*max)(const T* x, std::size_t n) noexcept;  // n ≥ 1
@@ -62,7 +62,7 @@ struct multiply_set {
 template <class T>
 struct kernel_set {
     multiply_set<T> multiply;
-    // RoPE (realify/rope/kernels/xsimd_rope.hpp); may allocate its patterns
+    // RoPE (src/rope/xsimd_rope.hpp); may allocate its patterns
     void (*rope)(const rope::detail::rope_call<T>& call);
     // the matrix products (src/gemm/gemm_<level>.cpp); may allocate scratch
     gemm_kernel<T> gemm;

@@ -1,5 +1,5 @@
 // The element kernels' scalar forms as raw kernels
-// (realify/simd/kernels/scalar_kernels.hpp): plain loops, compiled for the
+// (src/simd/kernels/scalar_kernels.hpp): plain loops, compiled for the
 // x86-64 baseline with IEEE semantics (realify_isa_sources). The per-
 // instruction-set kernels call them for the lanes their batch forms hand
 // back; the kernel table points at them for forms without a batch form.
@@ -9,7 +9,7 @@
 
 #include "kernel_table.hpp"
 #include "realify/kernels.hpp"
-#include "realify/simd/kernels/scalar_kernels.hpp"
+#include "kernels/scalar_kernels.hpp"
 
 namespace realify::simd::detail {
 namespace {

@@ -17,7 +17,7 @@
 //                      tested against.
 //
 //   the batch forms    static member templates on a vector vocabulary V (the
-//                      xsimd wrapper of realify/simd/kernels/vocabulary.hpp,
+//                      xsimd wrapper of src/simd/kernels/vocabulary.hpp,
 //                      included only by the compiled kernels in src/):
 //                        simd<V>(operands...[, redo])
 //                            one lane per element: a complex operand is

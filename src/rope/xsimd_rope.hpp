@@ -23,7 +23,7 @@
 //
 // The pair shuffles, the fused multiply-adds (xsimd 8.1's are not fused on
 // AVX-512F) and the streaming stores are the shared primitives
-// (realify/simd/kernels/primitives.hpp); a streaming store falls back to an
+// (src/simd/kernels/primitives.hpp); a streaming store falls back to an
 // ordinary one where the address does not allow it, so misaligned buffers
 // are still correct. The last partial vector of a row goes through the same
 // instructions on a zero-padded copy, so an element's result does not depend
@@ -35,11 +35,11 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "../simd/kernels/primitives.hpp"
 #include "realify/rope/kernels/rope_call.hpp"
-#include "realify/simd/kernels/primitives.hpp"
 
 // Everything below sits in an inline namespace named after the instruction
-// set of the including TU (realify/simd/kernels/arch_namespace.hpp).
+// set of the including TU (src/simd/kernels/arch_namespace.hpp).
 
 namespace realify::rope::kernel {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {

@@ -34,12 +34,12 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "driver.hpp"
+#include "primitives.hpp"
 #include "realify/kernels.hpp"
 #include "realify/simd/elementwise.hpp"
-#include "realify/simd/kernels/driver.hpp"
-#include "realify/simd/kernels/primitives.hpp"
-#include "realify/simd/kernels/scalar_kernels.hpp"
-#include "realify/simd/kernels/vocabulary.hpp"
+#include "scalar_kernels.hpp"
+#include "vocabulary.hpp"
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {

@@ -36,7 +36,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "realify/kernels.hpp"
-#include "realify/simd/kernels/vocabulary.hpp"
+#include "vocabulary.hpp"
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {

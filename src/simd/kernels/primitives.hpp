@@ -38,7 +38,7 @@
 //
 // Include only from the per-instruction-set translation units (src/simd):
 // everything below sits in an inline namespace named after the instruction
-// set of the including TU (realify/simd/kernels/arch_namespace.hpp), so no
+// set of the including TU (arch_namespace.hpp), so no
 // symbol is shared between them.
 #pragma once
 
@@ -47,8 +47,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "arch_namespace.hpp"
 #include "realify/kernels/element.hpp"
-#include "realify/simd/kernels/arch_namespace.hpp"
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {

@@ -8,8 +8,8 @@
 // Data stays interleaved ([re, im, re, im, …] in one register). The product
 // of a register of pairs is element<op::mul>'s batch form (Eigen's and VOLK's
 // three in-lane shuffles, a multiply and a fused multiply-add/sub), on the
-// shared primitives of realify/simd/kernels/primitives.hpp; the loop is the
-// shared driver (realify/simd/kernels/driver.hpp).
+// shared primitives of primitives.hpp; the loop is the
+// shared driver (driver.hpp).
 //
 // Special values: a register with a non-finite lane has those lanes redone by
 // the scalar form (the plain formula, compiled for the baseline), so the fast
@@ -26,11 +26,11 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "driver.hpp"
+#include "primitives.hpp"
 #include "realify/kernels/arithmetic.hpp"
-#include "realify/simd/kernels/driver.hpp"
-#include "realify/simd/kernels/primitives.hpp"
-#include "realify/simd/kernels/scalar_kernels.hpp"
-#include "realify/simd/kernels/vocabulary.hpp"
+#include "scalar_kernels.hpp"
+#include "vocabulary.hpp"
 
 namespace realify::simd::detail {
 
@@ -59,7 +59,7 @@ void fix_mul_add(const std::complex<double>* a, const std::complex<double>* b,
 }  // namespace realify::simd::detail
 
 // Everything below lives in an inline namespace named after the instruction
-// set of the including TU (realify/simd/kernels/arch_namespace.hpp).
+// set of the including TU (arch_namespace.hpp).
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {

@@ -45,7 +45,7 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "realify/simd/kernels/primitives.hpp"
+#include "primitives.hpp"
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {

@@ -15,8 +15,8 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "primitives.hpp"
 #include "realify/kernels/element.hpp"
-#include "realify/simd/kernels/primitives.hpp"
 
 namespace realify::simd::kernels {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
@@ -182,7 +182,7 @@ struct vec {
     }
     static batch nearbyint(const batch& x) noexcept { return xsimd::nearbyint(x); }
 
-    // ---- interleaved pairs (realify/simd/kernels/primitives.hpp) ----
+    // ---- interleaved pairs (primitives.hpp) ----
     static batch dup_real(const batch& x) noexcept { return kernels::dup_real(x, A{}); }
     static batch dup_imag(const batch& x) noexcept { return kernels::dup_imag(x, A{}); }
     static batch swap_pairs(const batch& x) noexcept { return kernels::swap_pairs(x, A{}); }
