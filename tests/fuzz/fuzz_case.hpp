@@ -47,12 +47,12 @@
 
 #include <realify/eager.hpp>
 #include <realify/graph.hpp>
-#include <realify/ops/reference.hpp>
 #include <realify/realify.hpp>
 #include <realify/rope.hpp>
 #include <realify/simd/arch.hpp>
 
 #include "../support/complex_compare.hpp"
+#include "../support/reference.hpp"
 #include "../support/strided_operand.hpp"
 
 namespace realify::fuzz {

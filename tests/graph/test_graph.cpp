@@ -40,7 +40,8 @@
 
 #include "realify/eager.hpp"
 #include "realify/simd/arch.hpp"
-#include "realify/ops/reference.hpp"
+
+#include "../support/reference.hpp"
 
 // ---- a user override of the dispatch table (before any use of op::sinh) --------------
 namespace user {

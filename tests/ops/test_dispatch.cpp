@@ -18,7 +18,8 @@
 
 #include "realify/eager.hpp"
 #include "realify/ops.hpp"
-#include "realify/ops/tensor_reference.hpp"
+
+#include "../support/tensor_reference.hpp"
 
 // ---- a user's override of mul, defined before any use of the op -------------------------
 namespace user {

@@ -28,8 +28,9 @@
 #include <xtensor/xstrided_view.hpp>
 
 #include "realify/eager.hpp"
-#include "realify/ops/reference.hpp"
-#include "realify/ops/tensor_reference.hpp"
+
+#include "../support/reference.hpp"
+#include "../support/tensor_reference.hpp"
 
 namespace {
 

@@ -33,11 +33,11 @@
 #include <xtensor/xbroadcast.hpp>
 
 #include <realify/eager.hpp>
-#include <realify/ops/reference.hpp>
 #include <realify/realify.hpp>
 
 #include "../support/complex_compare.hpp"
 #include "../support/golden_manifest.hpp"
+#include "../support/reference.hpp"
 #include "../support/strided_operand.hpp"
 
 namespace {

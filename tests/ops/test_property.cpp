@@ -26,10 +26,10 @@
 #include <xtensor/xmath.hpp>
 
 #include <realify/eager.hpp>
-#include <realify/ops/reference.hpp>
 #include <realify/realify.hpp>
 
 #include "../support/complex_compare.hpp"
+#include "../support/reference.hpp"
 #include "../support/strided_operand.hpp"
 
 namespace {

@@ -17,8 +17,6 @@
 #include <xtensor/xstrided_view.hpp>
 #include <xtensor/xview.hpp>
 
-#include "realify/version.hpp"
-
 namespace realify::reference {
 
 template <class T> using ctensor = xt::xarray<std::complex<T>>;

@@ -13,7 +13,6 @@
 #include <numbers>
 
 #include "realify/layout/scalar_traits.hpp"
-#include "realify/version.hpp"
 
 namespace realify::reference {
 
