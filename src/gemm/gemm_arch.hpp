@@ -1,4 +1,4 @@
-// Private: what gemm_dispatch.cpp hands to the per-instruction-set products
+// Private: what gemm.cpp hands to the per-instruction-set products
 // (src/gemm/gemm_<isa>.cpp). Plain pointers and numbers only — no standard
 // library templates — so nothing here is compiled differently per ISA.
 #pragma once
@@ -9,7 +9,7 @@
 
 namespace realify::simd::detail {
 
-/// Scratch memory of the calling thread, kept between calls (gemm_dispatch.cpp).
+/// Scratch memory of the calling thread, kept between calls (gemm.cpp).
 class gemm_workspace {
 public:
     gemm_workspace() = default;

@@ -62,7 +62,7 @@ namespace {
 
 using index = Eigen::Index;
 
-/// A dimension as the BLAS takes it (gemm_dispatch.cpp hands the BLAS only
+/// A dimension as the BLAS takes it (gemm.cpp hands the BLAS only
 /// products whose dimensions and strides fit an int).
 inline int blas_int(index value) { return static_cast<int>(value); }
 template <class T>

@@ -7,8 +7,8 @@
 // Each per-instruction-set translation unit (isa_sse2.cpp, isa_avx2.cpp,
 // isa_avx512.cpp) fills one table, taking the matrix products from the
 // matching src/gemm/gemm_<level>.cpp (which compiles Eigen, kept out of the
-// isa units); the public entry points (dispatch.cpp, elementwise.cpp,
-// rope.cpp, gemm_dispatch.cpp) read the active one.
+// isa units); the public entry points (complex_mul.cpp, elementwise.cpp,
+// rope.cpp, gemm.cpp) read the active one, which arch.cpp chooses.
 // Deliberately free of xsimd: those entry points are compiled for the
 // baseline and must not see any instruction set's kernels.
 #pragma once
@@ -82,7 +82,7 @@ struct kernel_table {
 };
 
 // One per instruction-set TU; only those compiled in are defined
-// (REALIFY_SIMD_HAVE_AVX2 / REALIFY_SIMD_HAVE_AVX512 tell dispatch.cpp).
+// (REALIFY_SIMD_HAVE_AVX2 / REALIFY_SIMD_HAVE_AVX512 tell arch.cpp).
 const kernel_table& sse2_kernels() noexcept;
 const kernel_table& avx2_kernels() noexcept;
 const kernel_table& avx512_kernels() noexcept;
@@ -91,7 +91,7 @@ const kernel_table& avx512_kernels() noexcept;
 template <class T>
 const elementwise_set<T>& scalar_kernels() noexcept;
 
-/// The table calls use now (dispatch.cpp): the forced instruction set's, or
+/// The table calls use now (arch.cpp): the forced instruction set's, or
 /// each family's preferred one's. Throws realify::error when
 /// REALIFY_SIMD_ARCH names a level this machine lacks.
 const kernel_table& active_table();

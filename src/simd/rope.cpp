@@ -1,4 +1,4 @@
-// The RoPE entry points (realify/rope/dispatch.hpp): the active kernel
+// The RoPE entry points (realify/rope/compiled.hpp): the active kernel
 // table's RoPE kernel, so REALIFY_SIMD_ARCH, force_arch and scoped_arch
 // govern RoPE exactly as every other kernel; unforced, the RoPE family's
 // preferred level (realify::simd::preferred_arch).
@@ -10,7 +10,7 @@
 // the same instructions), so any cut gives the same results. Ranges are at
 // least grain::rope reals, more than the kernels' blocking limit: a range
 // takes the same path through the kernel as the whole call.
-#include "realify/rope/dispatch.hpp"
+#include "realify/rope/compiled.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,4 +1,4 @@
-// What the checked span entry points share (dispatch.cpp, elementwise.cpp):
+// What the checked span entry points share (complex_mul.cpp, elementwise.cpp):
 // overlap and size checks with their messages, and the choice of streaming
 // stores.
 #pragma once

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "realify/errors.hpp"
-#include "realify/rope/dispatch.hpp"
+#include "realify/rope/compiled.hpp"
 #include "realify/simd.hpp"
 #include "../support/arch_levels.hpp"
 

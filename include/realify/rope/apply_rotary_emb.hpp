@@ -67,7 +67,7 @@
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
 #include "realify/layout/pointer_cast.hpp"
-#include "realify/rope/dispatch.hpp"
+#include "realify/rope/compiled.hpp"
 #include "realify/rope/pair_layout.hpp"
 #include "realify/simd/streaming.hpp"
 
@@ -361,7 +361,7 @@ inline void validate_out(const char* name, const shape4& expected, const shape4&
 }
 
 template <class T>
-void rope_dispatch(rope_call<T> call) {
+void run_compiled_rope(rope_call<T> call) {
     // The kernels form pointers x + j (j < head_dim) into a side's row before
     // looking at its length; an empty side (0 heads, e.g. q of shape
     // (1, 1, 0, 64) next to a non-empty k) may have null data, and an offset
@@ -419,7 +419,7 @@ void rope_via_compute(const rope_call<S>& c, const typename storage_traits<S>::c
             call.head_dim = c.head_dim;
             call.start_pos = c.start_pos + s0;
             call.layout = c.layout;
-            rope_dispatch(call);
+            run_compiled_rope(call);
             std::transform(q.begin(), q.begin() + n * q_row, c.out_q + q_first, traits::from_compute);
             std::transform(k.begin(), k.begin() + n * k_row, c.out_k + k_first, traits::from_compute);
         }
@@ -489,7 +489,7 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff
         if constexpr (std::is_same_v<T, C>) {
             call.freqs = table.data;
             call.stream = detail::use_streaming(call, q_in.data == q_out.data || k_in.data == k_out.data);
-            detail::rope_dispatch(call);
+            detail::run_compiled_rope(call);
         } else {
             detail::rope_via_compute(call, table.data);
         }
@@ -589,7 +589,7 @@ void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<
     call.start_pos = first_row;
     call.layout = layout;
     call.stream = use_streaming(call, xq.data() == out_q.data() || xk.data() == out_k.data());
-    rope_dispatch(call);
+    run_compiled_rope(call);
 }
 
 }  // namespace detail
