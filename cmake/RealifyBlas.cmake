@@ -1,4 +1,4 @@
-# The optional BLAS backend of realify_simd's matrix products
+# The optional BLAS backend of realify_gemm's matrix products
 # (docs/numerics.md, "Which backend runs"):
 #
 #   REALIFY_BLAS=AUTO   (default) use a CBLAS when one is found, else Eigen
@@ -10,7 +10,7 @@
 # finds is checked for its C interface (cblas.h, or mkl_cblas.h, declaring
 # cblas_sgemm/dgemm/cgemm/zgemm, which must link). Sets
 #
-#   REALIFY_BLAS_FOUND     TRUE when realify_simd uses a BLAS
+#   REALIFY_BLAS_FOUND     TRUE when realify_gemm uses a BLAS
 #   REALIFY_BLAS_VENDOR    the BLA_VENDOR it was found with (the package config
 #                          finds it again the same way)
 #   REALIFY_BLAS_NAME      openblas, blis or mkl (realify::simd::gemm_backend())

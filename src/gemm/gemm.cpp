@@ -1,8 +1,8 @@
 // The public matrix-product API (realify/simd/gemm.hpp): argument checks, the
-// choice of method and of backend (the BLAS, when realify_simd was built with
+// choice of method and of backend (the BLAS, when realify_gemm was built with
 // one and it suits this CPU, else Eigen), the thread's scratch memory, then
-// one call into the products of the active kernel table
-// (src/simd/kernel_table.hpp), so REALIFY_SIMD_ARCH and
+// one call into the products built for the level the gemm family runs on
+// (realify::simd::active_arch_id), so REALIFY_SIMD_ARCH and
 // realify::simd::force_arch govern them as every other compiled kernel.
 // Compiled for the baseline ISA only.
 #include <algorithm>
@@ -233,9 +233,29 @@ void run_piece(const detail::gemm_call<T>& call, detail::gemm_kernel<T> kernel) 
     workspace.trim();
 }
 
+/// The products of the level the gemm family runs on now (forced, else its
+/// preferred level; throws where no level built runs on this CPU).
+template <class T>
+detail::gemm_kernel<T> active_products() {
+    switch (active_arch_id(kernel_family::gemm)) {
+#ifdef REALIFY_SIMD_HAVE_AVX512
+        case arch::avx512: return &detail::gemm_avx512;
+#endif
+#ifdef REALIFY_SIMD_HAVE_AVX2
+        case arch::avx2: return &detail::gemm_avx2;
+#endif
+#ifdef REALIFY_SIMD_HAVE_SSE2
+        case arch::sse2: return &detail::gemm_sse2;
+#endif
+        default: break;
+    }
+    // not reached: active_arch_id returns a level built in
+    throw error("realify::simd: no matrix products were built for the active instruction set");
+}
+
 template <class T>
 void run_split(const detail::gemm_call<T>& call) {
-    const detail::gemm_kernel<T> kernel = detail::active_table().of<T>().gemm;
+    const detail::gemm_kernel<T> kernel = active_products<T>();
     const std::size_t width = call.complex ? 2 : 1;
     const std::size_t rows = call.batch * call.m;  // C's rows (batches on a shared B stack theirs)
     const bool dot = rows == 1 && call.n == 1;     // a reduction of 2k elements read: its own grain

@@ -70,8 +70,7 @@ void native_gemm_avx512(std::ptrdiff_t rows, std::ptrdiff_t n, std::ptrdiff_t k,
 void native_gemm_avx512(std::ptrdiff_t rows, std::ptrdiff_t n, std::ptrdiff_t k, const complex_view<double>& a,
                         const complex_view<double>& b, double* c);
 
-/// The products of one instruction set, an entry of the kernel table
-/// (src/simd/kernel_table.hpp).
+/// The products of one instruction set (gemm.cpp picks the active one).
 template <class T>
 using gemm_kernel = void (*)(const gemm_call<T>& call);
 

@@ -167,7 +167,7 @@ const detail::kernel_table& table_for(arch a) noexcept {
 template <class T>
 detail::kernel_set<T> preferred_set() noexcept {
     auto of = [](kernel_family f) -> const detail::kernel_set<T>& { return table_for(preferred_arch(f)).of<T>(); };
-    return {of(kernel_family::multiply).multiply, of(kernel_family::rope).rope, of(kernel_family::gemm).gemm,
+    return {of(kernel_family::multiply).multiply, of(kernel_family::rope).rope,
             of(kernel_family::elementwise).elementwise, of(kernel_family::elementwise).rows};
 }
 

@@ -9,7 +9,7 @@
 
 namespace realify::simd::detail {
 const kernel_table& avx2_kernels() noexcept {
-    static constexpr kernel_table table = make_kernel_table<xsimd::fma3<xsimd::avx2>>(&gemm_avx2, &gemm_avx2);
+    static constexpr kernel_table table = make_kernel_table<xsimd::fma3<xsimd::avx2>>();
     return table;
 }
 }  // namespace realify::simd::detail

@@ -9,7 +9,7 @@
 
 namespace realify::simd::detail {
 const kernel_table& avx512_kernels() noexcept {
-    static constexpr kernel_table table = make_kernel_table<xsimd::avx512f>(&gemm_avx512, &gemm_avx512);
+    static constexpr kernel_table table = make_kernel_table<xsimd::avx512f>();
     return table;
 }
 }  // namespace realify::simd::detail

@@ -9,7 +9,7 @@
 
 namespace realify::simd::detail {
 const kernel_table& sse2_kernels() noexcept {
-    static constexpr kernel_table table = make_kernel_table<xsimd::sse2>(&gemm_sse2, &gemm_sse2);
+    static constexpr kernel_table table = make_kernel_table<xsimd::sse2>();
     return table;
 }
 }  // namespace realify::simd::detail

@@ -59,12 +59,11 @@ constexpr void add_elementwise(elementwise_set<T>& set) noexcept {
 }
 
 template <class T, class Arch>
-constexpr kernel_set<T> make_kernel_set(gemm_kernel<T> gemm) noexcept {
+constexpr kernel_set<T> make_kernel_set() noexcept {
     using m = kernels::complex_mul_kernels<T, Arch>;
     using r = kernels::row_kernels<T, Arch>;
     kernel_set<T> set{{&m::mul, &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add},
                       &rope::kernel::rope_simd<T, Arch>::run,
-                      gemm,
                       {},
                       {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);
@@ -73,11 +72,10 @@ constexpr kernel_set<T> make_kernel_set(gemm_kernel<T> gemm) noexcept {
     return set;
 }
 
-/// The table of instruction set Arch; gemm_f32 and gemm_f64 are the matrix
-/// products built for the same instruction set (src/gemm/gemm_<level>.cpp).
+/// The table of instruction set Arch.
 template <class Arch>
-constexpr kernel_table make_kernel_table(gemm_kernel<float> gemm_f32, gemm_kernel<double> gemm_f64) noexcept {
-    return {make_kernel_set<float, Arch>(gemm_f32), make_kernel_set<double, Arch>(gemm_f64)};
+constexpr kernel_table make_kernel_table() noexcept {
+    return {make_kernel_set<float, Arch>(), make_kernel_set<double, Arch>()};
 }
 
 }  // namespace realify::simd::detail

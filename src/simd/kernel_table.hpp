@@ -1,14 +1,12 @@
 // The one kernel table: every compiled kernel of realify_simd — the multiply
 // family (realify/simd/complex_mul.hpp), RoPE (realify/rope), the
-// elementwise kernels (realify/simd/elementwise.hpp), the matrix products
-// (realify/simd/gemm.hpp) and the row kernels of softmax and the
-// normalisations (realify/engine/rows.hpp) — for one instruction set, as
-// function pointers.
+// elementwise kernels (realify/simd/elementwise.hpp) and the row kernels of
+// softmax and the normalisations (realify/engine/rows.hpp) — for one
+// instruction set, as function pointers. (The matrix products are a library
+// of their own, realify_gemm: src/gemm/gemm.cpp picks their level the same way.)
 // Each per-instruction-set translation unit (isa_sse2.cpp, isa_avx2.cpp,
-// isa_avx512.cpp) fills one table, taking the matrix products from the
-// matching src/gemm/gemm_<level>.cpp (which compiles Eigen, kept out of the
-// isa units); the public entry points (complex_mul.cpp, elementwise.cpp,
-// rope.cpp, gemm.cpp) read the active one, which arch.cpp chooses.
+// isa_avx512.cpp) fills one table; the public entry points (complex_mul.cpp,
+// elementwise.cpp, rope.cpp) read the active one, which arch.cpp chooses.
 // Deliberately free of xsimd: those entry points are compiled for the
 // baseline and must not see any instruction set's kernels.
 #pragma once
@@ -17,7 +15,6 @@
 #include <complex>
 #include <cstddef>
 
-#include "../gemm/gemm_arch.hpp"
 #include "realify/rope/kernels/rope_call.hpp"
 #include "realify/simd/elementwise.hpp"
 
@@ -64,8 +61,6 @@ struct kernel_set {
     multiply_set<T> multiply;
     // RoPE (src/rope/xsimd_rope.hpp); may allocate its patterns
     void (*rope)(const rope::detail::rope_call<T>& call);
-    // the matrix products (src/gemm/gemm_<level>.cpp); may allocate scratch
-    gemm_kernel<T> gemm;
     elementwise_set<T> elementwise;
     row_set<T> rows;
 };

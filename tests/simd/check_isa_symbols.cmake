@@ -3,7 +3,7 @@
 # symbol another of them also defines — the linker would keep one copy for
 # all (an AVX-512 copy on an AVX2 CPU is an illegal instruction) — and every
 # Eigen symbol must be in the unit's renamed namespace (realify_eigen_<isa>).
-# Arguments: NM, OBJECTS (the ;-separated objects of realify_simd).
+# Arguments: NM, OBJECTS (the ;-separated objects of realify_gemm).
 cmake_minimum_required(VERSION 3.20)
 foreach(_var NM OBJECTS)
   if(NOT DEFINED ${_var})

@@ -1,9 +1,10 @@
 // Matrix products on the (…, 2) layout, computed by real matrix-multiply
 // kernels only: the "induced methods" of Van Zee & Smith (ACM TOMS 2017) and
-// Van Zee (SIAM SISC 2020). The products run in the compiled realify_simd
-// library (Eigen's real GEMM, one copy per instruction set, chosen at run time
-// like the other kernels: realify/simd/arch.hpp); this header is cheap — it
-// includes neither Eigen nor xsimd — so the dispatch lowerings call it.
+// Van Zee (SIAM SISC 2020). The products run in the compiled realify_gemm
+// library, which realify::realify links and realify::core does not (Eigen's
+// real GEMM, one copy per instruction set, chosen at run time like the other
+// kernels: realify/simd/arch.hpp); this header is cheap — it includes
+// neither Eigen nor xsimd — so the dispatch lowerings call it.
 //
 // Methods (docs/numerics.md gives their error bounds and inf/NaN behaviour):
 //
@@ -119,7 +120,7 @@ void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_o
 void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
 
 /// The library the matrix products run on: "eigen" (Eigen's real and complex
-/// GEMM, compiled per instruction set), or the CBLAS realify_simd was built
+/// GEMM, compiled per instruction set), or the CBLAS realify_gemm was built
 /// with — "openblas", "blis" or "mkl" — whose sgemm/dgemm then run the real
 /// products and the induced methods, and whose cgemm/zgemm runs the native
 /// method (docs/numerics.md, "Which backend runs"). The BLAS is used when it suits this CPU and no instruction set is

@@ -14,11 +14,11 @@
 #include <string_view>
 #include <vector>
 
+#include "../simd/tensor_checks.hpp"
 #include "realify/engine/elementwise.hpp"
 #include "realify/engine/reduce.hpp"
 #include "realify/errors.hpp"
 #include "realify/simd/gemm.hpp"
-#include "tensor_checks.hpp"
 
 namespace realify::engine {
 
