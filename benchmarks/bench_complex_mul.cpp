@@ -1,4 +1,4 @@
-// c = a · b on complex<float>: realify::simd::mul (runtime dispatch, library
+// c = a · b on complex<float>: realify::simd::mul (run-time choice of instruction set, library
 // built without -march; and forced onto every level the machine has,
 // BM_realify@<level>, bench_isa.hpp) against the same product written with std::complex
 // (default flags and -fcx-limited-range), Eigen ArrayXcf, xsimd's
@@ -21,7 +21,7 @@ namespace {
 
 using realify_bench::complex_mul_sizes;
 
-// BM_realify: the dispatcher's choice; BM_realify@<level>: forced onto a level.
+// BM_realify: the level chosen at run time; BM_realify@<level>: forced onto a level.
 void BM_realify(benchmark::State& state, std::optional<realify::simd::arch> level) {
     const realify_bench::arch_scope forced(level);
     const auto n = static_cast<std::size_t>(state.range(0));
@@ -73,7 +73,7 @@ BENCHMARK(BM_realify_store_path)
 }  // namespace
 
 int main(int argc, char** argv) {
-    realify_bench::record_dispatch();  // for tools/bench_report.py
+    realify_bench::record_levels();  // for tools/bench_report.py
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

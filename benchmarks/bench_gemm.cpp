@@ -4,7 +4,7 @@
 // BLAS's complex GEMM when realify_simd was built with one (cblas_cgemm /
 // zgemm, one thread: bench_gemm_blas.cpp) and a std::complex triple loop —
 // all in this one executable (the competitors compiled for the host; realify
-// is the realify_simd library built without -march, dispatching at run time,
+// is the realify_simd library built without -march, choosing its instruction set at run time,
 // and forced onto every level: name@level, bench_isa.hpp).
 // tools/gemm_bench_report.py turns its JSON into the "Matrix products"
 // section of docs/benchmarks.md. threads/… (mm n = 1024, bmm 32 × 128³ on
@@ -123,9 +123,9 @@ void register_realify() {
         std::string name;
         gemm_method method;
     };
-    // The default and 3m on the dispatcher's choice (which may be the BLAS:
+    // The default and 3m on the level chosen at run time (which may be the BLAS:
     // realify::simd::gemm_backend()) and forced onto every level (name@level:
-    // Eigen's GEMM built for it); 1m and 4m on the dispatcher's choice.
+    // Eigen's GEMM built for it); 1m and 4m on the level chosen at run time.
     for (const auto& column : realify_bench::isas()) {
         std::vector<named> methods{{"realify", gemm_method::automatic}, {"realify_3m", gemm_method::m3}};
         if (!column.level) methods.insert(methods.end(), {{"realify_1m", gemm_method::m1}, {"realify_4m", gemm_method::m4}});
@@ -190,7 +190,7 @@ const bool registered = [] {
 
 int main(int argc, char** argv) {
     // Recorded in the JSON context for tools/gemm_bench_report.py.
-    realify_bench::record_dispatch();
+    realify_bench::record_levels();
     benchmark::AddCustomContext("realify_gemm_backend", std::string(realify::simd::gemm_backend()));
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

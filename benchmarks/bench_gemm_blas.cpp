@@ -1,6 +1,6 @@
 // The BLAS's complex GEMM as a competitor of bench_gemm (cblas_cgemm /
 // cblas_zgemm on row-major operands into a preallocated C, one thread), built
-// when realify_simd has a BLAS (cmake/RealifyBlas.cmake): the library
+// when realify_gemm has a BLAS (cmake/RealifyBlas.cmake): the library
 // realify's products may run on, measured on its own.
 #include <complex>
 #include <cstddef>

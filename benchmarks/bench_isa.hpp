@@ -1,8 +1,8 @@
 // The instruction-set axis of the benchmarks: a realify case runs on what the
-// dispatcher picks (its plain name) and on every level this machine supports,
+// level chosen at run time (its plain name) and on every level this machine supports,
 // forced for every kernel family through realify::simd::scoped_arch (the name
 // with the suffix "@sse2", "@avx2", "@avx512"). The JSON context records the
-// level the dispatcher picks per family (realify_arch_<family>) and the levels
+// level chosen at run time per family (realify_arch_<family>) and the levels
 // supported (realify_archs), for the report tools in tools/.
 #pragma once
 
@@ -16,13 +16,13 @@
 
 namespace realify_bench {
 
-/// One column of the axis: the dispatcher's choice (no level) or a forced level.
+/// One column of the axis: the level chosen at run time (no level) or a forced level.
 struct isa {
     std::optional<realify::simd::arch> level;
     std::string suffix;  ///< "" or "@<level>"
 };
 
-/// The dispatcher's choice, then every supported level, lowest first.
+/// The level chosen at run time, then every supported level, lowest first.
 inline std::vector<isa> isas() {
     std::vector<isa> result{{std::nullopt, ""}};
     for (auto level : {realify::simd::arch::sse2, realify::simd::arch::avx2, realify::simd::arch::avx512}) {
@@ -42,8 +42,8 @@ struct arch_scope {
     }
 };
 
-/// Records the dispatcher's choice per family and the supported levels.
-inline void record_dispatch() {
+/// Records the level chosen at run time per family and the supported levels.
+inline void record_levels() {
     std::string supported;
     for (const isa& column : isas()) {
         if (!column.level) continue;

@@ -5,8 +5,8 @@
 //
 //   realify_out           realify::exp(x, realify::out(o)): the eager API writing into
 //                         a preallocated buffer (operands and buffer: xtensor
-//                         adaptors of std::complex memory), on the dispatcher's
-//                         choice; realify_out@<level>: forced onto each level
+//                         adaptors of std::complex memory), on the level chosen
+//                         at run time; realify_out@<level>: forced onto each level
 //                         the machine has (bench_isa.hpp)
 //   realify_alloc         auto r = realify::exp(x): the allocating form, an
 //                         xt::xtensor<std::complex<T>, 1> (xtensor constructs, i.e.
@@ -355,7 +355,7 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(("pagefault/double/" + std::to_string(n)).c_str(),
                                      [=](benchmark::State& s) { page_faults<double>(s, n); });
     }
-    realify_bench::record_dispatch();  // for tools/ops_bench_report.py
+    realify_bench::record_levels();  // for tools/ops_bench_report.py
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();

@@ -12,7 +12,7 @@
 //
 // Every case reports bytes_per_second for the bytes it must move (read q and
 // k, write the outputs), so rows compare directly with memcpy. realify runs on
-// the dispatcher's choice and on every level the machine has (bench_isa.hpp:
+// the level chosen at run time and on every level the machine has (bench_isa.hpp:
 // realify_in_place@avx2, …).
 #include <benchmark/benchmark.h>
 
@@ -216,7 +216,7 @@ void shapes(benchmark::internal::Benchmark* b) {
 
 }  // namespace
 
-// realify on the dispatcher's choice, and on every level (name@level).
+// realify on the level chosen at run time, and on every level (name@level).
 const bool realify_registered = [] {
     for (const auto& column : realify_bench::isas()) {
         const auto level = column.level;
@@ -241,7 +241,7 @@ BENCHMARK(realify_in_place_threads)->Apply(shapes_and_threads);
 int main(int argc, char** argv) {
     // Recorded in the JSON context for tools/rope_bench_report.py.
     benchmark::AddCustomContext("realify_arch", std::string(realify::rope::active_arch()));
-    realify_bench::record_dispatch();
+    realify_bench::record_levels();
     // registered before main: the thread axis is already taken from the default count
     realify::set_num_threads(1);
     benchmark::Initialize(&argc, argv);

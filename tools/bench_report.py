@@ -44,7 +44,7 @@ IMPLEMENTATIONS = {
 TO_MICROSECONDS = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 
 # The instruction-set axis (benchmarks/bench_isa.hpp): a realify case named
-# <base> ran on the dispatcher's choice, <base>@<level> forced onto a level.
+# <base> ran on the level chosen at run time, <base>@<level> forced onto a level.
 LEVELS = ("sse2", "avx2", "avx512")
 LEVEL_TITLES = {"sse2": "SSE2", "avx2": "AVX2", "avx512": "AVX-512"}
 
@@ -56,12 +56,12 @@ def isa_levels(names, base):
 
 
 def dispatch_note(context) -> str:
-    """What the dispatcher picked per kernel family in this run (bench_isa.hpp's context)."""
+    """What the run-time choice picked per kernel family in this run (bench_isa.hpp's context)."""
     families = [(f, context.get(f"realify_arch_{f}")) for f in ("elementwise", "multiply", "rope", "gemm")]
     picked = ", ".join(f"{f} {LEVEL_TITLES.get(a, a)}" for f, a in families if a)
     if not picked:
         return ""
-    note = f"The dispatcher picked: {picked}"
+    note = f"The level chosen per family: {picked}"
     if context.get("realify_gemm_backend"):
         note += f"; matrix products on {context['realify_gemm_backend']}"
     if context.get("realify_archs"):
@@ -140,7 +140,7 @@ def ratio_cell(ratio: float | None, target: float | None) -> str:
 
 
 def implementations(medians):
-    """IMPLEMENTATIONS with realify's forced levels (BM_realify@<level>) after the dispatcher's column."""
+    """IMPLEMENTATIONS with realify's forced levels (BM_realify@<level>) after the column of the level chosen at run time."""
     result = {}
     for function, title in IMPLEMENTATIONS.items():
         result[function] = title
@@ -164,7 +164,7 @@ def build_markdown(medians, labels, context, plot_name: str | None, time_field: 
         +
         "throughput counts 3 · N · 8 bytes (two reads, one write). All buffers are 64-byte "
         "aligned. Competitors are compiled with `-march=native`; realify is the "
-        "`realify_simd` library built without `-march`, dispatching at run time"
+        "`realify_simd` library built without `-march`, choosing its instruction set at run time"
         + (f" (here: `{labels['BM_realify']}`)" if "BM_realify" in labels else "")
         + ", and forced onto each instruction set the machine has (`realify::simd::scoped_arch`). "
         + dispatch_note(context)

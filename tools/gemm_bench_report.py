@@ -149,7 +149,7 @@ def build_markdown(medians, context, plot_name, time_field):
            "Median CPU time (`--time cpu`: the machine was shared with compile jobs)")
         + " per call of `realify::mm` / `realify::bmm` (row-major `xt::xtensor<std::complex<T>, 2>` "
         "operands, into a preallocated result: `realify::out`), of Eigen 3.4's `C.noalias() = A * B` on "
-        "`MatrixXcf` / `MatrixXcd` (preallocated C) and, when realify_simd was built with a BLAS, of that "
+        "`MatrixXcf` / `MatrixXcd` (preallocated C) and, when realify_gemm was built with a BLAS, of that "
         "BLAS's `cblas_cgemm` / `cblas_zgemm` on one thread"
         + (f" ({context['blas_name']}"
            + (f", running its `{context['blas_core']}` kernels" if context.get("blas_core") else "") + ")"
@@ -158,7 +158,7 @@ def build_markdown(medians, context, plot_name, time_field):
         "the real product (n × 2n)·(2n × 2n), the one 1m hands to the real GEMM: by realify's own real "
         "GEMM (`realify::mm` of two real tensors) and by Eigen's `MatrixXf` / "
         "`MatrixXd` — the ceiling an induced method can reach. Competitors are compiled with `-march=native`; "
-        "realify is the `realify_simd` library built without `-march`, dispatching at run time "
+        "realify is the `realify_simd` library built without `-march`, choosing its instruction set at run time "
         "(`realify`, `realify 3m`, …), and forced onto each instruction set the machine has (columns "
         "marked SSE2, AVX2, AVX-512: Eigen's GEMM built for that level, never the BLAS). "
         + dispatch_note(context)

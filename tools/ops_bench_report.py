@@ -16,7 +16,7 @@ by Eigen's median time in the same run (below 1: realify is faster):
 
     kernel   the compiled kernel on raw pointers (bench_kernels <op>/<type>/<n>/realify)
     out=     the eager API writing a caller's buffer (bench_ops .../realify_out), on the
-             dispatcher's choice, then forced onto each level the machine has
+             level chosen at run time, then forced onto each level the machine has
              (.../realify_out@avx2 …: columns out= AVX2 …)
     alloc    the eager API returning a new xt::xtensor<std::complex<T>> (.../realify_alloc)
     std      a std::complex loop compiled for the host (.../std)
@@ -74,7 +74,7 @@ def ratio(medians, op, type_, n, impl):
 
 
 def columns_of(medians):
-    """COLUMNS with out= on each forced level (realify_out@<level>) after the dispatcher's out=."""
+    """COLUMNS with out= on each forced level (realify_out@<level>) after the run-time choice's out=."""
     levels = isa_levels({k[3] for k in medians}, "realify_out")
     result = []
     for impl, title in COLUMNS:
@@ -121,7 +121,7 @@ def build_markdown(medians, context, plot_name, time_field):
         lines.append("")
     missed = [t for t in targets if t[1] > t[2]]
     lines += ["### Targets", "",
-              "out= ≤ 1.0 for every op and ≤ 0.6 for exp, log, sqrt, sin, cos, tanh, on the dispatcher's choice "
+              "out= ≤ 1.0 for every op and ≤ 0.6 for exp, log, sqrt, sin, cos, tanh, on the level chosen at run time "
               "and on each level; the graph chains with out= ≤ 0.5 at 4M; alloc ≤ 1.2 at 64K: "
               f"{len(targets) - len(missed)} of {len(targets)} met."]
     if missed:

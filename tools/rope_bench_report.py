@@ -58,7 +58,7 @@ def main():
         # would also measure the scheduler (as in tools/bench_report.py).
         medians[(method, shape)] = b["cpu_time"] * scale  # microseconds
     ctx = run["context"]
-    # realify on the dispatcher's choice, then forced onto each level (name@level)
+    # realify on the level chosen at run time, then forced onto each level (name@level)
     levels = [l for l in ("sse2", "avx2", "avx512") if any(m == f"realify_in_place@{l}" for m, _ in medians)]
     titles = {"sse2": "SSE2", "avx2": "AVX2", "avx512": "AVX-512"}
     methods = []
@@ -80,7 +80,7 @@ def main():
         "kernel at run time; the rows marked SSE2, AVX2, AVX-512 force it onto each",
         "instruction set the machine has (`realify::simd::scoped_arch`).",
         "Regenerate with `tools/rope_bench_report.py` (see its header)."
-        + (f" The dispatcher picked: {picked}." if picked else ""),
+        + (f" The level chosen per family: {picked}." if picked else ""),
         "",
         f"Machine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz; realify ran its "
         f"`{ctx.get('realify_arch', 'unrecorded')}` kernels; caches {caches(ctx)}; run {ctx.get('date')}, "

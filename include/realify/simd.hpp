@@ -1,4 +1,4 @@
-// The simd layer: the compiled kernels with run-time dispatch — the
+// The simd layer: the compiled kernels with a run-time choice of instruction set — the
 // interleaved complex multiply family, every elementwise op and the matrix
 // products. None of these headers includes xsimd or Eigen (the kernels live
 // in realify_simd). The functions throw realify::shape_error and

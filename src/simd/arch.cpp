@@ -204,7 +204,7 @@ std::optional<arch> forced_level() {
     return environment_arch();
 }
 
-// ---- the per-family rule (docs/simd.md, "Run-time dispatch") ----
+// ---- the per-family rule (docs/simd.md, "Choosing the level at run time") ----
 
 // AMD family 19h with AVX-512 is Zen 4, whose vector units are 256 bits wide:
 // a 512-bit instruction runs as two halves. (Zen 3, also family 19h, has no

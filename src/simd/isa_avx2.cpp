@@ -1,5 +1,5 @@
 // AVX2 + FMA3 kernels. CMake compiles this file alone for AVX2 + FMA
-// (realify_isa_sources); the dispatcher calls into it only after checking the
+// (realify_isa_sources); arch.cpp calls into it only after checking the
 // CPU has both.
 #include "isa_table.hpp"
 

@@ -1,5 +1,5 @@
 // AVX-512F kernels. CMake compiles this file alone for AVX-512F + AVX2 + FMA
-// (realify_isa_sources); the dispatcher calls into it only after checking the
+// (realify_isa_sources); arch.cpp calls into it only after checking the
 // CPU has them.
 #include "isa_table.hpp"
 

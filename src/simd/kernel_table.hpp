@@ -55,7 +55,7 @@ struct multiply_set {
 };
 
 /// One member per kernel family (realify::simd::kernel_family), so that the
-/// dispatcher can take each family from another instruction set's table.
+/// level choice can take each family from another instruction set's table.
 template <class T>
 struct kernel_set {
     multiply_set<T> multiply;

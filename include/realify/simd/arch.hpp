@@ -50,7 +50,7 @@ arch best_supported_arch() noexcept;
 /// The level forced for every kernel: force_arch() if set, else the
 /// environment variable REALIFY_SIMD_ARCH=sse2|avx2|avx512 (read once, on
 /// first use); when neither is, best_supported_arch() — the widest level the
-/// dispatcher may use, which a family may leave for a narrower one
+/// run-time choice may use, which a family may leave for a narrower one
 /// (active_arch_id(kernel_family)). Throws realify::error if
 /// REALIFY_SIMD_ARCH names an unknown or unsupported level, or if no level
 /// built runs on this CPU.
@@ -59,7 +59,7 @@ arch active_arch_id();
 /// arch_name(active_arch_id()), e.g. "avx2".
 std::string_view active_arch();
 
-/// The families of compiled kernels. Unless a level is forced, the dispatcher
+/// The families of compiled kernels. Unless a level is forced, realify
 /// chooses one per family: the widest the CPU supports, except where a
 /// narrower one measured faster on this CPU (preferred_arch, docs/simd.md).
 enum class kernel_family : int {

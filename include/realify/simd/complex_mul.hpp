@@ -2,7 +2,7 @@
 // (std::complex<T> is T[2], so a span of complex numbers IS the (…,2) layout).
 // Non-template overloads for float and double, so a lowering can call them
 // with any contiguous buffer; implemented in the compiled realify_simd library
-// with runtime dispatch (realify/simd/arch.hpp). This header does not include
+// with a run-time choice of instruction set (realify/simd/arch.hpp). This header does not include
 // xsimd: cheap headers may include it.
 //
 // Aliasing: `out` may be the very same range as an input (in-place), or

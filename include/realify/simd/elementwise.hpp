@@ -1,6 +1,6 @@
 // The compiled elementwise kernels: every elementwise op of the table on
 // contiguous float and double data, with SIMD batch forms per instruction set
-// and run-time dispatch (realify/simd/arch.hpp). The contract the eager
+// and a run-time choice of instruction set (realify/simd/arch.hpp). The contract the eager
 // engine and the graph's evaluation build on. Cheap: no xsimd.
 //
 // ---- Ops and forms ----------------------------------------------------------
