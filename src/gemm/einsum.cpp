@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "../simd/tensor_checks.hpp"
+#include "../engine/tensor_checks.hpp"
 #include "realify/engine/elementwise.hpp"
 #include "realify/engine/reduce.hpp"
 #include "realify/errors.hpp"

@@ -1,6 +1,6 @@
 // The elementwise engine: evaluates a kernel over the broadcast of its
 // operands into an output, for any memory layout of either. Compiled once in
-// realify_simd (src/simd/engine.cpp); this header is cheap (no xtensor, no
+// realify_simd (src/engine/engine.cpp); this header is cheap (no xtensor, no
 // xsimd).
 //
 // ---- What a call does ------------------------------------------------------------

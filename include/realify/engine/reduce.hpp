@@ -1,7 +1,7 @@
 // The reductions and the scan of the eager API — sum, mean, prod, amax,
 // amin, var and std over dims, cumsum along one — on tensor_refs: any
 // layout, real or complex, into any output layout. Compiled once in
-// realify_simd (src/simd/reduce.cpp); this header is cheap.
+// realify_simd (src/engine/reduce.cpp); this header is cheap.
 //
 //   sum, mean   per component; accumulated in double (float inputs) or by
 //               pairwise summation of each contiguous run (double inputs);

@@ -5,7 +5,7 @@
 // row kernels of the active instruction set (src/simd/kernels/row_kernels.hpp)
 // while it sits in L1: a row contiguous in memory is read and written in
 // place, any other is gathered into a scratch row first (allocated once per
-// call). Compiled once in realify_simd (src/simd/rows.cpp); this header is
+// call). Compiled once in realify_simd (src/engine/rows.cpp); this header is
 // cheap.
 //
 //   softmax      e^(x − max) · (1 / Σ e^(x − max))       (PyTorch's order)

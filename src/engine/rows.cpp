@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "kernel_table.hpp"
+#include "../simd/kernel_table.hpp"
 #include "realify/errors.hpp"
-#include "parallel.hpp"
+#include "../simd/parallel.hpp"
 #include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"

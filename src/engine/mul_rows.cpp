@@ -12,7 +12,7 @@
 
 #include "realify/engine/elementwise.hpp"
 #include "realify/simd/complex_mul.hpp"
-#include "parallel.hpp"
+#include "../simd/parallel.hpp"
 #include "realify/threads.hpp"
 #include "walk.hpp"
 

@@ -23,7 +23,7 @@
 #include "realify/kernels/real_output.hpp"
 #include "realify/simd/elementwise.hpp"
 #include "realify/simd/streaming.hpp"
-#include "parallel.hpp"
+#include "../simd/parallel.hpp"
 #include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"

@@ -40,7 +40,7 @@
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
 #include "realify/kernels/ordering.hpp"
-#include "parallel.hpp"
+#include "../simd/parallel.hpp"
 #include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"
