@@ -24,7 +24,9 @@
 
 namespace realify::graph::detail {
 
-inline std::string format_attrs(std::string_view op, const node_attrs& a) {
+inline std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
+    const auto is = [&](auto... ids) { return ((tag == ids) || ...); };
+    using enum op_id;
     std::ostringstream s;
     if (!a.dims.empty()) {
         s << '(';
@@ -35,22 +37,18 @@ inline std::string format_attrs(std::string_view op, const node_attrs& a) {
         }
         s << ')';
     }
-    if (op == "flatten" || op == "transpose" || op == "select") s << a.i0 << ", " << a.i1;
-    else if (op == "unsqueeze" || op == "squeeze_dim" || op == "cumsum" || op == "prod_dim" || op == "cat" ||
-             op == "stack" || op == "getitem" || op == "softmax" || op == "log_softmax")
+    if (is(flatten, transpose, select)) s << a.i0 << ", " << a.i1;
+    else if (is(unsqueeze, squeeze_dim, cumsum, prod_dim, cat, stack, getitem, softmax, log_softmax))
         s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
-    else if (op == "narrow") s << a.i0 << ", " << a.i1 << ", " << a.i2;
-    else if (op == "slice") s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
-    else if (op == "split" || op == "chunk") s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
-    else if (op == "split_with_sizes") s << ", " << a.i1 << "; piece " << a.i2;
-    if ((op == "sum_dim" || op == "mean_dim" || op == "prod_dim" || op == "amax" || op == "amin" || op == "var" ||
-         op == "std_dev") &&
-        a.i1 != 0)
-        s << ", keepdim";
-    if (op == "var" || op == "std_dev") s << ", correction " << a.scalar.real();
-    if (op == "layer_norm" || op == "rms_norm") s << ", eps " << a.scalar.real();
+    else if (is(narrow)) s << a.i0 << ", " << a.i1 << ", " << a.i2;
+    else if (is(slice)) s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
+    else if (is(split, chunk)) s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
+    else if (is(split_with_sizes)) s << ", " << a.i1 << "; piece " << a.i2;
+    if (is(sum_dim, mean_dim, prod_dim, amax, amin, var, std_dev) && a.i1 != 0) s << ", keepdim";
+    if (is(var, std_dev)) s << ", correction " << a.scalar.real();
+    if (is(layer_norm, rms_norm)) s << ", eps " << a.scalar.real();
     if (!a.text.empty()) s << '"' << a.text << '"';
-    if (op == "gelu" && a.i0 != 0) s << "approximate='tanh'";
+    if (is(gelu) && a.i0 != 0) s << "approximate='tanh'";
     if (a.has_scalar) {
         if (a.scalar.imag() == 0) s << a.scalar.real();
         else s << a.scalar;
@@ -68,6 +66,7 @@ constexpr std::string_view type_name() {
 
 /// What the record of a node type says, all known at compile time.
 struct node_facts {
+    std::optional<op_id> tag;      // which op of the table (tag_id_of)
     std::string_view op;           // op name ("input", "mul", …; casts: the target type)
     std::string_view type;         // component type: f32, f64, bool
     std::string_view table_entry;  // the dispatch table entry (rule table)
@@ -84,6 +83,7 @@ constexpr node_facts facts_of() {
     node_facts f;
     f.rule = rule_of<N>();
     f.shape = shape_rule_of<N>();
+    f.tag = tag_id_of<N>();
     f.op = op_name<N>();
     f.type = type_name<typename Tr::real_type>();
     f.component_bytes = sizeof(typename Tr::real_type);
@@ -101,6 +101,7 @@ constexpr node_facts facts_of() {
 /// The record of a node from its type's facts and its run-time label.
 inline ir_node make_record(const node_facts& f, std::string label) {
     ir_node r;
+    r.tag = f.tag;
     r.op = std::string(f.op);
     r.label = std::move(label);
     r.entry_point = "graph::" + r.op;
@@ -182,9 +183,9 @@ std::string label_of(const N& n) {
     } else if constexpr (is_custom_v<N>) {
         // a user op's reference is a run-time object: two nodes of the same tag may
         // compute different things, so they are never merged by CSE
-        return format_attrs(N::tag::name, n.attrs) + "#" + std::to_string(n.id);
+        return format_attrs(tag_id_of<N>(), n.attrs) + "#" + std::to_string(n.id);
     } else {
-        return format_attrs(N::tag::name, n.attrs);
+        return format_attrs(tag_id_of<N>(), n.attrs);
     }
 }
 

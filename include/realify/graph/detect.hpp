@@ -32,6 +32,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -83,6 +84,17 @@ constexpr std::string_view op_name() {
     else if constexpr (rule_of<N>() == node_rule::input) return "input";
     else if constexpr (rule_of<N>() == node_rule::constant) return "constant";
     else return "number";
+}
+
+/// The op id of a node of the table's ops; none for inputs, numbers, casts,
+/// tensor-level user ops and user ops with tags of their own.
+template <class N>
+constexpr std::optional<op_id> tag_id_of() {
+    if constexpr (is_op_node_v<N> && !is_tensor_op_v<N>) {
+        if constexpr (requires { requires std::is_same_v<std::remove_cv_t<decltype(N::tag::id)>, op_id>; })
+            return N::tag::id;
+    }
+    return std::nullopt;
 }
 
 template <class N>

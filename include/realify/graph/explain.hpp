@@ -93,7 +93,8 @@ std::string explain(const program<Strict, Outs...>& p) {
       << " multiply-adds or more; the same results on any number of threads\n";
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
     for (const ir_node& n : g.nodes)
-        if (n.is_op && n.live && (n.op == "mm" || n.op == "bmm" || n.op == "matmul" || n.op == "dot" || n.op == "vdot")) {
+        if (n.is_op && n.live &&
+            (n.tag == op_id::mm || n.tag == op_id::bmm || n.tag == op_id::matmul || n.tag == op_id::dot || n.tag == op_id::vdot)) {
             s << "matrix products run on: " << simd::gemm_backend() << '\n';
             break;
         }

@@ -99,7 +99,9 @@ enum class fusion_mode : unsigned char {
 /// One node of the graph as passes see it.
 struct ir_node {
     std::uint64_t id = 0;
-    std::string op;                    // op name (input, constant, scalar, cast<float>, mul, …)
+    std::optional<op_id> tag;          // which op of the table (none: inputs, numbers, casts, user ops);
+                                       // passes tell ops apart by it, never by the name
+    std::string op;                    // the name explain() prints (input, constant, to_f32, mul, a user op's, …)
     std::string label;                 // input name, attributes
     std::string entry_point;           // "graph::" + op: how errors name the node's op
     std::vector<std::size_t> children; // indices into graph_ir::nodes

@@ -24,12 +24,21 @@
 
 namespace realify::graph::detail {
 
-/// The compiled op of a fused record; mul_scalar and div_scalar are mul and
-/// div by their number (the kernels' tensor × number forms).
+/// The compiled op of a fused record: the kernel of the same name
+/// (REALIFY_SIMD_ELEMENTWISE_OPS); mul_scalar and div_scalar are mul and div
+/// by their number (the kernels' tensor × number forms).
 inline simd::elementwise_op compiled_op_of(const ir_node& n) {
-    const std::string_view name = n.op == "mul_scalar" ? "mul" : n.op == "div_scalar" ? "div" : std::string_view(n.op);
-    for (const simd::elementwise_op_info& info : simd::elementwise_ops)
-        if (info.name == name) return info.op;
+    if (n.tag) {
+        switch (*n.tag) {
+        case op_id::mul_scalar: return simd::elementwise_op::mul;
+        case op_id::div_scalar: return simd::elementwise_op::div;
+#define REALIFY_GRAPH_KERNEL_OF(name, forms) \
+        case op_id::name: return simd::elementwise_op::name;
+            REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_GRAPH_KERNEL_OF)
+#undef REALIFY_GRAPH_KERNEL_OF
+        default: break;
+        }
+    }
     throw error("realify::graph: the fused op " + n.op + " has no compiled kernel");
 }
 
@@ -74,11 +83,11 @@ inline engine::program_operand append_steps(const graph_ir& g, std::size_t node,
             operands.push_back(program.input(
                 static_cast<std::size_t>(std::find(inputs.begin(), inputs.end(), child.canonical) - inputs.begin())));
     }
-    if (n.op == "mul_scalar" || n.op == "div_scalar")
+    if (n.tag == op_id::mul_scalar || n.tag == op_id::div_scalar)
         operands.push_back(engine::block_program::number(n.attrs.scalar.real(), false));
     std::optional<std::complex<double>> constant;  // pow_scalar's exponent, gelu's approximation
-    if (n.op == "pow_scalar") constant = n.attrs.scalar;
-    if (n.op == "gelu" && n.attrs.i0 != 0) constant = 1.0;  // approximate='tanh'
+    if (n.tag == op_id::pow_scalar) constant = n.attrs.scalar;
+    if (n.tag == op_id::gelu && n.attrs.i0 != 0) constant = 1.0;  // approximate='tanh'
     return program.append(compiled_op_of(n), operands, constant);
 }
 

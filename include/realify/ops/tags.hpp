@@ -17,6 +17,7 @@
 #include <array>
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "realify/ops/op_kind.hpp"
@@ -153,6 +154,15 @@ struct op_info {
     X(getitem, 1, elementwise_safe)         \
     X(sym_size, 1, elementwise_safe)
 
+/// Every op of the list as a value, in table order (op::op_table[id] describes
+/// it): what run-time code that must tell ops apart (the graph's IR) records,
+/// rather than the op's name.
+enum class op_id : std::uint16_t {
+#define REALIFY_OP_ID(op_name, op_arity, op_kind_name) op_name,
+    REALIFY_OP_LIST(REALIFY_OP_ID)
+#undef REALIFY_OP_ID
+};
+
 namespace op {
 
 #define REALIFY_DEFINE_OP_TAG(op_name, op_arity, op_kind_name)        \
@@ -160,6 +170,7 @@ namespace op {
         static constexpr std::string_view name = #op_name;            \
         static constexpr int arity = op_arity;                        \
         static constexpr ::realify::op_kind kind = ::realify::op_kind::op_kind_name; \
+        static constexpr ::realify::op_id id = ::realify::op_id::op_name; \
     };
 REALIFY_OP_LIST(REALIFY_DEFINE_OP_TAG)
 #undef REALIFY_DEFINE_OP_TAG
