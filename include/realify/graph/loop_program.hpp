@@ -24,21 +24,13 @@
 
 namespace realify::graph::detail {
 
-/// The compiled op of a fused record: the kernel of the same name
-/// (REALIFY_SIMD_ELEMENTWISE_OPS); mul_scalar and div_scalar are mul and div
-/// by their number (the kernels' tensor × number forms).
+/// The compiled op of a fused record (simd::elementwise_op_for); mul_scalar
+/// and div_scalar are mul and div by their number (the kernels' tensor ×
+/// number forms).
 inline simd::elementwise_op compiled_op_of(const ir_node& n) {
-    if (n.tag) {
-        switch (*n.tag) {
-        case op_id::mul_scalar: return simd::elementwise_op::mul;
-        case op_id::div_scalar: return simd::elementwise_op::div;
-#define REALIFY_GRAPH_KERNEL_OF(name, forms) \
-        case op_id::name: return simd::elementwise_op::name;
-            REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_GRAPH_KERNEL_OF)
-#undef REALIFY_GRAPH_KERNEL_OF
-        default: break;
-        }
-    }
+    if (n.tag == op_id::mul_scalar) return simd::elementwise_op::mul;
+    if (n.tag == op_id::div_scalar) return simd::elementwise_op::div;
+    if (const auto compiled = n.tag ? simd::elementwise_op_for(*n.tag) : std::nullopt) return *compiled;
     throw error("realify::graph: the fused op " + n.op + " has no compiled kernel");
 }
 

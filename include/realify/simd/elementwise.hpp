@@ -87,6 +87,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include "realify/ops/tags.hpp"
 
@@ -225,16 +226,28 @@ constexpr std::optional<operand_kind> result_kind(elementwise_op op, operand_kin
     return f == form::real_real ? operand_kind::real : operand_kind::complex;
 }
 
-/// The compiled op of an op tag: elementwise_op_of<op::exp> == elementwise_op::exp;
-/// nullopt for tags without compiled kernels (see the header comment for
+/// The compiled op of an op: elementwise_op_for(op_id::exp) == elementwise_op::exp;
+/// nullopt for ops without compiled kernels (see the header comment for
 /// the scalar tags).
+constexpr std::optional<elementwise_op> elementwise_op_for(op_id id) noexcept {
+    switch (id) {
+#define REALIFY_SIMD_ID_MAP(name, forms) \
+    case op_id::name: return elementwise_op::name;
+        REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ID_MAP)
+#undef REALIFY_SIMD_ID_MAP
+    default: return std::nullopt;
+    }
+}
+
+/// The same for an op tag: elementwise_op_of<op::exp> == elementwise_op::exp
+/// (nullopt for user tags, which have no op_id).
 template <class Tag>
-inline constexpr std::optional<elementwise_op> elementwise_op_of = std::nullopt;
-#define REALIFY_SIMD_TAG_MAP(name, forms) \
-    template <>                           \
-    inline constexpr std::optional<elementwise_op> elementwise_op_of<::realify::op::name> = elementwise_op::name;
-REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_TAG_MAP)
-#undef REALIFY_SIMD_TAG_MAP
+inline constexpr std::optional<elementwise_op> elementwise_op_of = [] {
+    if constexpr (requires { requires std::is_same_v<std::remove_cv_t<decltype(Tag::id)>, op_id>; })
+        return elementwise_op_for(Tag::id);
+    else
+        return std::optional<elementwise_op>{};
+}();
 
 /// The op tag of a compiled op: elementwise_tag_t<elementwise_op::exp> is op::exp.
 template <elementwise_op Op>
