@@ -91,8 +91,7 @@ constexpr std::string_view op_name() {
 template <class N>
 constexpr std::optional<op_id> tag_id_of() {
     if constexpr (is_op_node_v<N> && !is_tensor_op_v<N>) {
-        if constexpr (requires { requires std::is_same_v<std::remove_cv_t<decltype(N::tag::id)>, op_id>; })
-            return N::tag::id;
+        if constexpr (listed_op<typename N::tag>) return N::tag::id;
     }
     return std::nullopt;
 }

@@ -24,13 +24,27 @@
 
 namespace realify::graph::detail {
 
-/// The compiled op of a fused record (simd::elementwise_op_for); mul_scalar
-/// and div_scalar are mul and div by their number (the kernels' tensor ×
-/// number forms).
+/// The kernel a fused loop runs for an op, if it runs one: every op with
+/// compiled elementwise kernels (simd::elementwise_op_for) but the rounding
+/// ops (whose complex form is the real kernel over the components), and the
+/// tensor × number forms mul_scalar and div_scalar (mul and div by the
+/// number; pow_scalar's exponent is the kernel's constant). The one list of
+/// what fuses: the graph's rules (elementwise_tag) ask it too.
+constexpr std::optional<simd::elementwise_op> fused_kernel_of(op_id id) noexcept {
+    switch (id) {
+    case op_id::mul_scalar: return simd::elementwise_op::mul;
+    case op_id::div_scalar: return simd::elementwise_op::div;
+    case op_id::ceil:
+    case op_id::floor:
+    case op_id::round:
+    case op_id::trunc: return std::nullopt;
+    default: return simd::elementwise_op_for(id);
+    }
+}
+
+/// The compiled op of a fused record.
 inline simd::elementwise_op compiled_op_of(const ir_node& n) {
-    if (n.tag == op_id::mul_scalar) return simd::elementwise_op::mul;
-    if (n.tag == op_id::div_scalar) return simd::elementwise_op::div;
-    if (const auto compiled = n.tag ? simd::elementwise_op_for(*n.tag) : std::nullopt) return *compiled;
+    if (const auto kernel = n.tag ? fused_kernel_of(*n.tag) : std::nullopt) return *kernel;
     throw error("realify::graph: the fused op " + n.op + " has no compiled kernel");
 }
 

@@ -25,6 +25,7 @@
 
 #include "realify/dispatch/registry.hpp"
 #include "realify/graph/ir.hpp"
+#include "realify/graph/loop_program.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/table_route.hpp"
 #include "realify/graph/traits.hpp"
@@ -61,15 +62,12 @@ inline constexpr bool identity_node_v<node<Tag, C>> =
     ((std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::conj_physical> || std::is_same_v<Tag, op::real>) &&
      !traits_t<C>::is_complex && std::is_floating_point_v<typename traits_t<C>::real_type> && !is_scalar_node_v<C>);
 
-/// The ops a fused loop runs: every op with compiled elementwise kernels
-/// (realify/simd/elementwise.hpp) but the rounding ops (whose complex form is
-/// the real kernel over the components), and the tensor × number forms mul_scalar,
-/// div_scalar (mul and div by the number) and pow_scalar (the exponent a constant).
+/// The ops a fused loop runs (fused_kernel_of, graph/loop_program.hpp).
 template <class Tag>
-inline constexpr bool elementwise_tag =
-    (simd::elementwise_op_of<Tag>.has_value() && !std::is_same_v<Tag, op::ceil> && !std::is_same_v<Tag, op::floor> &&
-     !std::is_same_v<Tag, op::round> && !std::is_same_v<Tag, op::trunc>) ||
-    std::is_same_v<Tag, op::mul_scalar> || std::is_same_v<Tag, op::div_scalar>;
+inline constexpr bool elementwise_tag = [] {
+    if constexpr (listed_op<Tag>) return fused_kernel_of(Tag::id).has_value();
+    else return false;
+}();
 
 template <class Tag>
 inline constexpr bool user_overridden_v = dispatch::user_lowerings<Tag>::type::size != 0;

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "realify/ops/op_kind.hpp"
 #include "realify/version.hpp"
@@ -210,6 +211,12 @@ concept op_tag = requires {
     { T::name } -> std::convertible_to<std::string_view>;
     { T::arity } -> std::convertible_to<int>;
     { T::kind } -> std::convertible_to<op_kind>;
+};
+
+/// A tag of the op list (it carries its op_id); a user's own tag is not.
+template <class T>
+concept listed_op = op_tag<T> && requires {
+    requires std::is_same_v<std::remove_cv_t<decltype(T::id)>, op_id>;
 };
 
 }  // namespace realify

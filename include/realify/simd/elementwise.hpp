@@ -243,8 +243,7 @@ constexpr std::optional<elementwise_op> elementwise_op_for(op_id id) noexcept {
 /// (nullopt for user tags, which have no op_id).
 template <class Tag>
 inline constexpr std::optional<elementwise_op> elementwise_op_of = [] {
-    if constexpr (requires { requires std::is_same_v<std::remove_cv_t<decltype(Tag::id)>, op_id>; })
-        return elementwise_op_for(Tag::id);
+    if constexpr (listed_op<Tag>) return elementwise_op_for(Tag::id);
     else
         return std::optional<elementwise_op>{};
 }();
