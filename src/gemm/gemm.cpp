@@ -212,16 +212,22 @@ void check_offsets(const char* function, const char* name, const gemm_dims& dims
 //   batches     (bmm, no shared B) one piece per batch: the products are per
 //               batch anyway, so the bits are those of the uncut call;
 //   columns     (one product, or batches stacked on a shared B) at most
-//               max_panels panels of columns of B and C, each at least two
-//               wide: a product of its own (1m expands only its columns of
-//               B), written to the thread's scratch and copied into its
-//               columns of out;
+//               max_panels panels of columns of B and C, each at least
+//               min_panel_columns wide: a product of its own (1m expands
+//               only its columns of B), written to the thread's scratch and
+//               copied into its columns of out;
 //   k           (a dot product: one row times one column) at most max_panels
 //               ranges of k, their products added in order.
 // Each piece runs on the calling or a worker thread with that thread's
 // scratch memory (a BLAS backend on one thread of its own).
 
 constexpr std::size_t max_panels = 8;
+// Every panel packs all of A again (the GEMM under it packs its operands per
+// call), checks it for the native method and copies its columns into C: on
+// one thread, cn × cn complex<float> products took 1.15–1.30 × Eigen's time
+// with panels two columns wide (eight panels), 1.07–1.12 × with 128, 1.00–1.09 ×
+// uncut (n = 128–1024). 128 keeps two panels, two threads' worth, from n = 256.
+constexpr std::size_t min_panel_columns = 128;
 thread_local detail::gemm_workspace panel_scratch;
 
 /// Runs `call` (its workspace replaced by the running thread's) and trims the scratch.
@@ -296,7 +302,7 @@ void run_split(const detail::gemm_call<T>& call) {
         }
         return;
     }
-    const std::size_t panels = std::min({max_panels, call.n / 2, work / grain});
+    const std::size_t panels = std::min({max_panels, call.n / min_panel_columns, work / grain});
     if (panels < 2) return run_piece(call, kernel);
     parallel::for_ranges(panels, threads, [&](std::size_t first, std::size_t last) {
         for (std::size_t p = first; p < last; ++p) {

@@ -445,10 +445,12 @@ TEST(ThreadsReductions, OneAndManyThreadsAgreeDouble) { check_reductions<cd>(); 
 template <class C>
 void check_products() {
     using T = typename C::value_type;
-    // complex madds = 4 · m · n · k: around 2 · grain::gemm (8M), with odd sizes
-    static_assert(4 * 97 * 101 * 103 < 2 * realify::grain::gemm && 4 * 131 * 137 * 139 > 2 * realify::grain::gemm);
-    for (std::size_t n : under_tsan ? std::vector<std::size_t>{137} : std::vector<std::size_t>{101, 137}) {
-        const std::size_t m = n - 6, k = n + 2;
+    // complex madds = 4 · m · n · k: around 2 · grain::gemm (8M), with odd sizes; column panels
+    // are at least 128 wide, so the larger product (263 columns) is cut in two
+    static_assert(4 * 95 * 103 * 101 < 2 * realify::grain::gemm && 4 * 75 * 109 * 263 > 2 * realify::grain::gemm);
+    using mkn = std::array<std::size_t, 3>;
+    for (const mkn& sizes : under_tsan ? std::vector<mkn>{{75, 109, 263}} : std::vector<mkn>{{95, 103, 101}, {75, 109, 263}}) {
+        const std::size_t m = sizes[0], k = sizes[1], n = sizes[2];
         const xt::xarray<C> a = random_tensor<C>({m, k}, 40), b = random_tensor<C>({k, n}, 41);
         const std::string size = " " + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
         for (realify::gemm_method method : {realify::gemm_method::automatic, realify::gemm_method::m4, realify::gemm_method::m3}) {
@@ -468,11 +470,12 @@ void check_products() {
             return o;
         });
     }
-    // batches: one piece each (bmm); batches on a shared B (matmul broadcast): 4 · 5 · m · n · k > 8M
-    static_assert(4 * 5 * 67 * 71 * 103 > 2 * realify::grain::gemm && 4 * 5 * 67 * 71 * 129 > 2 * realify::grain::gemm);
+    // batches: one piece each (bmm); batches on a shared B (matmul broadcast): 4 · 5 · m · n · k > 8M,
+    // two column panels of at least 128
+    static_assert(4 * 5 * 67 * 71 * 103 > 2 * realify::grain::gemm && 4 * 5 * 67 * 71 * 257 > 2 * realify::grain::gemm);
     const xt::xarray<C> ba = random_tensor<C>({5, 67, 71}, 44), bb = random_tensor<C>({5, 71, 103}, 45);
     expect_thread_count_invariant("bmm 5 × 67×71×103", [&] { return xt::xarray<C>(realify::bmm(ba, bb)); });
-    const xt::xarray<C> shared = random_tensor<C>({71, 129}, 46);
+    const xt::xarray<C> shared = random_tensor<C>({71, 257}, 46);
     expect_thread_count_invariant("matmul on a shared b", [&] { return xt::xarray<C>(realify::matmul(ba, shared)); });
     // dot, vdot: ranges of k (a reduction: 2k elements read against grain::reduction)
     for (std::size_t n : sizes_around(g_reduction / 2)) {
