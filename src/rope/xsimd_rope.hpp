@@ -6,11 +6,13 @@
 // Interleaved layout: the data stays interleaved. Per position the frequency
 // row is expanded once into two patterns of head_dim (+ one vector of
 // wrap-around) reals,
-//     cos_dup = [c0, c0, c1, c1, …]     sin_alt = [−s0, s0, −s1, s1, …]
-// and every vector of every head of q and k is then
-//     out = fma(cos_dup, x, sin_alt · swap_pairs(x))
-// — one in-lane permute, one multiply, one FMA (the Eigen/VOLK sequence with the
-// moveldup/movehdup done once per row instead of once per vector). The heads
+//     cos_dup = [c0, c0, c1, c1, …]     sin_dup = [s0, s0, s1, s1, …]
+// and every vector of every head of q and k is then the complex product of
+// the two patterns with x (kernels/complex_product.hpp)
+//     out = fmaddsub(cos_dup, x, sin_dup · swap_pairs(x))
+// — one in-lane permute, one multiply, one fused multiply-add/sub (the
+// Eigen/VOLK sequence with the moveldup/movehdup done once per row instead of
+// once per vector). The heads
 // of one position are contiguous, so a row of heads·head_dim reals is one
 // flat stream; when head_dim is not a multiple of the vector width the pattern
 // offset wraps at head_dim, which makes head_dim 2 or 6 run at full width with
@@ -19,7 +21,8 @@
 // add + cmov, ~2 cycles) off the critical path.
 //
 // Half-split layout: per head, vectors of the low half and of the high half
-// are combined with contiguous cos/sin rows: lo = a·c − b·s, hi = a·s + b·c.
+// are combined with contiguous cos/sin rows: lo = a·c − b·s, hi = a·s + b·c,
+// the product's split form.
 //
 // The pair shuffles, the fused multiply-adds (xsimd 8.1's are not fused on
 // AVX-512F) and the streaming stores are the shared primitives
@@ -36,6 +39,8 @@
 #include <xsimd/xsimd.hpp>
 
 #include "../simd/kernels/primitives.hpp"
+#include "../simd/kernels/vocabulary.hpp"
+#include "realify/kernels/complex_product.hpp"
 #include "realify/rope/kernels/rope_call.hpp"
 
 // Everything below sits in an inline namespace named after the instruction
@@ -50,21 +55,16 @@ struct rope_simd {
     static constexpr std::size_t width = batch::size;
     static constexpr std::size_t blocking_limit_bytes = std::size_t{256} << 10;
 
-    [[gnu::always_inline]] static batch swap_pairs(const batch& x) noexcept {
-        return simd::kernels::swap_pairs(x, A{});
-    }
-    /// cos_dup·x + sin_alt·swap_pairs(x): the rotation of a vector of pairs.
+    using V = simd::kernels::vec<T, A>;
+    /// The rotation of a vector of pairs: (c + i·s)·x, c = cos_dup, s = sin_dup.
     [[gnu::always_inline]] static batch rotate(const batch& x, const batch& c, const batch& s) noexcept {
-        return simd::kernels::fma(c, x, s * swap_pairs(x), A{});
+        return realify::kernel::interleaved_product<V>(c, s, x);
     }
-    /// The half-split rotation of a vector of low halves a and high halves b.
-    [[gnu::always_inline]] static batch rotate_low(const batch& a, const batch& b, const batch& c,
-                                                   const batch& s) noexcept {
-        return simd::kernels::fms(a, c, b * s, A{});
-    }
-    [[gnu::always_inline]] static batch rotate_high(const batch& a, const batch& b, const batch& c,
-                                                    const batch& s) noexcept {
-        return simd::kernels::fma(a, s, b * c, A{});
+    /// The half-split rotation of a vector of low halves a and high halves b:
+    /// {lo, hi} = (a + i·b)·(c + i·s).
+    [[gnu::always_inline]] static realify::kernel::cpair<batch> rotate_halves(const batch& a, const batch& b, const batch& c,
+                                                                     const batch& s) noexcept {
+        return realify::kernel::split_product<V>({a, b}, {c, s});
     }
     /// `count` < width reals at p as a zero-padded vector, and back.
     static batch load_partial(const T* p, std::size_t count) noexcept {
@@ -78,13 +78,6 @@ struct rope_simd {
         for (std::size_t i = 0; i < count; ++i) p[i] = values[i];
     }
 
-    /// [−1, 1, −1, 1, …]
-    static batch alternating_sign() noexcept {
-        alignas(64) T values[width];
-        for (std::size_t i = 0; i < width; ++i) values[i] = i % 2 == 0 ? T(-1) : T(1);
-        return batch::load_aligned(values);
-    }
-
     /// Stores v at p, non-temporally when asked and the address allows it.
     static void stream_or_store(T* p, const batch& v, bool stream) noexcept {
         simd::kernels::stream_or_store<A>(p, v, stream);
@@ -94,12 +87,12 @@ struct rope_simd {
     /// reals: the 2·B pattern vectors are loaded once.
     template <std::size_t B>
     static void rotate_columns(const T* x, T* out, std::size_t n, std::size_t head_dim, const T* cos_dup,
-                               const T* sin_alt) noexcept {
+                               const T* sin_dup) noexcept {
         batch c[B];
         batch s[B];
         for (std::size_t b = 0; b < B; ++b) {
             c[b] = batch::load_unaligned(cos_dup + b * width);
-            s[b] = batch::load_unaligned(sin_alt + b * width);
+            s[b] = batch::load_unaligned(sin_dup + b * width);
         }
         for (std::size_t head = 0; head < n; head += head_dim) {
 #pragma GCC unroll 4
@@ -111,7 +104,7 @@ struct rope_simd {
     }
 
     /// One flat row of `n` reals (whole heads, interleaved pairs).
-    static void interleaved_row(const T* x, T* out, std::size_t n, const T* cos_dup, const T* sin_alt,
+    static void interleaved_row(const T* x, T* out, std::size_t n, const T* cos_dup, const T* sin_dup,
                                 std::size_t head_dim, bool stream, bool blocked) noexcept {
         // An empty row may come with null pointers: form no address from them.
         if (n == 0) return;
@@ -125,10 +118,10 @@ struct rope_simd {
             constexpr std::size_t block = 4;
             std::size_t j = 0;
             for (; j + block * width <= head_dim; j += block * width) {
-                rotate_columns<block>(x + j, out + j, n, head_dim, cos_dup + j, sin_alt + j);
+                rotate_columns<block>(x + j, out + j, n, head_dim, cos_dup + j, sin_dup + j);
             }
             for (; j < head_dim; j += width) {
-                rotate_columns<1>(x + j, out + j, n, head_dim, cos_dup + j, sin_alt + j);
+                rotate_columns<1>(x + j, out + j, n, head_dim, cos_dup + j, sin_dup + j);
             }
             return;
         }
@@ -141,7 +134,7 @@ struct rope_simd {
                 for (std::size_t j = 0; j < head_dim; j += width) {
                     const batch v = batch::load_unaligned(xh + j);
                     const batch c = batch::load_unaligned(cos_dup + j);
-                    const batch s = batch::load_unaligned(sin_alt + j);
+                    const batch s = batch::load_unaligned(sin_dup + j);
                     stream_or_store(oh + j, rotate(v, c, s), stream);
                 }
             }
@@ -153,7 +146,7 @@ struct rope_simd {
         for (; i + width <= n; i += width) {
             const batch v = batch::load_unaligned(x + i);
             const batch c = batch::load_unaligned(cos_dup + off);
-            const batch s = batch::load_unaligned(sin_alt + off);
+            const batch s = batch::load_unaligned(sin_dup + off);
             stream_or_store(out + i, rotate(v, c, s), stream);
             off += step;
             if (off >= head_dim) off -= head_dim;
@@ -162,7 +155,7 @@ struct rope_simd {
             const std::size_t rest = n - i;
             store_partial(out + i,
                           rotate(load_partial(x + i, rest), batch::load_unaligned(cos_dup + off),
-                                 batch::load_unaligned(sin_alt + off)),
+                                 batch::load_unaligned(sin_dup + off)),
                           rest);
         }
     }
@@ -182,8 +175,9 @@ struct rope_simd {
                 const batch b = batch::load_unaligned(hi_in + j);
                 const batch c = batch::load_unaligned(cos_row + j);
                 const batch s = batch::load_unaligned(sin_row + j);
-                stream_or_store(lo_out + j, rotate_low(a, b, c, s), stream);
-                stream_or_store(hi_out + j, rotate_high(a, b, c, s), stream);
+                const realify::kernel::cpair<batch> r = rotate_halves(a, b, c, s);
+                stream_or_store(lo_out + j, r.re, stream);
+                stream_or_store(hi_out + j, r.im, stream);
             }
             if (j < half) {  // tail: the patterns hold half + width reals
                 const std::size_t rest = half - j;
@@ -193,10 +187,9 @@ struct rope_simd {
                 const batch s = batch::load_unaligned(sin_row + j);
                 // both results are computed before either is stored: in place,
                 // the high half's store may not reach the low half's inputs.
-                const batch lo = rotate_low(a, b, c, s);
-                const batch hi = rotate_high(a, b, c, s);
-                store_partial(lo_out + j, lo, rest);
-                store_partial(hi_out + j, hi, rest);
+                const realify::kernel::cpair<batch> r = rotate_halves(a, b, c, s);
+                store_partial(lo_out + j, r.re, rest);
+                store_partial(hi_out + j, r.im, rest);
             }
         }
     }
@@ -233,7 +226,6 @@ struct rope_simd {
         T* first = buffer;
         T* second = buffer + pattern;
         const bool interleaved = call.layout == pair_layout::interleaved;
-        const batch sign = alternating_sign();
         // Register blocking pays while the inputs fit in L2 (decode, short
         // prefill chunks); larger calls stream from memory head by head.
         const bool blocked =
@@ -246,12 +238,11 @@ struct rope_simd {
                 for (; 2 * j + width <= head_dim; j += width / 2) {
                     const batch f = batch::load_unaligned(freq + 2 * j);
                     simd::kernels::dup_real(f, A{}).store_unaligned(first + 2 * j);
-                    (simd::kernels::dup_imag(f, A{}) * sign).store_unaligned(second + 2 * j);
+                    simd::kernels::dup_imag(f, A{}).store_unaligned(second + 2 * j);
                 }
                 for (; j < half; ++j) {
                     first[2 * j] = first[2 * j + 1] = freq[2 * j];
-                    second[2 * j] = -freq[2 * j + 1];
-                    second[2 * j + 1] = freq[2 * j + 1];
+                    second[2 * j] = second[2 * j + 1] = freq[2 * j + 1];
                 }
                 if (head_dim % width != 0) {  // wrap-around for the flat-stream walk
                     for (std::size_t i = head_dim, from = 0; i < pattern; ++i, ++from) {

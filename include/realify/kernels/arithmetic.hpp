@@ -20,6 +20,7 @@
 #include <concepts>
 #include <limits>
 
+#include "realify/kernels/complex_product.hpp"
 #include "realify/kernels/element.hpp"
 
 namespace realify::kernel {
@@ -185,13 +186,12 @@ struct element<op::mul> {
     }
 
     // ---- batch forms ----
-    /// t = dup_imag(a)·swap_pairs(b) = [ai·bi, ai·br], then
-    /// fmaddsub(dup_real(a), b, t) = [ar·br − ai·bi, ar·bi + ai·br]: three
-    /// in-lane shuffles, a multiply and a fused multiply-add/sub (Eigen's and
-    /// VOLK's sequence). On FMA machines finite results are the fused ones.
+    /// interleaved_product of a's duplicated parts and b (complex_product.hpp):
+    /// three in-lane shuffles, a multiply and a fused multiply-add/sub. On FMA
+    /// machines finite results are the fused ones.
     template <class V>
     [[gnu::always_inline]] static typename V::batch product(typename V::batch a, typename V::batch b) noexcept {
-        return V::fmaddsub(V::dup_real(a), b, V::dup_imag(a) * V::swap_pairs(b));
+        return interleaved_product<V>(V::dup_real(a), V::dup_imag(a), b);
     }
     /// The lanes of a product r = fmaddsub(x, y, t) that the scalar form must
     /// redo: r not finite, or the fused product x·y overflowing on its own.
@@ -342,8 +342,12 @@ template <class V, bool one_numerator = false>
     }
     redo = redo | bad;
     const B inv = B(T(1)) / den;
-    if constexpr (one_numerator) return {b.re * inv, negate(b.im) * inv};
-    else return {V::fma(a.re, b.re, a.im * b.im) * inv, V::fms(a.im, b.re, a.re * b.im) * inv};
+    if constexpr (one_numerator) {
+        return {b.re * inv, negate(b.im) * inv};
+    } else {
+        const cpair<B> numerator = split_product_conj<V>(a, b);
+        return {numerator.re * inv, numerator.im * inv};
+    }
 }
 
 }  // namespace detail

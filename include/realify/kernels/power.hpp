@@ -137,12 +137,8 @@ template <class V>
     return r;
 }
 
-/// The batch forms of pow: the complex product of element<op::mul>, the
-/// powers by squaring, and exp(w·log z).
-template <class V>
-[[gnu::always_inline]] inline cpair<typename V::batch> mul_batch(const cpair<typename V::batch>& a, const cpair<typename V::batch>& b) noexcept {
-    return {V::fms(a.re, b.re, a.im * b.im), V::fma(a.re, b.im, a.im * b.re)};
-}
+// The batch forms of pow: the powers by squaring and exp(w·log z), on the
+// complex product (kernels/complex_product.hpp).
 /// The lanes the scalar form hands to std::pow (zero or non-finite base or
 /// exponent, non-finite result), on top of `redo`.
 template <class V>
@@ -160,9 +156,9 @@ template <class V>
     cpair<B> result{B(T(1)), B(T(0))}, base = z;
     unsigned long k = n < 0 ? static_cast<unsigned long>(-n) : static_cast<unsigned long>(n);
     while (k != 0) {
-        if (k & 1u) result = mul_batch<V>(result, base);
+        if (k & 1u) result = split_product<V>(result, base);
         k >>= 1u;
-        if (k != 0) base = mul_batch<V>(base, base);
+        if (k != 0) base = split_product<V>(base, base);
     }
     // An overflow before the reciprocal goes to the scalar form too.
     redo = redo | V::not_finite(result.re) | V::not_finite(result.im);
@@ -274,7 +270,7 @@ struct element<op::pow_tensor> {
 template <class V>
 [[gnu::always_inline]] inline cpair<typename V::batch> detail::pow_general_batch(const cpair<typename V::batch>& z, const cpair<typename V::batch>& w,
                                                    typename V::mask& redo) noexcept {
-    const auto r = element<op::exp>::simd<V>(mul_batch<V>(w, element<op::log>::simd<V>(z, redo)), redo);
+    const auto r = element<op::exp>::simd<V>(split_product<V>(w, element<op::log>::simd<V>(z, redo)), redo);
     pow_redo<V>(z, w, r, redo);
     return r;
 }

@@ -84,9 +84,9 @@ struct complex_mul_kernels {
     static const complex* as_complex(const T* p) noexcept { return reinterpret_cast<const complex*>(p); }
     static const T* pad(const T* src, std::size_t count, T* scratch) noexcept { return drive::pad(src, count, scratch); }
 
-    // a · conj(b) = (br·ar + bi·ai, br·ai − bi·ar)
+    // a · conj(b): the product of b's duplicated parts, conjugated, with a
     [[gnu::always_inline]] static batch product_conj(const batch& a, const batch& b) noexcept {
-        return V::fmsubadd(V::dup_real(b), a, V::dup_imag(b) * V::swap_pairs(a));
+        return kernel::interleaved_product_conj<V>(V::dup_real(b), V::dup_imag(b), a);
     }
 
     /// The special-value fix-ups of a register r = fmaddsub(x, y, t) of
@@ -116,79 +116,86 @@ struct complex_mul_kernels {
     }
 
     // Each op is a screened block op of the driver (driver.hpp): a block of
-    // `registers` registers, compute() its products with their screen
+    // Form::registers registers, compute() its products with their screen
     // (element<op::mul>::screen), exact() the same products with the
     // per-register fix-ups above, out of line; rebase() points the op at
-    // zero-padded copies of its inputs for a partial block.
-    template <bool Strict>
-    struct mul_op {
+    // zero-padded copies of its inputs for a partial block. What differs
+    // between the products is their Form: its inputs, value(at, e) — the
+    // register at real offset `at`, added to the screen e — and exact(at),
+    // the same register fixed up (fix<Strict>).
+    /// A partial block's zero-padded copies of the inputs (driver.hpp), one
+    /// row of Registers registers each.
+    template <std::size_t Registers>
+    using block_scratch = T (*)[Registers * width];
+
+    template <bool Strict, class Form>
+    struct screened_product {
         static constexpr bool screened = true;
-        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t registers = Form::registers;
         static constexpr std::size_t step = registers * width;
         static constexpr std::size_t element_reals = 2;
         static constexpr std::size_t scratch_reals = step;
+        static constexpr std::size_t inputs = Form::inputs;
+        Form form;
+        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
+            for (std::size_t r = 0; r < registers; ++r) o[r] = form.value(i + r * width, e[r]);
+        }
+        template <class Store>
+        [[gnu::noinline, gnu::cold]] static void exact(const screened_product op, std::size_t i, Store store) noexcept {
+            for (std::size_t at = i; at < i + step; at += width) store(at, op.form.template exact<Strict>(at));
+        }
+        screened_product rebase(std::size_t i, std::size_t count, block_scratch<registers> scratch) const noexcept {
+            return {form.rebase(i, count, scratch)};
+        }
+    };
+
+    // a · b
+    struct mul_form {
+        static constexpr std::size_t registers = 4;
         static constexpr std::size_t inputs = 2;
         const T* a;
         const T* b;
-        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
-            for (std::size_t r = 0; r < registers; ++r) {
-                const std::size_t at = i + r * width;
-                o[r] = mul_kernel::product<V>(load(a + at), load(b + at));
-                e[r] = mul_kernel::screen<V>(o[r], e[r]);
-            }
+        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
+            const batch r = mul_kernel::product<V>(load(a + at), load(b + at));
+            e = mul_kernel::screen<V>(r, e);
+            return r;
         }
-        template <class Store>
-        [[gnu::noinline, gnu::cold]] static void exact(const mul_op op, std::size_t i, Store store) noexcept {
-            const T* a = op.a;
-            const T* b = op.b;
-            for (std::size_t at = i; at < i + step; at += width) {
-                const batch va = load(a + at), vb = load(b + at);
-                store(at, fix<Strict>(
-                              mul_kernel::product<V>(va, vb), V::dup_real(va), vb,
-                              [&](std::size_t k, T* out) { plain_product(a + at + 2 * k, b + at + 2 * k, out); },
-                              [&](complex* res) { detail::fix_mul(as_complex(a + at), as_complex(b + at), res, width / 2); }));
-            }
+        template <bool Strict>
+        batch exact(std::size_t at) const noexcept {
+            const batch va = load(a + at), vb = load(b + at);
+            return fix<Strict>(
+                mul_kernel::product<V>(va, vb), V::dup_real(va), vb,
+                [&](std::size_t k, T* out) { plain_product(a + at + 2 * k, b + at + 2 * k, out); },
+                [&](complex* res) { detail::fix_mul(as_complex(a + at), as_complex(b + at), res, width / 2); });
         }
-        mul_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
+        mul_form rebase(std::size_t i, std::size_t count, block_scratch<registers> scratch) const noexcept {
             return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1])};
         }
     };
 
-    template <bool Strict>
-    struct mul_conj_op {
-        static constexpr bool screened = true;
+    // a · conj(b)
+    struct mul_conj_form {
         static constexpr std::size_t registers = 4;
-        static constexpr std::size_t step = registers * width;
-        static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 2;
         const T* a;
         const T* b;
-        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
-            for (std::size_t r = 0; r < registers; ++r) {
-                const std::size_t at = i + r * width;
-                o[r] = product_conj(load(a + at), load(b + at));
-                e[r] = mul_kernel::screen<V>(o[r], e[r]);
-            }
+        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
+            const batch r = product_conj(load(a + at), load(b + at));
+            e = mul_kernel::screen<V>(r, e);
+            return r;
         }
-        template <class Store>
-        [[gnu::noinline, gnu::cold]] static void exact(const mul_conj_op op, std::size_t i, Store store) noexcept {
-            const T* a = op.a;
-            const T* b = op.b;
-            for (std::size_t at = i; at < i + step; at += width) {
-                const batch va = load(a + at), vb = load(b + at);
-                store(at, fix<Strict>(
-                              product_conj(va, vb), V::dup_real(vb), va,
-                              [&](std::size_t k, T* out) {
-                                  const T conj_b[2] = {b[at + 2 * k], -b[at + 2 * k + 1]};
-                                  plain_product(a + at + 2 * k, conj_b, out);
-                              },
-                              [&](complex* res) {
-                                  detail::fix_mul_conj(as_complex(a + at), as_complex(b + at), res, width / 2);
-                              }));
-            }
+        template <bool Strict>
+        batch exact(std::size_t at) const noexcept {
+            const batch va = load(a + at), vb = load(b + at);
+            return fix<Strict>(
+                product_conj(va, vb), V::dup_real(vb), va,
+                [&](std::size_t k, T* out) {
+                    const T conj_b[2] = {b[at + 2 * k], -b[at + 2 * k + 1]};
+                    plain_product(a + at + 2 * k, conj_b, out);
+                },
+                [&](complex* res) { detail::fix_mul_conj(as_complex(a + at), as_complex(b + at), res, width / 2); });
         }
-        mul_conj_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
+        mul_conj_form rebase(std::size_t i, std::size_t count, block_scratch<registers> scratch) const noexcept {
             return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1])};
         }
     };
@@ -196,46 +203,92 @@ struct complex_mul_kernels {
     // row · x with the row's parts already duplicated into two patterns,
     // re = [rr, rr, …] and im = [ri, ri, …]: one in-lane shuffle, one
     // multiply and one fused multiply-add/sub per register (the RoPE kernel's
-    // sequence), where mul_op spends three shuffles. The fix-ups see the
+    // sequence), where mul_form spends three shuffles. The fix-ups see the
     // original row, as a · row. Blocks of two registers, so that rows of
     // 32·width/16 reals (a head of 96, 64 or 128 floats) are whole blocks.
-    template <bool Strict>
-    struct row_times_op {
-        static constexpr bool screened = true;
+    struct row_times_form {
         static constexpr std::size_t registers = 2;
-        static constexpr std::size_t step = registers * width;
-        static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t scratch_reals = step;
         static constexpr std::size_t inputs = 4;
         const T* x;
         const T* re;
         const T* im;
         const T* row;  // the row itself, for the fix-ups only
-        [[gnu::always_inline]] static batch product(const batch& v, const batch& vre, const batch& vim) noexcept {
-            return V::fmaddsub(vre, v, vim * V::swap_pairs(v));
+        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
+            const batch r = kernel::interleaved_product<V>(load(re + at), load(im + at), load(x + at));
+            e = mul_kernel::screen<V>(r, e);
+            return r;
         }
-        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
-            for (std::size_t r = 0; r < registers; ++r) {
-                const std::size_t at = i + r * width;
-                o[r] = product(load(x + at), load(re + at), load(im + at));
-                e[r] = mul_kernel::screen<V>(o[r], e[r]);
-            }
+        template <bool Strict>
+        batch exact(std::size_t at) const noexcept {
+            const batch v = load(x + at), vre = load(re + at);
+            return fix<Strict>(
+                kernel::interleaved_product<V>(vre, load(im + at), v), vre, v,
+                [&](std::size_t k, T* out) { plain_product(x + at + 2 * k, row + at + 2 * k, out); },
+                [&](complex* res) { detail::fix_mul(as_complex(x + at), as_complex(row + at), res, width / 2); });
         }
-        template <class Store>
-        [[gnu::noinline, gnu::cold]] static void exact(const row_times_op op, std::size_t i, Store store) noexcept {
-            for (std::size_t at = i; at < i + step; at += width) {
-                const batch v = load(op.x + at), vre = load(op.re + at);
-                store(at, fix<Strict>(
-                              product(v, vre, load(op.im + at)), vre, v,
-                              [&](std::size_t k, T* out) { plain_product(op.x + at + 2 * k, op.row + at + 2 * k, out); },
-                              [&](complex* res) {
-                                  detail::fix_mul(as_complex(op.x + at), as_complex(op.row + at), res, width / 2);
-                              }));
-            }
-        }
-        row_times_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
+        row_times_form rebase(std::size_t i, std::size_t count, block_scratch<registers> scratch) const noexcept {
             return {pad(x + i, count, scratch[0]), pad(re + i, count, scratch[1]), pad(im + i, count, scratch[2]),
                     pad(row + i, count, scratch[3])};
+        }
+    };
+
+    // a · s, s a complex scalar (broadcast parts s_re, s_im)
+    struct mul_scalar_form {
+        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t inputs = 1;
+        const T* a;
+        batch s_re;
+        batch s_im;
+        complex s;
+        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
+            const batch r = kernel::interleaved_product<V>(s_re, s_im, load(a + at));
+            e = mul_kernel::screen<V>(r, e);
+            return r;
+        }
+        template <bool Strict>
+        batch exact(std::size_t at) const noexcept {
+            const T sp[2] = {s.real(), s.imag()};
+            const batch va = load(a + at);
+            return fix<Strict>(
+                kernel::interleaved_product<V>(s_re, s_im, va), s_re, va,
+                [&](std::size_t k, T* out) { plain_product(a + at + 2 * k, sp, out); },
+                [&](complex* res) { detail::fix_mul_scalar(as_complex(a + at), s, res, width / 2); });
+        }
+        mul_scalar_form rebase(std::size_t i, std::size_t count, block_scratch<registers> scratch) const noexcept {
+            return {pad(a + i, count, scratch[0]), s_re, s_im, s};
+        }
+    };
+
+    // a · b + c: the product's screen and the sum's (c may cancel a product
+    // whose screen would fail).
+    struct mul_add_form {
+        static constexpr std::size_t registers = 4;
+        static constexpr std::size_t inputs = 3;
+        const T* a;
+        const T* b;
+        const T* c;
+        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
+            const batch p = mul_kernel::product<V>(load(a + at), load(b + at));
+            const batch r = p + load(c + at);
+            e = mul_kernel::screen<V>(r, mul_kernel::screen<V>(p, e));
+            return r;
+        }
+        template <bool Strict>
+        batch exact(std::size_t at) const noexcept {
+            const batch va = load(a + at), vb = load(b + at);
+            return fix<Strict>(
+                mul_kernel::product<V>(va, vb) + load(c + at), V::dup_real(va), vb,
+                [&](std::size_t k, T* out) {
+                    plain_product(a + at + 2 * k, b + at + 2 * k, out);
+                    out[0] += c[at + 2 * k];
+                    out[1] += c[at + 2 * k + 1];
+                },
+                [&](complex* res) {
+                    detail::fix_mul_add(as_complex(a + at), as_complex(b + at), as_complex(c + at), res, width / 2);
+                });
+        }
+        mul_add_form rebase(std::size_t i, std::size_t count, block_scratch<registers> scratch) const noexcept {
+            return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1]), pad(c + i, count, scratch[2])};
         }
     };
 
@@ -260,107 +313,25 @@ struct complex_mul_kernels {
         }
     };
 
-    template <bool Strict>
-    struct mul_scalar_op {
-        static constexpr bool screened = true;
-        static constexpr std::size_t registers = 4;
-        static constexpr std::size_t step = registers * width;
-        static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t scratch_reals = step;
-        static constexpr std::size_t inputs = 1;
-        const T* a;
-        batch s_re;  // broadcast real part of the scalar
-        batch s_im;
-        complex s;
-        [[gnu::always_inline]] batch product(const batch& va) const noexcept {
-            return V::fmaddsub(s_re, va, s_im * V::swap_pairs(va));
-        }
-        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
-            for (std::size_t r = 0; r < registers; ++r) {
-                o[r] = product(load(a + i + r * width));
-                e[r] = mul_kernel::screen<V>(o[r], e[r]);
-            }
-        }
-        template <class Store>
-        [[gnu::noinline, gnu::cold]] static void exact(const mul_scalar_op op, std::size_t i, Store store) noexcept {
-            const T sp[2] = {op.s.real(), op.s.imag()};
-            for (std::size_t at = i; at < i + step; at += width) {
-                const batch va = load(op.a + at);
-                store(at, fix<Strict>(
-                              op.product(va), op.s_re, va,
-                              [&](std::size_t k, T* out) { plain_product(op.a + at + 2 * k, sp, out); },
-                              [&](complex* res) { detail::fix_mul_scalar(as_complex(op.a + at), op.s, res, width / 2); }));
-            }
-        }
-        mul_scalar_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
-            return {pad(a + i, count, scratch[0]), s_re, s_im, s};
-        }
-    };
-
-    // a · b + c: the product's screen and the sum's (c may cancel a product
-    // whose screen would fail).
-    template <bool Strict>
-    struct mul_add_op {
-        static constexpr bool screened = true;
-        static constexpr std::size_t registers = 4;
-        static constexpr std::size_t step = registers * width;
-        static constexpr std::size_t element_reals = 2;
-        static constexpr std::size_t scratch_reals = step;
-        static constexpr std::size_t inputs = 3;
-        const T* a;
-        const T* b;
-        const T* c;
-        [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
-            for (std::size_t r = 0; r < registers; ++r) {
-                const std::size_t at = i + r * width;
-                const batch p = mul_kernel::product<V>(load(a + at), load(b + at));
-                o[r] = p + load(c + at);
-                e[r] = mul_kernel::screen<V>(o[r], mul_kernel::screen<V>(p, e[r]));
-            }
-        }
-        template <class Store>
-        [[gnu::noinline, gnu::cold]] static void exact(const mul_add_op op, std::size_t i, Store store) noexcept {
-            const T* a = op.a;
-            const T* b = op.b;
-            const T* c = op.c;
-            for (std::size_t at = i; at < i + step; at += width) {
-                const batch va = load(a + at), vb = load(b + at);
-                store(at, fix<Strict>(
-                              mul_kernel::product<V>(va, vb) + load(c + at), V::dup_real(va), vb,
-                              [&](std::size_t k, T* out) {
-                                  plain_product(a + at + 2 * k, b + at + 2 * k, out);
-                                  out[0] += c[at + 2 * k];
-                                  out[1] += c[at + 2 * k + 1];
-                              },
-                              [&](complex* res) {
-                                  detail::fix_mul_add(as_complex(a + at), as_complex(b + at), as_complex(c + at), res,
-                                                      width / 2);
-                              }));
-            }
-        }
-        mul_add_op rebase(std::size_t i, std::size_t count, T (*scratch)[scratch_reals]) const noexcept {
-            return {pad(a + i, count, scratch[0]), pad(b + i, count, scratch[1]), pad(c + i, count, scratch[2])};
-        }
-    };
-
     // ---- entry points (the kernel table points here) ----
 
-    // run() with the op of the policy (Op<true> fixes special values up as
-    // std::complex does); `in` initialises the op. `disjoint`: out is none of
-    // the inputs (the API allows exactly an input or disjoint memory).
-    template <template <bool> class Op, class... In>
+    // run() with the form's screened op of the policy (Strict fixes special
+    // values up as std::complex does); `in` initialises the form. `disjoint`:
+    // out is none of the inputs (the API allows exactly an input or disjoint
+    // memory).
+    template <class Form, class... In>
     static void run_policy(bool strict, T* out, std::size_t n, bool stream, bool disjoint, In... in) noexcept {
         if (strict)
-            drive::run(Op<true>{in...}, out, n, stream, true, disjoint);
+            drive::run(screened_product<true, Form>{Form{in...}}, out, n, stream, true, disjoint);
         else
-            drive::run(Op<false>{in...}, out, n, stream, true, disjoint);
+            drive::run(screened_product<false, Form>{Form{in...}}, out, n, stream, true, disjoint);
     }
 
     static void mul(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        run_policy<mul_op>(strict, out, n, stream, out != a && out != b, a, b);
+        run_policy<mul_form>(strict, out, n, stream, out != a && out != b, a, b);
     }
     static void mul_conj(const T* a, const T* b, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        run_policy<mul_conj_op>(strict, out, n, stream, out != a && out != b, a, b);
+        run_policy<mul_conj_form>(strict, out, n, stream, out != a && out != b, a, b);
     }
 
     // `rows` rows of len reals, n apart, through op (whose x is the first row).
@@ -372,10 +343,10 @@ struct complex_mul_kernels {
     template <class Op>
     static void rows_times(Op op, T* out, std::size_t n, std::size_t len, std::size_t rows, bool stream,
                            bool disjoint) noexcept {
-        const T* first = op.x;
+        const T* first = op.form.x;
         if (stream || len % Op::step != 0) {
             for (std::size_t r = 0; r < rows; ++r) {
-                op.x = first + r * n;  // computed per row: never a pointer past the arrays' ends
+                op.form.x = first + r * n;  // computed per row: never a pointer past the arrays' ends
                 drive::run(op, out + r * n, len, stream, false, disjoint);
             }
             return;
@@ -383,7 +354,7 @@ struct complex_mul_kernels {
         typename drive::output_store store{out, false};
         if (!disjoint) {
             for (std::size_t r = 0; r < rows; ++r) {
-                op.x = first + r * n;
+                op.form.x = first + r * n;
                 store.out = out + r * n;
                 for (std::size_t i = 0; i < len; i += Op::step) drive::block(op, i, store);
             }
@@ -392,7 +363,7 @@ struct complex_mul_kernels {
         batch e[Op::registers];
         for (std::size_t k = 0; k < Op::registers; ++k) e[k] = batch(T(0));
         for (std::size_t r = 0; r < rows; ++r) {
-            op.x = first + r * n;
+            op.form.x = first + r * n;
             store.out = out + r * n;
             for (std::size_t i = 0; i < len; i += Op::step) {
                 batch o[Op::registers];
@@ -402,7 +373,7 @@ struct complex_mul_kernels {
         }
         if (!drive::finite(e)) [[unlikely]] {
             for (std::size_t r = 0; r < rows; ++r) {
-                op.x = first + r * n;
+                op.form.x = first + r * n;
                 store.out = out + r * n;
                 for (std::size_t i = 0; i < len; i += Op::step) Op::exact(op, i, store);
             }
@@ -415,7 +386,7 @@ struct complex_mul_kernels {
     // `blocks` blocks of `repeats` rows of n reals; every row of block b times
     // row b of `rows` (RoPE: the heads of position b times that position's
     // frequencies). Per block the row's parts are duplicated once (in chunks
-    // of pattern_reals), then every row runs row_times_op; a streaming call is
+    // of pattern_reals), then every row runs row_times_form; a streaming call is
     // fenced once, after the last block. Every element is computed the same
     // way whatever n, repeats, blocks or the alignment.
     static void mul_rows(const T* a, const T* rows, T* out, std::size_t n, std::size_t repeats, std::size_t blocks,
@@ -441,9 +412,9 @@ struct complex_mul_kernels {
                 const T* x = a + block + start;
                 T* o = out + block + start;
                 if (strict)
-                    rows_times(row_times_op<true>{x, re, im, row + start}, o, n, len, repeats, stream, disjoint);
+                    rows_times(screened_product<true, row_times_form>{{x, re, im, row + start}}, o, n, len, repeats, stream, disjoint);
                 else
-                    rows_times(row_times_op<false>{x, re, im, row + start}, o, n, len, repeats, stream, disjoint);
+                    rows_times(screened_product<false, row_times_form>{{x, re, im, row + start}}, o, n, len, repeats, stream, disjoint);
             }
         }
         if (stream) stream_fence();
@@ -452,11 +423,11 @@ struct complex_mul_kernels {
         drive::run(mul_real_op{a, r}, out, n, stream);
     }
     static void mul_scalar(const T* a, complex s, T* out, std::size_t n, bool stream, bool strict) noexcept {
-        run_policy<mul_scalar_op>(strict, out, n, stream, out != a, a, batch(s.real()), batch(s.imag()), s);
+        run_policy<mul_scalar_form>(strict, out, n, stream, out != a, a, batch(s.real()), batch(s.imag()), s);
     }
     static void mul_add(const T* a, const T* b, const T* c, T* out, std::size_t n, bool stream,
                         bool strict) noexcept {
-        run_policy<mul_add_op>(strict, out, n, stream, out != a && out != b && out != c, a, b, c);
+        run_policy<mul_add_form>(strict, out, n, stream, out != a && out != b && out != c, a, b, c);
     }
 };
 
