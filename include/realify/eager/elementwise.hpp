@@ -122,54 +122,22 @@ decltype(auto) pow_tensor(const A& a, const B& exponent, O&&... o) {
 }
 
 // ---- unary ---------------------------------------------------------------------------
+// realify::NAME(x[, out(buffer)]): every op of the list whose compiled
+// kernels take one tensor (REALIFY_UNARY_KERNEL_OPS: exp, abs, sigmoid, …),
+// and the unary ops without kernels after it.
 #define REALIFY_EAGER_UNARY(NAME)                                  \
     template <class A, class... O>                                 \
         requires detail::optional_out<O...>                        \
     decltype(auto) NAME(const A& a, O&&... o) {                    \
         return dispatch::call<op::NAME>(tensor_argument(a), std::forward<O>(o)...); \
     }
-REALIFY_EAGER_UNARY(neg)
-REALIFY_EAGER_UNARY(conj)
-REALIFY_EAGER_UNARY(reciprocal)
-REALIFY_EAGER_UNARY(square)
-REALIFY_EAGER_UNARY(exp)
-REALIFY_EAGER_UNARY(expm1)
-REALIFY_EAGER_UNARY(log)
-REALIFY_EAGER_UNARY(log2)
-REALIFY_EAGER_UNARY(log10)
-REALIFY_EAGER_UNARY(log1p)
-REALIFY_EAGER_UNARY(sqrt)
-REALIFY_EAGER_UNARY(rsqrt)
-REALIFY_EAGER_UNARY(sgn)
-REALIFY_EAGER_UNARY(sin)
-REALIFY_EAGER_UNARY(cos)
-REALIFY_EAGER_UNARY(tan)
-REALIFY_EAGER_UNARY(sinh)
-REALIFY_EAGER_UNARY(cosh)
-REALIFY_EAGER_UNARY(tanh)
-REALIFY_EAGER_UNARY(asin)
-REALIFY_EAGER_UNARY(acos)
-REALIFY_EAGER_UNARY(atan)
-REALIFY_EAGER_UNARY(asinh)
-REALIFY_EAGER_UNARY(acosh)
-REALIFY_EAGER_UNARY(atanh)
-REALIFY_EAGER_UNARY(abs)
-REALIFY_EAGER_UNARY(angle)
-REALIFY_EAGER_UNARY(real)
-REALIFY_EAGER_UNARY(imag)
+REALIFY_UNARY_KERNEL_OPS(REALIFY_EAGER_UNARY)
 REALIFY_EAGER_UNARY(isnan)
 REALIFY_EAGER_UNARY(isinf)
-REALIFY_EAGER_UNARY(ceil)
-REALIFY_EAGER_UNARY(floor)
-REALIFY_EAGER_UNARY(round)
-REALIFY_EAGER_UNARY(trunc)
 REALIFY_EAGER_UNARY(clone)
 REALIFY_EAGER_UNARY(detach)
 REALIFY_EAGER_UNARY(conj_physical)
 REALIFY_EAGER_UNARY(resolve_conj)
-REALIFY_EAGER_UNARY(sigmoid)
-REALIFY_EAGER_UNARY(silu)
-REALIFY_EAGER_UNARY(erf)
 #undef REALIFY_EAGER_UNARY
 
 /// F.gelu(a, approximate): "none" (the default) or "tanh"; another string

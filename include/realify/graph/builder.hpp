@@ -257,56 +257,24 @@ template <graph_node X, class S>
 auto pow(X x, S s) { return pow_scalar(std::move(x), s); }
 
 // ---- unary ------------------------------------------------------------------------
+// graph::NAME(x): every op of the list whose compiled kernels take one
+// tensor (REALIFY_UNARY_KERNEL_OPS: exp, abs, sigmoid, …), and the unary ops
+// without kernels after it.
 #define REALIFY_GRAPH_UNARY(NAME)                         \
     template <graph_node X>                               \
     auto NAME(X x) {                                      \
         REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>({}, std::move(x))); \
     }
-REALIFY_GRAPH_UNARY(conj)
+REALIFY_UNARY_KERNEL_OPS(REALIFY_GRAPH_UNARY)
 REALIFY_GRAPH_UNARY(conj_physical)
 REALIFY_GRAPH_UNARY(resolve_conj)
-REALIFY_GRAPH_UNARY(sigmoid)
-REALIFY_GRAPH_UNARY(silu)
-REALIFY_GRAPH_UNARY(erf)
-REALIFY_GRAPH_UNARY(reciprocal)
-REALIFY_GRAPH_UNARY(exp)
-REALIFY_GRAPH_UNARY(expm1)
-REALIFY_GRAPH_UNARY(log)
-REALIFY_GRAPH_UNARY(log2)
-REALIFY_GRAPH_UNARY(log10)
-REALIFY_GRAPH_UNARY(log1p)
-REALIFY_GRAPH_UNARY(sqrt)
-REALIFY_GRAPH_UNARY(rsqrt)
-REALIFY_GRAPH_UNARY(square)
-REALIFY_GRAPH_UNARY(sgn)
-REALIFY_GRAPH_UNARY(sin)
-REALIFY_GRAPH_UNARY(cos)
-REALIFY_GRAPH_UNARY(tan)
-REALIFY_GRAPH_UNARY(sinh)
-REALIFY_GRAPH_UNARY(cosh)
-REALIFY_GRAPH_UNARY(tanh)
-REALIFY_GRAPH_UNARY(asin)
-REALIFY_GRAPH_UNARY(acos)
-REALIFY_GRAPH_UNARY(atan)
-REALIFY_GRAPH_UNARY(asinh)
-REALIFY_GRAPH_UNARY(acosh)
-REALIFY_GRAPH_UNARY(atanh)
-REALIFY_GRAPH_UNARY(abs)
-REALIFY_GRAPH_UNARY(angle)
-REALIFY_GRAPH_UNARY(real)
-REALIFY_GRAPH_UNARY(imag)
 REALIFY_GRAPH_UNARY(isnan)
 REALIFY_GRAPH_UNARY(isinf)
-REALIFY_GRAPH_UNARY(neg)
 REALIFY_GRAPH_UNARY(clone)
 REALIFY_GRAPH_UNARY(detach)
 REALIFY_GRAPH_UNARY(alias)
 REALIFY_GRAPH_UNARY(ones_like)
 REALIFY_GRAPH_UNARY(zeros_like)
-REALIFY_GRAPH_UNARY(ceil)
-REALIFY_GRAPH_UNARY(floor)
-REALIFY_GRAPH_UNARY(round)
-REALIFY_GRAPH_UNARY(trunc)
 REALIFY_GRAPH_UNARY(squeeze)
 REALIFY_GRAPH_UNARY(sum)
 REALIFY_GRAPH_UNARY(mean)

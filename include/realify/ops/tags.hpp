@@ -39,134 +39,167 @@ struct op_info {
     op_kind kind;
 };
 
-// X-macro: (name, arity, kind). One place lists every op, so the tag structs,
-// the type list and the array can never disagree.
-#define REALIFY_OP_LIST(X)                  \
-    X(view_as_complex, 1, erased)           \
-    X(view_as_real, 1, erased)              \
-    X(permute, 1, shape)                    \
-    X(reshape, 1, shape)                    \
-    X(view, 1, shape)                       \
-    X(unsafe_view, 1, shape)                \
-    X(flatten, 1, shape)                    \
-    X(unsqueeze, 1, shape)                  \
-    X(squeeze_dim, 1, shape)                \
-    X(squeeze_dims, 1, shape)               \
-    X(cat, -1, shape)                       \
-    X(stack, -1, shape)                     \
-    X(t, 1, shape)                          \
-    X(transpose, 1, shape)                  \
-    X(select, 1, shape)                     \
-    X(slice, 1, shape)                      \
-    X(split, 1, shape)                      \
-    X(split_with_sizes, 1, shape)           \
-    X(chunk, 1, shape)                      \
-    X(expand, 1, shape)                     \
-    X(narrow, 1, shape)                     \
-    X(roll, 1, shape)                       \
-    X(flip, 1, shape)                       \
-    X(repeat, 1, shape)                     \
-    X(where, 3, shape)                      \
-    X(sum, 1, shape)                        \
-    X(sum_dim, 1, shape)                    \
-    X(mean, 1, shape)                       \
-    X(mean_dim, 1, shape)                   \
-    X(cumsum, 1, shape)                     \
-    X(prod_dim, 1, math)                    \
-    X(mul, 2, math)                         \
-    X(div, 2, math)                         \
-    X(add, 2, math)                         \
-    X(sub, 2, math)                         \
-    X(add_scalar, 2, math)                  \
-    X(sub_scalar, 2, math)                  \
-    X(conj, 1, math)                        \
-    X(conj_physical, 1, math)               \
-    X(resolve_conj, 1, math)                \
-    X(reciprocal, 1, math)                  \
-    X(exp, 1, math)                         \
-    X(expm1, 1, math)                       \
-    X(log, 1, math)                         \
-    X(log2, 1, math)                        \
-    X(log10, 1, math)                       \
-    X(log1p, 1, math)                       \
-    X(sqrt, 1, math)                        \
-    X(rsqrt, 1, math)                       \
-    X(square, 1, math)                      \
-    X(sgn, 1, math)                         \
-    X(pow_scalar, 2, math)                  \
-    X(pow_tensor, 2, math)                  \
-    X(sin, 1, math)                         \
-    X(cos, 1, math)                         \
-    X(tan, 1, math)                         \
-    X(sinh, 1, math)                        \
-    X(cosh, 1, math)                        \
-    X(tanh, 1, math)                        \
-    X(asin, 1, math)                        \
-    X(acos, 1, math)                        \
-    X(atan, 1, math)                        \
-    X(asinh, 1, math)                       \
-    X(acosh, 1, math)                       \
-    X(atanh, 1, math)                       \
-    X(mm, 2, math)                          \
-    X(bmm, 2, math)                         \
-    X(matmul, 2, math)                      \
-    X(dot, 2, math)                         \
-    X(vdot, 2, math)                        \
-    X(einsum, -1, math)                     \
-    X(clamp, 3, math)                       \
-    X(clamp_min, 2, math)                   \
-    X(clamp_max, 2, math)                   \
-    X(maximum, 2, math)                     \
-    X(minimum, 2, math)                     \
-    X(sigmoid, 1, math)                     \
-    X(silu, 1, math)                        \
-    X(erf, 1, math)                         \
-    X(gelu, 1, math)                        \
-    X(amax, 1, math)                        \
-    X(amin, 1, math)                        \
-    X(var, 1, math)                         \
-    X(std_dev, 1, math)                     \
-    X(softmax, 1, math)                     \
-    X(log_softmax, 1, math)                 \
-    X(layer_norm, 3, math)                  \
-    X(rms_norm, 2, math)                    \
-    X(ones_like, 1, construction)           \
-    X(full_like, 2, construction)           \
-    X(scalar_tensor, 1, construction)       \
-    X(polar, 2, construction)               \
-    X(abs, 1, real_output)                  \
-    X(angle, 1, real_output)                \
-    X(real, 1, real_output)                 \
-    X(imag, 1, real_output)                 \
-    X(isnan, 1, real_output)                \
-    X(isinf, 1, real_output)                \
-    X(neg, 1, elementwise_safe)             \
-    X(mul_scalar, 2, elementwise_safe)      \
-    X(div_scalar, 2, elementwise_safe)      \
-    X(clone, 1, elementwise_safe)           \
-    X(detach, 1, elementwise_safe)          \
-    X(alias, 1, elementwise_safe)           \
-    X(squeeze, 1, elementwise_safe)         \
-    X(zeros_like, 1, elementwise_safe)      \
-    X(ceil, 1, elementwise_safe)            \
-    X(floor, 1, elementwise_safe)           \
-    X(round, 1, elementwise_safe)           \
-    X(trunc, 1, elementwise_safe)           \
-    X(getitem, 1, elementwise_safe)         \
-    X(sym_size, 1, elementwise_safe)
+// X-macro: (name, arity, kind, kernels). One place lists every op, so the
+// tag structs, the type list, the array and the compiled kernels can never
+// disagree. `kernels` names the operand-kind forms of the op's compiled
+// elementwise kernels (realify/simd/elementwise.hpp, form::), `none` for an
+// op without: every instruction set's kernel table, the scalar table, the
+// graph's fused loops and the SIMD tests take the ops from here —
+//   unary_math             complex → complex and real → real
+//   real_output            complex → real and real → real (abs, real, …)
+//   real_unary             real → real only (PyTorch's real-tensor ops)
+//   binary_math            complex and real operands in any mix
+//   real_binary            two real operands
+//   real_real_to_complex   two real operands, a complex result (polar)
+//   …_with_constant        the same, reading a constant (α, an exponent)
+// REALIFY_OP_LIST(X) calls X(name, arity, kind, kernels) for every op;
+// REALIFY_OP_LIST_WITH(P, args…) calls P(args…, name, arity, kind, kernels),
+// for lists drawn from this one (realify/simd/elementwise.hpp's
+// REALIFY_SIMD_ELEMENTWISE_OPS passes its X on to P that way).
+#define REALIFY_OP_LIST(X) REALIFY_OP_LIST_WITH(X)
+#define REALIFY_OP_LIST_WITH(X, ...) \
+    X(__VA_ARGS__ view_as_complex, 1, erased, none)              \
+    X(__VA_ARGS__ view_as_real, 1, erased, none)                 \
+    X(__VA_ARGS__ permute, 1, shape, none)                       \
+    X(__VA_ARGS__ reshape, 1, shape, none)                       \
+    X(__VA_ARGS__ view, 1, shape, none)                          \
+    X(__VA_ARGS__ unsafe_view, 1, shape, none)                   \
+    X(__VA_ARGS__ flatten, 1, shape, none)                       \
+    X(__VA_ARGS__ unsqueeze, 1, shape, none)                     \
+    X(__VA_ARGS__ squeeze_dim, 1, shape, none)                   \
+    X(__VA_ARGS__ squeeze_dims, 1, shape, none)                  \
+    X(__VA_ARGS__ cat, -1, shape, none)                          \
+    X(__VA_ARGS__ stack, -1, shape, none)                        \
+    X(__VA_ARGS__ t, 1, shape, none)                             \
+    X(__VA_ARGS__ transpose, 1, shape, none)                     \
+    X(__VA_ARGS__ select, 1, shape, none)                        \
+    X(__VA_ARGS__ slice, 1, shape, none)                         \
+    X(__VA_ARGS__ split, 1, shape, none)                         \
+    X(__VA_ARGS__ split_with_sizes, 1, shape, none)              \
+    X(__VA_ARGS__ chunk, 1, shape, none)                         \
+    X(__VA_ARGS__ expand, 1, shape, none)                        \
+    X(__VA_ARGS__ narrow, 1, shape, none)                        \
+    X(__VA_ARGS__ roll, 1, shape, none)                          \
+    X(__VA_ARGS__ flip, 1, shape, none)                          \
+    X(__VA_ARGS__ repeat, 1, shape, none)                        \
+    X(__VA_ARGS__ where, 3, shape, none)                         \
+    X(__VA_ARGS__ sum, 1, shape, none)                           \
+    X(__VA_ARGS__ sum_dim, 1, shape, none)                       \
+    X(__VA_ARGS__ mean, 1, shape, none)                          \
+    X(__VA_ARGS__ mean_dim, 1, shape, none)                      \
+    X(__VA_ARGS__ cumsum, 1, shape, none)                        \
+    X(__VA_ARGS__ prod_dim, 1, math, none)                       \
+    X(__VA_ARGS__ mul, 2, math, binary_math)                     \
+    X(__VA_ARGS__ div, 2, math, binary_math)                     \
+    X(__VA_ARGS__ add, 2, math, binary_math_with_constant)       \
+    X(__VA_ARGS__ sub, 2, math, binary_math_with_constant)       \
+    X(__VA_ARGS__ add_scalar, 2, math, none)                     \
+    X(__VA_ARGS__ sub_scalar, 2, math, none)                     \
+    X(__VA_ARGS__ conj, 1, math, unary_math)                     \
+    X(__VA_ARGS__ conj_physical, 1, math, none)                  \
+    X(__VA_ARGS__ resolve_conj, 1, math, none)                   \
+    X(__VA_ARGS__ reciprocal, 1, math, unary_math)               \
+    X(__VA_ARGS__ exp, 1, math, unary_math)                      \
+    X(__VA_ARGS__ expm1, 1, math, unary_math)                    \
+    X(__VA_ARGS__ log, 1, math, unary_math)                      \
+    X(__VA_ARGS__ log2, 1, math, unary_math)                     \
+    X(__VA_ARGS__ log10, 1, math, unary_math)                    \
+    X(__VA_ARGS__ log1p, 1, math, unary_math)                    \
+    X(__VA_ARGS__ sqrt, 1, math, unary_math)                     \
+    X(__VA_ARGS__ rsqrt, 1, math, unary_math)                    \
+    X(__VA_ARGS__ square, 1, math, unary_math)                   \
+    X(__VA_ARGS__ sgn, 1, math, unary_math)                      \
+    X(__VA_ARGS__ pow_scalar, 2, math, unary_math_with_constant) \
+    X(__VA_ARGS__ pow_tensor, 2, math, binary_math)              \
+    X(__VA_ARGS__ sin, 1, math, unary_math)                      \
+    X(__VA_ARGS__ cos, 1, math, unary_math)                      \
+    X(__VA_ARGS__ tan, 1, math, unary_math)                      \
+    X(__VA_ARGS__ sinh, 1, math, unary_math)                     \
+    X(__VA_ARGS__ cosh, 1, math, unary_math)                     \
+    X(__VA_ARGS__ tanh, 1, math, unary_math)                     \
+    X(__VA_ARGS__ asin, 1, math, unary_math)                     \
+    X(__VA_ARGS__ acos, 1, math, unary_math)                     \
+    X(__VA_ARGS__ atan, 1, math, unary_math)                     \
+    X(__VA_ARGS__ asinh, 1, math, unary_math)                    \
+    X(__VA_ARGS__ acosh, 1, math, unary_math)                    \
+    X(__VA_ARGS__ atanh, 1, math, unary_math)                    \
+    X(__VA_ARGS__ mm, 2, math, none)                             \
+    X(__VA_ARGS__ bmm, 2, math, none)                            \
+    X(__VA_ARGS__ matmul, 2, math, none)                         \
+    X(__VA_ARGS__ dot, 2, math, none)                            \
+    X(__VA_ARGS__ vdot, 2, math, none)                           \
+    X(__VA_ARGS__ einsum, -1, math, none)                        \
+    X(__VA_ARGS__ clamp, 3, math, none)                          \
+    X(__VA_ARGS__ clamp_min, 2, math, real_binary)               \
+    X(__VA_ARGS__ clamp_max, 2, math, real_binary)               \
+    X(__VA_ARGS__ maximum, 2, math, real_binary)                 \
+    X(__VA_ARGS__ minimum, 2, math, real_binary)                 \
+    X(__VA_ARGS__ sigmoid, 1, math, real_unary)                  \
+    X(__VA_ARGS__ silu, 1, math, real_unary)                     \
+    X(__VA_ARGS__ erf, 1, math, real_unary)                      \
+    X(__VA_ARGS__ gelu, 1, math, real_unary_with_constant)       \
+    X(__VA_ARGS__ amax, 1, math, none)                           \
+    X(__VA_ARGS__ amin, 1, math, none)                           \
+    X(__VA_ARGS__ var, 1, math, none)                            \
+    X(__VA_ARGS__ std_dev, 1, math, none)                        \
+    X(__VA_ARGS__ softmax, 1, math, none)                        \
+    X(__VA_ARGS__ log_softmax, 1, math, none)                    \
+    X(__VA_ARGS__ layer_norm, 3, math, none)                     \
+    X(__VA_ARGS__ rms_norm, 2, math, none)                       \
+    X(__VA_ARGS__ ones_like, 1, construction, none)              \
+    X(__VA_ARGS__ full_like, 2, construction, none)              \
+    X(__VA_ARGS__ scalar_tensor, 1, construction, none)          \
+    X(__VA_ARGS__ polar, 2, construction, real_real_to_complex)  \
+    X(__VA_ARGS__ abs, 1, real_output, real_output)              \
+    X(__VA_ARGS__ angle, 1, real_output, real_output)            \
+    X(__VA_ARGS__ real, 1, real_output, real_output)             \
+    X(__VA_ARGS__ imag, 1, real_output, real_output)             \
+    X(__VA_ARGS__ isnan, 1, real_output, none)                   \
+    X(__VA_ARGS__ isinf, 1, real_output, none)                   \
+    X(__VA_ARGS__ neg, 1, elementwise_safe, unary_math)          \
+    X(__VA_ARGS__ mul_scalar, 2, elementwise_safe, none)         \
+    X(__VA_ARGS__ div_scalar, 2, elementwise_safe, none)         \
+    X(__VA_ARGS__ clone, 1, elementwise_safe, none)              \
+    X(__VA_ARGS__ detach, 1, elementwise_safe, none)             \
+    X(__VA_ARGS__ alias, 1, elementwise_safe, none)              \
+    X(__VA_ARGS__ squeeze, 1, elementwise_safe, none)            \
+    X(__VA_ARGS__ zeros_like, 1, elementwise_safe, none)         \
+    X(__VA_ARGS__ ceil, 1, elementwise_safe, unary_math)         \
+    X(__VA_ARGS__ floor, 1, elementwise_safe, unary_math)        \
+    X(__VA_ARGS__ round, 1, elementwise_safe, unary_math)        \
+    X(__VA_ARGS__ trunc, 1, elementwise_safe, unary_math)        \
+    X(__VA_ARGS__ getitem, 1, elementwise_safe, none)            \
+    X(__VA_ARGS__ sym_size, 1, elementwise_safe, none)
+
+// REALIFY_UNARY_KERNEL_OPS(X): X(name) for every op whose kernels are one of
+// unary_math, real_output, real_unary — a tensor in, a tensor out, nothing
+// else: the eager function (realify/eager/elementwise.hpp) and the graph
+// builder (realify/graph/builder.hpp) of each is one generic definition.
+#define REALIFY_UNARY_KERNEL_OP_unary_math(X, name) X(name)
+#define REALIFY_UNARY_KERNEL_OP_real_output(X, name) X(name)
+#define REALIFY_UNARY_KERNEL_OP_real_unary(X, name) X(name)
+#define REALIFY_UNARY_KERNEL_OP_none(X, name)
+#define REALIFY_UNARY_KERNEL_OP_unary_math_with_constant(X, name)
+#define REALIFY_UNARY_KERNEL_OP_real_unary_with_constant(X, name)
+#define REALIFY_UNARY_KERNEL_OP_binary_math(X, name)
+#define REALIFY_UNARY_KERNEL_OP_binary_math_with_constant(X, name)
+#define REALIFY_UNARY_KERNEL_OP_real_binary(X, name)
+#define REALIFY_UNARY_KERNEL_OP_real_real_to_complex(X, name)
+#define REALIFY_UNARY_KERNEL_PICK(X, name, arity, kind, kernels) REALIFY_UNARY_KERNEL_OP_##kernels(X, name)
+#define REALIFY_UNARY_KERNEL_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_UNARY_KERNEL_PICK, X, )
 
 /// Every op of the list as a value, in table order (op::op_table[id] describes
 /// it): what run-time code that must tell ops apart (the graph's IR) records,
 /// rather than the op's name.
 enum class op_id : std::uint16_t {
-#define REALIFY_OP_ID(op_name, op_arity, op_kind_name) op_name,
+#define REALIFY_OP_ID(op_name, op_arity, op_kind_name, op_kernels) op_name,
     REALIFY_OP_LIST(REALIFY_OP_ID)
 #undef REALIFY_OP_ID
 };
 
 namespace op {
 
-#define REALIFY_DEFINE_OP_TAG(op_name, op_arity, op_kind_name)        \
+#define REALIFY_DEFINE_OP_TAG(op_name, op_arity, op_kind_name, op_kernels) \
     struct op_name {                                                  \
         static constexpr std::string_view name = #op_name;            \
         static constexpr int arity = op_arity;                        \
@@ -176,7 +209,7 @@ namespace op {
 REALIFY_OP_LIST(REALIFY_DEFINE_OP_TAG)
 #undef REALIFY_DEFINE_OP_TAG
 
-#define REALIFY_OP_TYPE(op_name, op_arity, op_kind_name) , op_name
+#define REALIFY_OP_TYPE(op_name, op_arity, op_kind_name, op_kernels) , op_name
 namespace detail {
 template <class... T>
 struct drop_first_void;

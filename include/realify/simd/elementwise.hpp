@@ -117,56 +117,29 @@ inline constexpr unsigned real_binary = real_real;
 inline constexpr unsigned constant = 1u << 8;
 }  // namespace form
 
-// X(name, forms): every op with compiled kernels, once.
-#define REALIFY_SIMD_ELEMENTWISE_OPS(X)      \
-    X(add, form::binary_math | form::constant) \
-    X(sub, form::binary_math | form::constant) \
-    X(mul, form::binary_math)                \
-    X(div, form::binary_math)                \
-    X(pow_tensor, form::binary_math)         \
-    X(polar, form::real_real_to_complex)     \
-    X(neg, form::unary_math)                 \
-    X(conj, form::unary_math)                \
-    X(reciprocal, form::unary_math)          \
-    X(square, form::unary_math)              \
-    X(exp, form::unary_math)                 \
-    X(expm1, form::unary_math)               \
-    X(log, form::unary_math)                 \
-    X(log2, form::unary_math)                \
-    X(log10, form::unary_math)               \
-    X(log1p, form::unary_math)               \
-    X(sqrt, form::unary_math)                \
-    X(rsqrt, form::unary_math)               \
-    X(pow_scalar, form::unary_math | form::constant) \
-    X(sgn, form::unary_math)                 \
-    X(sin, form::unary_math)                 \
-    X(cos, form::unary_math)                 \
-    X(tan, form::unary_math)                 \
-    X(sinh, form::unary_math)                \
-    X(cosh, form::unary_math)                \
-    X(tanh, form::unary_math)                \
-    X(asin, form::unary_math)                \
-    X(acos, form::unary_math)                \
-    X(atan, form::unary_math)                \
-    X(asinh, form::unary_math)               \
-    X(acosh, form::unary_math)               \
-    X(atanh, form::unary_math)               \
-    X(abs, form::real_output)                \
-    X(angle, form::real_output)              \
-    X(real, form::real_output)               \
-    X(imag, form::real_output)               \
-    X(ceil, form::unary_math)                \
-    X(floor, form::unary_math)               \
-    X(round, form::unary_math)               \
-    X(trunc, form::unary_math)               \
-    X(maximum, form::real_binary)            \
-    X(minimum, form::real_binary)            \
-    X(clamp_min, form::real_binary)          \
-    X(clamp_max, form::real_binary)          \
-    X(sigmoid, form::real_unary)             \
-    X(silu, form::real_unary)                \
-    X(erf, form::real_unary)                 \
-    X(gelu, form::real_unary | form::constant)
+// X(name, forms): every op with compiled kernels, in the order of the op
+// list (realify/ops/tags.hpp, whose `kernels` column names their forms).
+#define REALIFY_SIMD_FORMS_unary_math form::unary_math
+#define REALIFY_SIMD_FORMS_unary_math_with_constant form::unary_math | form::constant
+#define REALIFY_SIMD_FORMS_real_output form::real_output
+#define REALIFY_SIMD_FORMS_real_unary form::real_unary
+#define REALIFY_SIMD_FORMS_real_unary_with_constant form::real_unary | form::constant
+#define REALIFY_SIMD_FORMS_binary_math form::binary_math
+#define REALIFY_SIMD_FORMS_binary_math_with_constant form::binary_math | form::constant
+#define REALIFY_SIMD_FORMS_real_binary form::real_binary
+#define REALIFY_SIMD_FORMS_real_real_to_complex form::real_real_to_complex
+#define REALIFY_SIMD_KERNELS_none(X, name, kernels)
+#define REALIFY_SIMD_KERNELS_unary_math(X, name, kernels) X(name, REALIFY_SIMD_FORMS_##kernels)
+#define REALIFY_SIMD_KERNELS_unary_math_with_constant REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_real_output REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_real_unary REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_real_unary_with_constant REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_binary_math REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_binary_math_with_constant REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_real_binary REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_real_real_to_complex REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_PICK(X, name, arity, kind, kernels) REALIFY_SIMD_KERNELS_##kernels(X, name, kernels)
+#define REALIFY_SIMD_ELEMENTWISE_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SIMD_PICK, X, )
 
 /// The ops with compiled elementwise kernels, named after their op tags.
 enum class elementwise_op : std::uint8_t {
