@@ -74,10 +74,16 @@ struct axes {
     }
 
     /// Orders the axes by operand k's stride, largest first (stable: equal
-    /// strides keep their order).
+    /// strides keep their order). An insertion sort: a handful of axes, and
+    /// no temporary buffer — std::stable_sort allocates one, a malloc and a
+    /// free on every call of the engine.
     void sort_by(std::size_t k) noexcept {
-        std::stable_sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(rank),
-                         [k](const axis<N>& x, const axis<N>& y) { return x.stride[k] > y.stride[k]; });
+        for (std::size_t i = 1; i < rank; ++i) {
+            const axis<N> moving = list[i];
+            std::size_t j = i;
+            for (; j > 0 && list[j - 1].stride[k] < moving.stride[k]; --j) list[j] = list[j - 1];
+            list[j] = moving;
+        }
     }
 
     /// Drops the axes of extent 1 and merges each axis into the one before it
