@@ -120,9 +120,10 @@ struct complex_mul_kernels {
     // (element<op::mul>::screen), exact() the same products with the
     // per-register fix-ups above, out of line; rebase() points the op at
     // zero-padded copies of its inputs for a partial block. What differs
-    // between the products is their Form: its inputs, value(at, e) — the
-    // register at real offset `at`, added to the screen e — and exact(at),
-    // the same register fixed up (fix<Strict>).
+    // between the products is their Form: its inputs, value(at) — the
+    // register at real offset `at`, which compute() adds to the screen (a
+    // form whose parts need screening too takes the screen: value(at, e)) —
+    // and exact(at), the same register fixed up (fix<Strict>).
     /// A partial block's zero-padded copies of the inputs (driver.hpp), one
     /// row of Registers registers each.
     template <std::size_t Registers>
@@ -138,7 +139,15 @@ struct complex_mul_kernels {
         static constexpr std::size_t inputs = Form::inputs;
         Form form;
         [[gnu::always_inline]] void compute(std::size_t i, batch* o, batch* e) const noexcept {
-            for (std::size_t r = 0; r < registers; ++r) o[r] = form.value(i + r * width, e[r]);
+            for (std::size_t r = 0; r < registers; ++r) {
+                const std::size_t at = i + r * width;
+                if constexpr (requires { form.value(at, e[r]); }) {
+                    o[r] = form.value(at, e[r]);  // a form that screens more than its result
+                } else {
+                    o[r] = form.value(at);
+                    e[r] = mul_kernel::screen<V>(o[r], e[r]);
+                }
+            }
         }
         template <class Store>
         [[gnu::noinline, gnu::cold]] static void exact(const screened_product op, std::size_t i, Store store) noexcept {
@@ -155,10 +164,8 @@ struct complex_mul_kernels {
         static constexpr std::size_t inputs = 2;
         const T* a;
         const T* b;
-        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
-            const batch r = mul_kernel::product<V>(load(a + at), load(b + at));
-            e = mul_kernel::screen<V>(r, e);
-            return r;
+        [[gnu::always_inline]] batch value(std::size_t at) const noexcept {
+            return mul_kernel::product<V>(load(a + at), load(b + at));
         }
         template <bool Strict>
         batch exact(std::size_t at) const noexcept {
@@ -179,10 +186,8 @@ struct complex_mul_kernels {
         static constexpr std::size_t inputs = 2;
         const T* a;
         const T* b;
-        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
-            const batch r = product_conj(load(a + at), load(b + at));
-            e = mul_kernel::screen<V>(r, e);
-            return r;
+        [[gnu::always_inline]] batch value(std::size_t at) const noexcept {
+            return product_conj(load(a + at), load(b + at));
         }
         template <bool Strict>
         batch exact(std::size_t at) const noexcept {
@@ -213,10 +218,8 @@ struct complex_mul_kernels {
         const T* re;
         const T* im;
         const T* row;  // the row itself, for the fix-ups only
-        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
-            const batch r = kernel::interleaved_product<V>(load(re + at), load(im + at), load(x + at));
-            e = mul_kernel::screen<V>(r, e);
-            return r;
+        [[gnu::always_inline]] batch value(std::size_t at) const noexcept {
+            return kernel::interleaved_product<V>(load(re + at), load(im + at), load(x + at));
         }
         template <bool Strict>
         batch exact(std::size_t at) const noexcept {
@@ -240,10 +243,8 @@ struct complex_mul_kernels {
         batch s_re;
         batch s_im;
         complex s;
-        [[gnu::always_inline]] batch value(std::size_t at, batch& e) const noexcept {
-            const batch r = kernel::interleaved_product<V>(s_re, s_im, load(a + at));
-            e = mul_kernel::screen<V>(r, e);
-            return r;
+        [[gnu::always_inline]] batch value(std::size_t at) const noexcept {
+            return kernel::interleaved_product<V>(s_re, s_im, load(a + at));
         }
         template <bool Strict>
         batch exact(std::size_t at) const noexcept {
