@@ -128,16 +128,18 @@ inline constexpr unsigned constant = 1u << 8;
 #define REALIFY_SIMD_FORMS_binary_math_with_constant form::binary_math | form::constant
 #define REALIFY_SIMD_FORMS_real_binary form::real_binary
 #define REALIFY_SIMD_FORMS_real_real_to_complex form::real_real_to_complex
+// An op with kernels is listed, with its forms; an op without (`none`) is not.
+#define REALIFY_SIMD_LISTED(X, name, kernels) X(name, REALIFY_SIMD_FORMS_##kernels)
 #define REALIFY_SIMD_KERNELS_none(X, name, kernels)
-#define REALIFY_SIMD_KERNELS_unary_math(X, name, kernels) X(name, REALIFY_SIMD_FORMS_##kernels)
-#define REALIFY_SIMD_KERNELS_unary_math_with_constant REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_real_output REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_real_unary REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_real_unary_with_constant REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_binary_math REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_binary_math_with_constant REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_real_binary REALIFY_SIMD_KERNELS_unary_math
-#define REALIFY_SIMD_KERNELS_real_real_to_complex REALIFY_SIMD_KERNELS_unary_math
+#define REALIFY_SIMD_KERNELS_unary_math REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_unary_math_with_constant REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_real_output REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_real_unary REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_real_unary_with_constant REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_binary_math REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_binary_math_with_constant REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_real_binary REALIFY_SIMD_LISTED
+#define REALIFY_SIMD_KERNELS_real_real_to_complex REALIFY_SIMD_LISTED
 #define REALIFY_SIMD_PICK(X, name, arity, kind, kernels) REALIFY_SIMD_KERNELS_##kernels(X, name, kernels)
 #define REALIFY_SIMD_ELEMENTWISE_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SIMD_PICK, X, )
 

@@ -115,6 +115,11 @@ struct complex_mul_kernels {
             a, false, b, false, out, 1, nullptr, false);
     }
 
+    /// A partial block's zero-padded copies of the inputs (driver.hpp), one
+    /// row of Registers registers each.
+    template <std::size_t Registers>
+    using block_scratch = T (*)[Registers * width];
+
     // Each op is a screened block op of the driver (driver.hpp): a block of
     // Form::registers registers, compute() its products with their screen
     // (element<op::mul>::screen), exact() the same products with the
@@ -124,11 +129,6 @@ struct complex_mul_kernels {
     // register at real offset `at`, which compute() adds to the screen (a
     // form whose parts need screening too takes the screen: value(at, e)) —
     // and exact(at), the same register fixed up (fix<Strict>).
-    /// A partial block's zero-padded copies of the inputs (driver.hpp), one
-    /// row of Registers registers each.
-    template <std::size_t Registers>
-    using block_scratch = T (*)[Registers * width];
-
     template <bool Strict, class Form>
     struct screened_product {
         static constexpr bool screened = true;
