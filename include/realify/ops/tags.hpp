@@ -171,21 +171,32 @@ struct op_info {
     X(__VA_ARGS__ getitem, 1, elementwise_safe, none)            \
     X(__VA_ARGS__ sym_size, 1, elementwise_safe, none)
 
-// REALIFY_UNARY_KERNEL_OPS(X): X(name) for every op whose kernels are one of
-// unary_math, real_output, real_unary — a tensor in, a tensor out, nothing
-// else: the eager function (realify/eager/elementwise.hpp) and the graph
-// builder (realify/graph/builder.hpp) of each is one generic definition.
-#define REALIFY_UNARY_KERNEL_OP_unary_math(X, name) X(name)
-#define REALIFY_UNARY_KERNEL_OP_real_output(X, name) X(name)
-#define REALIFY_UNARY_KERNEL_OP_real_unary(X, name) X(name)
-#define REALIFY_UNARY_KERNEL_OP_none(X, name)
-#define REALIFY_UNARY_KERNEL_OP_unary_math_with_constant(X, name)
-#define REALIFY_UNARY_KERNEL_OP_real_unary_with_constant(X, name)
-#define REALIFY_UNARY_KERNEL_OP_binary_math(X, name)
-#define REALIFY_UNARY_KERNEL_OP_binary_math_with_constant(X, name)
-#define REALIFY_UNARY_KERNEL_OP_real_binary(X, name)
-#define REALIFY_UNARY_KERNEL_OP_real_real_to_complex(X, name)
-#define REALIFY_UNARY_KERNEL_PICK(X, name, arity, kind, kernels) REALIFY_UNARY_KERNEL_OP_##kernels(X, name)
+// The words of the kernels column, each once: REALIFY_KERNELS_<word>(LISTED,
+// UNARY, X, name) calls LISTED(X, name, forms) for an op with kernels —
+// `forms` their realify::simd::form bits, spelled for
+// realify/simd/elementwise.hpp, where REALIFY_SIMD_ELEMENTWISE_OPS is drawn —
+// and UNARY(X, name) for the ops whose kernels take one tensor and nothing
+// else (unary_math, real_output, real_unary): the eager function
+// (realify/eager/elementwise.hpp) and the graph builder
+// (realify/graph/builder.hpp) of each is one generic definition,
+// REALIFY_UNARY_KERNEL_OPS(X) calling X(name).
+#define REALIFY_KERNELS_none(LISTED, UNARY, X, name)
+#define REALIFY_KERNELS_unary_math(LISTED, UNARY, X, name) LISTED(X, name, form::unary_math) UNARY(X, name)
+#define REALIFY_KERNELS_real_output(LISTED, UNARY, X, name) LISTED(X, name, form::real_output) UNARY(X, name)
+#define REALIFY_KERNELS_real_unary(LISTED, UNARY, X, name) LISTED(X, name, form::real_unary) UNARY(X, name)
+#define REALIFY_KERNELS_unary_math_with_constant(LISTED, UNARY, X, name) \
+    LISTED(X, name, form::unary_math | form::constant)
+#define REALIFY_KERNELS_real_unary_with_constant(LISTED, UNARY, X, name) \
+    LISTED(X, name, form::real_unary | form::constant)
+#define REALIFY_KERNELS_binary_math(LISTED, UNARY, X, name) LISTED(X, name, form::binary_math)
+#define REALIFY_KERNELS_binary_math_with_constant(LISTED, UNARY, X, name) \
+    LISTED(X, name, form::binary_math | form::constant)
+#define REALIFY_KERNELS_real_binary(LISTED, UNARY, X, name) LISTED(X, name, form::real_binary)
+#define REALIFY_KERNELS_real_real_to_complex(LISTED, UNARY, X, name) LISTED(X, name, form::real_real_to_complex)
+#define REALIFY_KERNELS_CALL(X, ...) X(__VA_ARGS__)
+#define REALIFY_KERNELS_SKIP(X, ...)
+#define REALIFY_UNARY_KERNEL_PICK(X, name, arity, kind, kernels) \
+    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_SKIP, REALIFY_KERNELS_CALL, X, name)
 #define REALIFY_UNARY_KERNEL_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_UNARY_KERNEL_PICK, X, )
 
 /// Every op of the list as a value, in table order (op::op_table[id] describes

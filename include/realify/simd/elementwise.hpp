@@ -119,28 +119,8 @@ inline constexpr unsigned constant = 1u << 8;
 
 // X(name, forms): every op with compiled kernels, in the order of the op
 // list (realify/ops/tags.hpp, whose `kernels` column names their forms).
-#define REALIFY_SIMD_FORMS_unary_math form::unary_math
-#define REALIFY_SIMD_FORMS_unary_math_with_constant form::unary_math | form::constant
-#define REALIFY_SIMD_FORMS_real_output form::real_output
-#define REALIFY_SIMD_FORMS_real_unary form::real_unary
-#define REALIFY_SIMD_FORMS_real_unary_with_constant form::real_unary | form::constant
-#define REALIFY_SIMD_FORMS_binary_math form::binary_math
-#define REALIFY_SIMD_FORMS_binary_math_with_constant form::binary_math | form::constant
-#define REALIFY_SIMD_FORMS_real_binary form::real_binary
-#define REALIFY_SIMD_FORMS_real_real_to_complex form::real_real_to_complex
-// An op with kernels is listed, with its forms; an op without (`none`) is not.
-#define REALIFY_SIMD_LISTED(X, name, kernels) X(name, REALIFY_SIMD_FORMS_##kernels)
-#define REALIFY_SIMD_KERNELS_none(X, name, kernels)
-#define REALIFY_SIMD_KERNELS_unary_math REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_unary_math_with_constant REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_real_output REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_real_unary REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_real_unary_with_constant REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_binary_math REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_binary_math_with_constant REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_real_binary REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_KERNELS_real_real_to_complex REALIFY_SIMD_LISTED
-#define REALIFY_SIMD_PICK(X, name, arity, kind, kernels) REALIFY_SIMD_KERNELS_##kernels(X, name, kernels)
+#define REALIFY_SIMD_PICK(X, name, arity, kind, kernels) \
+    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_CALL, REALIFY_KERNELS_SKIP, X, name)
 #define REALIFY_SIMD_ELEMENTWISE_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SIMD_PICK, X, )
 
 /// The ops with compiled elementwise kernels, named after their op tags.
