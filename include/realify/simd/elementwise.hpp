@@ -199,8 +199,7 @@ constexpr std::optional<elementwise_op> elementwise_op_for(op_id id) noexcept {
 template <class Tag>
 inline constexpr std::optional<elementwise_op> elementwise_op_of = [] {
     if constexpr (listed_op<Tag>) return elementwise_op_for(Tag::id);
-    else
-        return std::optional<elementwise_op>{};
+    else return std::optional<elementwise_op>{};
 }();
 
 /// The op tag of a compiled op: elementwise_tag_t<elementwise_op::exp> is op::exp.
