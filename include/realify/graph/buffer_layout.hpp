@@ -59,30 +59,13 @@ struct buffer_layout {
 namespace detail {
 
 /// Row-major strides (in components) of a packed tensor of shape `shape`.
-inline stride_vector packed_strides(const shape_vector& shape) {
-    stride_vector strides(shape.size(), 0);
-    std::ptrdiff_t next = 1;
-    for (std::size_t a = shape.size(); a-- > 0;) {
-        strides[a] = next;
-        next *= static_cast<std::ptrdiff_t>(shape[a]);
-    }
-    return strides;
-}
+stride_vector packed_strides(const shape_vector& shape);
 
 /// The first axis p such that axes p … last are row-major contiguous
 /// (extent-1 axes ignored); the rank when the last axis is not contiguous.
-inline std::size_t packed_from(const buffer_layout& b) {
-    std::ptrdiff_t expected = 1;
-    std::size_t p = b.shape.size();
-    for (std::size_t a = b.shape.size(); a-- > 0;) {
-        if (b.shape[a] != 1 && b.strides[a] != expected) break;
-        expected *= static_cast<std::ptrdiff_t>(b.shape[a]);
-        p = a;
-    }
-    return p;
-}
+std::size_t packed_from(const buffer_layout& b);
 
-inline bool is_packed(const buffer_layout& b) { return b.count() == 0 || packed_from(b) == 0; }
+bool is_packed(const buffer_layout& b);
 
 /// The bytes [begin, end) between the lowest and the highest component.
 struct byte_range {
@@ -90,120 +73,34 @@ struct byte_range {
     bool overlaps(const byte_range& o) const noexcept { return begin < end && o.begin < o.end && begin < o.end && o.begin < end; }
 };
 
-inline byte_range bytes_of(const buffer_layout& b) {
-    if (b.count() == 0) return {};
-    std::ptrdiff_t low = 0, high = 0;
-    for (std::size_t a = 0; a < b.shape.size(); ++a) {
-        const std::ptrdiff_t reach = b.strides[a] * (static_cast<std::ptrdiff_t>(b.shape[a]) - 1);
-        (reach < 0 ? low : high) += reach;
-    }
-    const auto first = reinterpret_cast<std::uintptr_t>(b.data);
-    const auto size = static_cast<std::ptrdiff_t>(b.component_bytes);
-    return {first + static_cast<std::uintptr_t>(low * size), first + static_cast<std::uintptr_t>((high + 1) * size)};
-}
+byte_range bytes_of(const buffer_layout& b);
 
-inline byte_range bytes_of(const void* data, std::size_t bytes) {
-    const auto begin = reinterpret_cast<std::uintptr_t>(data);
-    return {begin, begin + bytes};
-}
+byte_range bytes_of(const void* data, std::size_t bytes);
 
 /// The axes of extent > 1 as (|stride|, extent), innermost (smallest stride) first.
-inline std::vector<std::pair<std::ptrdiff_t, std::size_t>> sorted_axes(const buffer_layout& b) {
-    std::vector<std::pair<std::ptrdiff_t, std::size_t>> axes;
-    for (std::size_t a = 0; a < b.shape.size(); ++a)
-        if (b.shape[a] > 1) axes.emplace_back(b.strides[a] < 0 ? -b.strides[a] : b.strides[a], b.shape[a]);
-    std::sort(axes.begin(), axes.end());
-    return axes;
-}
+std::vector<std::pair<std::ptrdiff_t, std::size_t>> sorted_axes(const buffer_layout& b);
 
 /// True when two elements may share memory: a stride 0, or strides that do
 /// not nest (each stride must step past everything the smaller ones reach —
 /// true of every slice, transposition and flip of a dense tensor).
-inline bool overlaps_itself(const buffer_layout& b) {
-    if (is_packed(b)) return false;
-    std::ptrdiff_t reach = 0;
-    for (const auto& [stride, extent] : sorted_axes(b)) {
-        if (stride <= reach) return true;
-        reach += stride * static_cast<std::ptrdiff_t>(extent - 1);
-    }
-    return false;
-}
+bool overlaps_itself(const buffer_layout& b);
 
 /// Whether component `offset` (from the lowest component of b) is an element of
 /// b, for a layout whose strides nest: the digits are taken greedily, largest
 /// stride first, and the offset is an element when nothing is left.
-inline bool holds_offset(const std::vector<std::pair<std::ptrdiff_t, std::size_t>>& axes, std::ptrdiff_t offset) {
-    if (offset < 0) return false;
-    for (std::size_t k = axes.size(); k-- > 0;) {
-        const auto [stride, extent] = axes[k];
-        const std::ptrdiff_t digit = std::min<std::ptrdiff_t>(offset / stride, static_cast<std::ptrdiff_t>(extent) - 1);
-        offset -= digit * stride;
-    }
-    return offset == 0;
-}
+bool holds_offset(const std::vector<std::pair<std::ptrdiff_t, std::size_t>>& axes, std::ptrdiff_t offset);
 
 /// True when two layouts (neither overlapping itself: no stride 0) share a byte. Disjoint
 /// byte ranges never do; interleaved ones (q and k in alternate slots of one
 /// cache) are checked element by element; components of another size or
 /// misaligned are taken to share memory.
-inline bool share_memory(const buffer_layout& a, const buffer_layout& b) {
-    const byte_range ra = bytes_of(a), rb = bytes_of(b);
-    if (!ra.overlaps(rb)) return false;
-    if (a.component_bytes != b.component_bytes) return true;
-    const buffer_layout& small = a.count() <= b.count() ? a : b;
-    const buffer_layout& large = a.count() <= b.count() ? b : a;
-    // offsets (in components) of small's elements from large's lowest component
-    const auto size = static_cast<std::ptrdiff_t>(a.component_bytes);
-    const auto distance =
-        static_cast<std::ptrdiff_t>(reinterpret_cast<std::uintptr_t>(small.data) - bytes_of(large).begin);
-    if (distance % size != 0) return true;
-    const auto axes = sorted_axes(large);
-    const std::size_t rank = small.shape.size();
-    shape_vector index(rank, 0);
-    std::ptrdiff_t offset = distance / size;
-    for (std::size_t done = 0, total = small.count(); done < total; ++done) {
-        if (holds_offset(axes, offset)) return true;
-        for (std::size_t k = rank; k-- > 0;) {  // odometer, keeping the offset current
-            offset += small.strides[k];
-            if (++index[k] < small.shape[k]) break;
-            offset -= small.strides[k] * static_cast<std::ptrdiff_t>(small.shape[k]);
-            index[k] = 0;
-        }
-    }
-    return false;
-}
+bool share_memory(const buffer_layout& a, const buffer_layout& b);
 
 /// The strides of the same memory viewed with shape `to` (as many elements
 /// as `from`), or nothing when the strides do not allow it — PyTorch's view
 /// rule: `to` must split or merge only runs of axes that are contiguous with
 /// one another.
-inline std::optional<stride_vector> restride(const shape_vector& from, const stride_vector& strides, const shape_vector& to) {
-    std::size_t count = 1;
-    for (std::size_t e : from) count *= e;
-    if (count <= 1) return packed_strides(to);  // one element or none: any strides address it
-    stride_vector result(to.size(), 0);
-    std::ptrdiff_t next = static_cast<std::ptrdiff_t>(to.size()) - 1;  // the axis of `to` to give a stride next
-    std::ptrdiff_t run_stride = strides.back();                          // stride of the innermost axis of the run
-    std::size_t run_count = 1, view_count = 1;
-    for (std::size_t a = from.size(); a-- > 0;) {
-        run_count *= from[a];
-        const bool run_ends = a == 0 || (from[a - 1] != 1 &&
-                                         strides[a - 1] != static_cast<std::ptrdiff_t>(run_count) * run_stride);
-        if (!run_ends) continue;
-        while (next >= 0 && (view_count < run_count || to[static_cast<std::size_t>(next)] == 1)) {
-            result[static_cast<std::size_t>(next)] = static_cast<std::ptrdiff_t>(view_count) * run_stride;
-            view_count *= to[static_cast<std::size_t>(next)];
-            --next;
-        }
-        if (view_count != run_count) return std::nullopt;
-        if (a > 0) {
-            run_stride = strides[a - 1];
-            run_count = view_count = 1;
-        }
-    }
-    if (next != -1) return std::nullopt;
-    return result;
-}
+std::optional<stride_vector> restride(const shape_vector& from, const stride_vector& strides, const shape_vector& to);
 
 /// The layout of a caller's buffer; layout_error when it is not memory with
 /// strides (xt::broadcast, a view with index lists).
@@ -246,30 +143,7 @@ buffer_layout packed_layout(T* data, const shape_vector& shape) {
 /// several threads when large); a source that overlaps b is copied aside
 /// first.
 template <class T>
-void copy_into(const buffer_layout& b, const T* source) {
-    const std::size_t total = b.count();
-    if (total == 0) return;
-    T* out = static_cast<T*>(b.data);
-    if (is_packed(b)) {
-        if (out != source) std::memmove(out, source, total * sizeof(T));
-        return;
-    }
-    std::vector<T> aside;
-    if (bytes_of(b).overlaps(bytes_of(source, total * sizeof(T)))) {
-        aside.assign(source, source + total);
-        source = aside.data();
-    }
-    engine::tensor_ref to;
-    to.data = out;
-    to.type = engine::component_of<T>();
-    to.shape = engine::make_dims("graph::out", b.shape);
-    std::copy(b.strides.begin(), b.strides.end(), to.strides.begin());
-    engine::tensor_ref from = to;
-    from.data = const_cast<T*>(source);
-    from.strides = engine::row_major_strides(from.shape, 1);
-    const std::array<bool, 1> kinds{false};
-    engine::evaluate("graph::out", std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, to.type, kinds));
-}
+void copy_into(const buffer_layout& b, const T* source);
 
 }  // namespace detail
 }  // namespace realify::graph

@@ -5,7 +5,11 @@
 // short walk over its children, not a copy of the record-building code.
 #pragma once
 
-#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstdint>
+#include <optional>
+#include <span>
 #include <cstddef>
 #include <sstream>
 #include <string>
@@ -24,37 +28,7 @@
 
 namespace realify::graph::detail {
 
-inline std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
-    const auto is = [&](auto... ids) { return ((tag == ids) || ...); };
-    using enum op_id;
-    std::ostringstream s;
-    if (!a.dims.empty()) {
-        s << '(';
-        for (std::size_t i = 0; i < a.dims.size(); ++i) {
-            if (i) s << ", ";
-            if (is_same_marker(a.dims[i])) s << "same(" << same_marker_dim(a.dims[i]) << ')';
-            else s << a.dims[i];
-        }
-        s << ')';
-    }
-    if (is(flatten, transpose, select)) s << a.i0 << ", " << a.i1;
-    else if (is(unsqueeze, squeeze_dim, cumsum, prod_dim, cat, stack, getitem, softmax, log_softmax))
-        s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
-    else if (is(narrow)) s << a.i0 << ", " << a.i1 << ", " << a.i2;
-    else if (is(slice)) s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
-    else if (is(split, chunk)) s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
-    else if (is(split_with_sizes)) s << ", " << a.i1 << "; piece " << a.i2;
-    if (is(sum_dim, mean_dim, prod_dim, amax, amin, var, std_dev) && a.i1 != 0) s << ", keepdim";
-    if (is(var, std_dev)) s << ", correction " << a.scalar.real();
-    if (is(layer_norm, rms_norm)) s << ", eps " << a.scalar.real();
-    if (!a.text.empty()) s << '"' << a.text << '"';
-    if (is(gelu) && a.i0 != 0) s << "approximate='tanh'";
-    if (a.has_scalar) {
-        if (a.scalar.imag() == 0) s << a.scalar.real();
-        else s << a.scalar;
-    }
-    return s.str();
-}
+std::string format_attrs(std::optional<op_id> tag, const node_attrs& a);
 
 template <class T>
 constexpr std::string_view type_name() {
@@ -98,80 +72,44 @@ constexpr node_facts facts_of() {
     return f;
 }
 
-/// The record of a node from its type's facts and its run-time label.
-inline ir_node make_record(const node_facts& f, std::string label) {
-    ir_node r;
-    r.tag = f.tag;
-    r.op = std::string(f.op);
-    r.label = std::move(label);
-    r.entry_point = "graph::" + r.op;
-    r.rule = f.rule;
-    r.shape = f.shape;
-    r.component_bytes = f.component_bytes;
-    r.is_complex = f.is_complex;
-    r.is_op = f.is_op;
-    r.anchor = f.anchor;
-    r.in_complex_subgraph = f.in_complex_subgraph;
-    r.simd_mul = f.simd_mul;
-    r.is_input = f.rule == node_rule::input;
-    r.is_constant = f.rule == node_rule::constant;
-    r.is_scalar = f.rule == node_rule::number;
-    r.erased = f.rule == node_rule::erased || f.same_type_cast;
-    r.zero_copy = f.rule == node_rule::zero_copy;
-    r.fusable = f.rule == node_rule::fused;
-    r.fallback = f.rule == node_rule::fallback;
-    switch (f.rule) {
-    case node_rule::input: r.lowering = "bound argument (zero copy when contiguous)"; break;
-    case node_rule::constant: r.lowering = "constant"; break;
-    case node_rule::number: r.lowering = "number operand"; break;
-    case node_rule::cast:
-        r.op = "to_" + std::string(f.type);  // PyTorch's .float() / type_as: not a complex op
-        r.lowering = f.same_type_cast ? "erased (same component type)" : "component conversion";
-        break;
-    case node_rule::erased: r.lowering = "erased"; break;
-    case node_rule::zero_copy:
-        r.lowering = f.is_complex ? "zero-copy view of the contiguous (…,2) memory" : "zero-copy view of the contiguous memory";
-        break;
-    case node_rule::fused:  // until fuse_elementwise decides the loops: each op its own loop
-        r.fusion = fusion_mode::own_loop;
-        r.lowering = "fused loop (compiled kernel of " + r.op + ")";
-        break;
-    case node_rule::table: r.lowering = std::string(f.table_entry); break;
-    case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
-    case node_rule::tensor_op:
-        r.lowering = f.shape == shape_rule::declared
-                         ? "tensor-level user function writing the buffer the graph hands it (graph break: operands "
-                           "materialised as tensors)"
-                         : "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
-        break;
-    }
-    return r;
-}
+/// What a node's object adds to its type's facts.
+struct node_object {
+    std::uint64_t id = 0;
+    std::string label;                            // label_of
+    const node_attrs* attrs = nullptr;            // op nodes: the attributes
+    const std::type_info* value_type = nullptr;   // inputs: the type an argument must bind to
+    std::complex<double> number{};                // numbers: the value
+    const void* object = nullptr;                 // the typed node
+    evaluator_fn evaluator = nullptr;
+    const value_ops* values = nullptr;
+    decltype(ir_node::declared_shape) declared_shape = nullptr;
+};
 
-/// Appends record r of the node with identity `id` (inputs are kept in
-/// creation order: identities grow with creation); returns its slot.
-inline std::size_t append_record(graph_ir& g, ir_node r, std::uint64_t id) {
-    const std::size_t slot = g.nodes.size();
-    if (r.is_input) {
-        auto pos = std::find_if(g.inputs.begin(), g.inputs.end(), [&](std::size_t s) { return g.nodes[s].id > id; });
-        g.inputs.insert(pos, slot);
-    }
-    r.id = id;
-    r.canonical = slot;
-    g.slot_of.emplace(id, slot);
-    g.nodes.push_back(std::move(r));
-    return slot;
-}
+/// The slot of the node with identity `id` when it is in g already.
+std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id);
 
+/// Appends the record of a node from its type's facts and its object, its
+/// children already added at `children` (those marked in `boundary` feed a
+/// complex subgraph from outside); returns its slot. Inputs are kept in
+/// creation order (identities grow with creation). A fused node gets the
+/// program of its own loop (its op alone over its operands); the
+/// fuse_elementwise pass replaces it for the regions it forms.
+std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, std::span<const std::size_t> children,
+                       std::span<const bool> boundary);
+
+/// An input's label, "name : complex f32", or a constant's (no name): "complex f32".
+std::string value_label(const std::string* name, bool complex, std::string_view type);
+
+/// The label of a node: what explain() prints after its op, and what CSE compares.
 template <class N>
 std::string label_of(const N& n) {
     using Tr = traits_t<N>;
     constexpr node_rule rule = rule_of<N>();
-    const std::string type = std::string(Tr::is_complex ? "complex " : "real ") + std::string(type_name<typename Tr::real_type>());
+    constexpr std::string_view type = type_name<typename Tr::real_type>();
     if constexpr (rule == node_rule::input) {
-        return n.name + " : " + type;
+        return value_label(&n.name, Tr::is_complex, type);
     } else if constexpr (rule == node_rule::constant) {
-        return type;
+        return value_label(nullptr, Tr::is_complex, type);
     } else if constexpr (rule == node_rule::number) {
         std::ostringstream s;
         s << n.value;
@@ -191,37 +129,38 @@ std::string label_of(const N& n) {
 
 /// Adds n (and, first, its children) to the run-time mirror; a node shared
 /// by several consumers is added once. The record points at n (constants'
-/// values, user ops' references): n must outlive it. A fused node gets the
-/// program of its own loop (its op alone over its operands); the
-/// fuse_elementwise pass replaces it for the regions it forms.
+/// values, user ops' references): n must outlive it. What the node's type
+/// decides is gathered here, at compile time; the record is built by
+/// add_record (compiled once, in realify_simd).
 template <bool Strict, class N>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
-    if (auto it = g.slot_of.find(n.id); it != g.slot_of.end()) return it->second;
+    if (const auto slot = find_record(g, n.id)) return *slot;
     static constexpr node_facts facts = facts_of<N>();
-    ir_node r = make_record(facts, label_of(n));
-    if constexpr (requires { n.children; }) {
-        std::apply(
-            [&](const auto&... c) {
-                ((r.children.push_back(add_to_ir<Strict, std::remove_cvref_t<decltype(c)>>(g, c)),
-                  is_boundary_v<N, std::remove_cvref_t<decltype(c)>> ? void(g.nodes[r.children.back()].boundary_input = true)
-                                                                     : void()),
-                 ...);
-            },
-            n.children);
+    constexpr std::size_t count = [] {
+        if constexpr (requires { N::children; }) return std::tuple_size_v<decltype(N::children)>;
+        else return std::size_t{0};
+    }();
+    std::array<std::size_t, count> children{};
+    std::array<bool, count> boundary{};
+    if constexpr (count > 0) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            ((children[I] = add_to_ir<Strict>(g, std::get<I>(n.children)),
+              boundary[I] = is_boundary_v<N, std::remove_cvref_t<std::tuple_element_t<I, decltype(N::children)>>>),
+             ...);
+        }(std::make_index_sequence<count>{});
     }
-    if constexpr (requires { n.attrs; }) r.attrs = n.attrs;
-    if constexpr (facts.rule == node_rule::input) r.value_type = &typeid(value_t<N>);
+    node_object x{n.id, label_of(n)};
+    if constexpr (requires { n.attrs; }) x.attrs = &n.attrs;
+    if constexpr (facts.rule == node_rule::input) x.value_type = &typeid(value_t<N>);
     if constexpr (facts.rule == node_rule::number) {
-        if constexpr (is_std_complex<decltype(n.value)>::value) r.number = {double(n.value.real()), double(n.value.imag())};
-        else r.number = static_cast<double>(n.value);
+        if constexpr (is_std_complex<decltype(n.value)>::value) x.number = {double(n.value.real()), double(n.value.imag())};
+        else x.number = static_cast<double>(n.value);
     }
-    r.object = &n;
-    r.evaluator = evaluator_of<Strict, N>();
-    r.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
-    if constexpr (facts.shape == shape_rule::declared) r.declared_shape = declared_shape_of<N>();
-    const std::size_t slot = append_record(g, std::move(r), n.id);
-    if constexpr (facts.rule == node_rule::fused) set_loop_program(g, slot, false);
-    return slot;
+    x.object = &n;
+    x.evaluator = evaluator_of<Strict, N>();
+    x.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
+    if constexpr (facts.shape == shape_rule::declared) x.declared_shape = declared_shape_of<N>();
+    return add_record(g, facts, std::move(x), children, boundary);
 }
 
 }  // namespace realify::graph::detail

@@ -41,9 +41,7 @@
 namespace realify::graph::detail {
 
 /// An input: the bound argument (its type checked when it was bound).
-inline std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*) {
-    return (*ctx.inputs)[self.input_position].value;
-}
+std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*);
 
 /// A number as a 0-d tensor (where it is not read as a number operand).
 template <class S>
@@ -58,9 +56,7 @@ std::any evaluate_constant(const ir_node& self, eval_context&, const buffer_layo
 }
 
 /// A view that changes nothing: its child's value (a same-type cast).
-inline std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*) {
-    return value_at(ctx, self.children[0]);
-}
+std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*);
 
 /// .float() / type_as to another component type.
 template <class To, class From>
@@ -72,11 +68,7 @@ std::any evaluate_cast(const ir_node& self, eval_context& ctx, const buffer_layo
 }
 
 /// The shape of `self` known before evaluation, if any (infer_shapes).
-inline const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_context& ctx) {
-    if (ctx.shapes == nullptr) return nullptr;
-    const std::optional<shape_vector>& s = (*ctx.shapes)[static_cast<std::size_t>(&self - ctx.ir->nodes.data())];
-    return s ? &s : nullptr;
-}
+const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_context& ctx);
 
 /// view_as_complex: the (…,2) memory seen as complex, no code.
 template <class T>

@@ -12,113 +12,32 @@
 // SIMD row kernel first (engine::mul_rows, realify/engine/elementwise.hpp).
 //
 // The evaluator is compiled once per component type (float, double), not per
-// op or graph: the program is data.
+// op or graph — and once for every user, in realify_simd (src/graph/fusion.cpp):
+// the program is data.
 #pragma once
 
 #include <any>
-#include <array>
-#include <cstddef>
-#include <optional>
-#include <span>
-#include <vector>
 
-#include "realify/engine/elementwise.hpp"
-#include "realify/engine/program.hpp"
-#include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/value.hpp"
 
 namespace realify::graph::detail {
-
-/// A value as the engine sees it: packed, row-major.
-template <class T>
-engine::tensor_ref ref_of(const tensor_value<T>& v) {
-    engine::tensor_ref r;
-    r.data = v.data;
-    r.type = engine::component_of<T>();
-    r.complex = v.complex;
-    r.shape.rank = v.shape.size();
-    std::ptrdiff_t stride = v.complex ? 2 : 1;
-    for (std::size_t a = v.shape.size(); a-- > 0;) {
-        r.shape.extent[a] = v.shape[a];
-        r.strides[a] = stride;
-        stride *= static_cast<std::ptrdiff_t>(v.shape[a]);
-    }
-    return r;
-}
 
 /// Whether a loop can write a caller's buffer (its component layout)
 /// directly: the engine writes any strides, but a complex result needs its
 /// [re, im] components adjacent.
-inline bool loop_writes(const buffer_layout& target, bool complex) { return !complex || target.strides.back() == 1; }
-
-/// That buffer as the engine's out, when the loop can write it.
-inline std::optional<engine::tensor_ref> out_ref(const buffer_layout& target, engine::component type, bool complex) {
-    const std::size_t rank = target.shape.size() - (complex ? 1 : 0);
-    if (!loop_writes(target, complex)) return std::nullopt;
-    engine::tensor_ref r;
-    r.data = target.data;
-    r.type = type;
-    r.complex = complex;
-    r.shape.rank = rank;
-    for (std::size_t a = 0; a < rank; ++a) {
-        r.shape.extent[a] = target.shape[a];
-        r.strides[a] = target.strides[a];
-    }
-    return r;
-}
-
-/// The lone complex multiply on the SIMD row kernel, when the record allows
-/// it and the layout fits; false when it did not run.
-inline bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inputs, const engine::tensor_ref& out) {
-    if (!self.simd_rows || inputs.size() != 2) return false;
-    return engine::mul_rows(inputs[0], inputs[1], out);
-}
+bool loop_writes(const buffer_layout& target, bool complex);
 
 /// The evaluator of a loop root: its program over the values it reads, into
 /// `target` (nullptr: a fresh value). A target that overlaps a value read is
 /// written in place when that value IS the target, element for element (each
 /// block is read before it is written); any other overlap, or a layout the
-/// engine cannot write, goes through a temporary copied in.
+/// engine cannot write, goes through a temporary copied in. Compiled for
+/// float and double components.
 template <class T>
-std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
-    const engine::block_program& program = *self.program;
-    std::vector<tensor_value<T>> leaves;
-    std::array<engine::tensor_ref, engine::max_inputs> refs;
-    for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
-        leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
-        refs[k] = ref_of(leaves.back());
-    }
-    const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
-    const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
-    const shape_vector shape(dims.begin(), dims.end());
-    const bool complex = program.complex_result();
-    auto run = [&](const engine::tensor_ref& ref) {
-        if (try_simd_rows(self, inputs, ref)) return;
-        engine::evaluate_program(self.entry_point, program, inputs, ref);
-    };
-    auto fresh = [&] {
-        tensor_value<T> v = allocate<T>(shape, complex);
-        run(ref_of(v));
-        return v;
-    };
-    if (target == nullptr) return fresh();
-    tensor_value<T> result{static_cast<T*>(target->data), shape, complex, nullptr};
-    const byte_range written = bytes_of(*target);
-    const bool packed = is_packed(*target);
-    bool in_place_only = true;  // every value that overlaps the target IS the target
-    for (const tensor_value<T>& v : leaves)
-        in_place_only = in_place_only && (!written.overlaps(bytes_of(v.data, v.components() * sizeof(T))) ||
-                                          (packed && v.data == result.data && v.shape == shape && v.complex == complex));
-    const std::optional<engine::tensor_ref> out = out_ref(*target, engine::component_of<T>(), complex);
-    if (in_place_only && out) {
-        run(*out);
-    } else {
-        const tensor_value<T> temp = fresh();
-        copy_into(*target, temp.data);
-    }
-    return result;
-}
+std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+
+extern template std::any evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
+extern template std::any evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
 
 }  // namespace realify::graph::detail

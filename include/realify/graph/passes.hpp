@@ -47,106 +47,15 @@ namespace passes {
 /// both reading freqs_cis) are merged into one, numbered in graph order — the
 /// connected components of the complex nodes, which is what walking back from
 /// every anchor, and from every complex node no anchor reaches, finds.
-inline void detect_complex_subgraphs(graph_ir& g) {
-    std::vector<std::size_t> parent(g.nodes.size());
-    std::iota(parent.begin(), parent.end(), std::size_t{0});
-    auto find = [&](std::size_t x) {
-        while (parent[x] != x) x = parent[x] = parent[parent[x]];
-        return x;
-    };
-    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
-        if (!g.nodes[s].in_complex_subgraph) continue;
-        for (std::size_t c : g.nodes[s].children)
-            if (g.nodes[c].in_complex_subgraph) parent[find(c)] = find(s);
-    }
-    std::map<std::size_t, int> number;
-    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
-        ir_node& n = g.nodes[s];
-        n.subgraph = -1;
-        if (!n.in_complex_subgraph) continue;
-        n.subgraph = number.emplace(find(s), static_cast<int>(number.size())).first->second;
-    }
-}
+void detect_complex_subgraphs(graph_ir& g);
 
-inline void replace_complex_inputs(graph_ir& g) {
-    for (ir_node& n : g.nodes) {
-        if (!n.is_complex) continue;
-        if (n.is_input) n.lowering = "zero-copy (…,2) view of the argument (realify::complex_layout_of)";
-        if (n.is_constant) n.lowering = "unpacked once to (…,2) at lower time";
-    }
-}
+void replace_complex_inputs(graph_ir& g);
 
-inline void eliminate_common_subexpressions(graph_ir& g) {
-    std::map<std::string, std::size_t> seen;
-    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
-        ir_node& n = g.nodes[s];
-        std::ostringstream key;
-        if (n.is_input || n.is_constant || n.is_scalar || !n.has_evaluator()) {
-            key << "leaf#" << n.id;  // leaves are distinct unless they are the same node
-        } else {
-            key << n.op << '[' << n.label << "](";
-            for (std::size_t c : n.children) key << g.nodes[c].canonical << ',';
-            key << ')';
-        }
-        n.canonical = seen.emplace(key.str(), s).first->second;
-    }
-}
+void eliminate_common_subexpressions(graph_ir& g);
 
-inline void remove_dead_nodes(graph_ir& g) {
-    for (ir_node& n : g.nodes) {
-        n.live = false;
-        n.uses = 0;
-    }
-    std::vector<std::size_t> stack;
-    for (std::size_t o : g.outputs) {
-        const std::size_t c = g.nodes[o].canonical;
-        g.nodes[c].output = true;
-        ++g.nodes[c].uses;
-        stack.push_back(c);
-    }
-    std::vector<bool> visited(g.nodes.size(), false);
-    while (!stack.empty()) {
-        const std::size_t s = stack.back();
-        stack.pop_back();
-        if (visited[s]) continue;
-        visited[s] = true;
-        ir_node& n = g.nodes[s];
-        n.live = true;
-        if (n.folded) continue;  // a folded value needs nothing below it
-        for (std::size_t child : n.children) {
-            const std::size_t c = g.nodes[child].canonical;
-            ++g.nodes[c].uses;
-            stack.push_back(c);
-        }
-    }
-    for (ir_node& n : g.nodes)
-        if (n.is_input) n.live = true;  // inputs stay: they are the program's signature
-}
+void remove_dead_nodes(graph_ir& g);
 
-inline void fold_constants(graph_ir& g) {
-    for (ir_node& n : g.nodes) {
-        if (n.is_constant || n.is_scalar) n.constant_only = true;
-        else if (n.is_input) n.constant_only = false;
-        else {
-            n.constant_only = !n.children.empty();
-            for (std::size_t c : n.children) n.constant_only = n.constant_only && g.nodes[c].constant_only;
-        }
-    }
-    std::vector<bool> needed(g.nodes.size(), false);  // folded: a constant-only node a non-constant node (or an output) reads
-    for (std::size_t o : g.outputs) needed[g.nodes[o].canonical] = true;
-    for (const ir_node& n : g.nodes)
-        if (!n.constant_only)
-            for (std::size_t c : n.children) needed[g.nodes[c].canonical] = true;
-    std::vector<std::any> memo(g.nodes.size());
-    eval_context ctx{&g, &memo, nullptr};
-    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
-        ir_node& n = g.nodes[s];
-        if (!n.constant_only || n.is_scalar || n.canonical != s || !needed[s] || !n.has_evaluator()) continue;
-        n.folded_value = n.evaluate(ctx);
-        n.folded_shape = n.values->shape(n.folded_value);
-        n.folded = true;
-    }
-}
+void fold_constants(graph_ir& g);
 
 /// Decides every loop once: a live elementwise node no other loop inlines is
 /// a loop root; it inlines the elementwise descendants private to it (a
@@ -157,45 +66,7 @@ inline void fold_constants(graph_ir& g) {
 /// its program (graph/loop_program.hpp). A lone complex × complex multiply
 /// of two tensors may take the SIMD row kernel. Evaluation reads these
 /// records; explain() prints them.
-inline void fuse_elementwise(graph_ir& g) {
-    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
-        ir_node& n = g.nodes[s];
-        n.simd_rows = false;
-        n.fusion = n.fusable && n.live && n.canonical == s && !n.folded ? fusion_mode::own_loop : fusion_mode::none;
-    }
-    for (std::size_t s = g.nodes.size(); s-- > 0;) {  // consumers before their operands
-        ir_node& n = g.nodes[s];
-        if (n.fusion != fusion_mode::own_loop) continue;
-        std::vector<std::size_t> members;
-        graph::detail::collect_region(g, s, members);
-        const bool region = !members.empty() && graph::detail::set_loop_program(g, s, true);
-        if (!region) graph::detail::set_loop_program(g, s, false);
-        std::string steps = n.program->text();
-        for (std::size_t k = 0; k < n.loop_operands.size(); ++k)
-            steps += (k == 0 ? " (in0 = %" : ", in" + std::to_string(k) + " = %") + std::to_string(n.loop_operands[k]);
-        if (!n.loop_operands.empty()) steps += ')';
-        if (region) {
-            n.fusion = fusion_mode::region;
-            std::ostringstream ops;
-            ops << "fused loop over " << members.size() + 1 << " ops (";
-            for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
-                ir_node& m = g.nodes[members[k]];
-                m.fusion = fusion_mode::inlined;
-                m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
-                ops << '%' << members[k] << ' ' << m.op << ", ";
-            }
-            ops << '%' << s << ' ' << n.op << "), one pass in blocks of " << engine::block_program::block
-                << " elements, no temporaries: " << steps;
-            n.lowering = ops.str();
-        } else if (n.simd_mul) {
-            n.simd_rows = true;
-            n.lowering = "realify::simd::mul_block_rows when one operand is the result's contiguous layout and the "
-                         "other repeats rows of >= 16 of it, else the fused loop: " + steps;
-        } else {
-            n.lowering = "fused loop: " + steps;
-        }
-    }
-}
+void fuse_elementwise(graph_ir& g);
 
 }  // namespace passes
 
@@ -203,45 +74,17 @@ inline void fuse_elementwise(graph_ir& g) {
 class pipeline {
 public:
     /// The standard passes (see the header comment).
-    static pipeline standard() {
-        pipeline p;
-        p.m_passes = {{"detect_complex_subgraphs", passes::detect_complex_subgraphs},
-                      {"replace_complex_inputs", passes::replace_complex_inputs},
-                      {"eliminate_common_subexpressions", passes::eliminate_common_subexpressions},
-                      {"fold_constants", passes::fold_constants},
-                      {"remove_dead_nodes", passes::remove_dead_nodes},
-                      {"fuse_elementwise", passes::fuse_elementwise}};
-        return p;
-    }
+    static pipeline standard();
     /// Inserts a pass before position `index` (0 = first; size() = last).
-    pipeline& insert(std::size_t index, pass p) {
-        if (index > m_passes.size())
-            throw error("realify::graph::pipeline::insert: index " + std::to_string(index) + " is past the end (" +
-                        std::to_string(m_passes.size()) + " passes)");
-        m_passes.insert(m_passes.begin() + static_cast<std::ptrdiff_t>(index), std::move(p));
-        return *this;
-    }
+    pipeline& insert(std::size_t index, pass p);
     pipeline& append(pass p) {
         m_passes.push_back(std::move(p));
         return *this;
     }
     /// Index of the pass named `name` (throws realify::error if absent).
-    std::size_t index_of(const std::string& name) const {
-        for (std::size_t i = 0; i < m_passes.size(); ++i)
-            if (m_passes[i].name == name) return i;
-        throw error("realify::graph::pipeline: no pass named " + name);
-    }
-    std::vector<std::string> names() const {
-        std::vector<std::string> r;
-        for (const pass& p : m_passes) r.push_back(p.name);
-        return r;
-    }
-    void run(graph_ir& g) const {
-        for (const pass& p : m_passes) {
-            p.run(g);
-            g.pass_log.push_back(p.name);
-        }
-    }
+    std::size_t index_of(const std::string& name) const;
+    std::vector<std::string> names() const;
+    void run(graph_ir& g) const;
     std::size_t size() const { return m_passes.size(); }
 
 private:

@@ -74,43 +74,26 @@ struct call_state {
     eval_context ctx;
     std::vector<std::optional<shape_vector>> shapes;
 
-    call_state(const graph_ir& g, std::vector<bound_input> bound)
-        : inputs(std::move(bound)), memo(g.nodes.size()), ctx{&g, &memo, &inputs, nullptr}, shapes(infer_shapes(ctx)) {
-        ctx.shapes = &shapes;
-    }
+    call_state(const graph_ir& g, std::vector<bound_input> bound);
+    ~call_state();
     call_state(const call_state&) = delete;
     call_state& operator=(const call_state&) = delete;
 };
 
-inline std::string input_name(const graph_ir& g, std::size_t position) {
-    const std::string& label = g.nodes[g.inputs[position]].label;
-    return label.substr(0, label.find(" : "));
-}
+std::string input_name(const graph_ir& g, std::size_t position);
 
 /// layout_error unless the argument bound at `position` has the value type
 /// the input declares (a real tensor is never taken for a complex one).
-inline void check_input(const graph_ir& g, std::size_t position, const bound_input& b) {
-    const ir_node& input = g.nodes[g.inputs[position]];
-    if (b.value.type() == *input.value_type && b.complex == input.is_complex) return;
-    std::ostringstream m;
-    m << "realify::graph: input '" << input_name(g, position) << "' is declared "
-      << (input.is_complex ? "complex" : "real") << " with components of " << input.component_bytes * 8
-      << " bits, and was given a tensor of another element type"
-      << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
-    throw layout_error(m.str());
-}
+void check_input(const graph_ir& g, std::size_t position, const bound_input& b);
+
+/// realify::error when `given` is not the number of inputs.
+void check_argument_count(const graph_ir& g, std::size_t given);
 
 /// The arguments bound in the inputs' order (realify::error when there are
 /// not as many as inputs; layout_error for an argument of another type).
 template <class... Args>
 std::vector<bound_input> bind_arguments(const graph_ir& g, const Args&... args) {
-    if (sizeof...(Args) != g.inputs.size()) {
-        std::ostringstream m;
-        m << "realify::graph::program: " << g.inputs.size() << " inputs expected (";
-        for (std::size_t k = 0; k < g.inputs.size(); ++k) m << input_name(g, k) << ' ';
-        m << "), " << sizeof...(Args) << " given";
-        throw error(m.str());
-    }
+    check_argument_count(g, sizeof...(Args));
     std::vector<bound_input> bound;
     (bound.push_back(bind_input(args)), ...);
     for (std::size_t k = 0; k < bound.size(); ++k) check_input(g, k, bound[k]);
@@ -118,31 +101,12 @@ std::vector<bound_input> bind_arguments(const graph_ir& g, const Args&... args) 
 }
 
 /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
-inline std::string describe_graph(const graph_ir& g, bool after) {
-    std::ostringstream s;
-    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
-        const ir_node& n = g.nodes[i];
-        if (after && (!n.live || n.erased || n.canonical != i || n.is_scalar)) continue;
-        s << "  %" << i << " = " << n.op;
-        if (!n.label.empty()) s << '[' << n.label << ']';
-        s << '(';
-        for (std::size_t k = 0; k < n.children.size(); ++k) {
-            std::size_t c = n.children[k];
-            if (after) {
-                c = g.nodes[c].canonical;
-                while (g.nodes[c].erased && !g.nodes[c].children.empty()) c = g.nodes[g.nodes[c].children[0]].canonical;
-            }
-            s << (k ? ", %" : "%") << c;
-        }
-        s << ')' << (n.is_complex ? " : complex" : " : real");
-        if (after) {
-            s << "  <- " << n.lowering;
-            if (n.folded) s << " [folded at lower time]";
-        }
-        s << '\n';
-    }
-    return s.str();
-}
+std::string describe_graph(const graph_ir& g, bool after);
+
+/// Lowers the records of a built graph: numbers the inputs, keeps the
+/// graph as built (graph_ir::before), runs the passes, and records which
+/// inputs each output reads.
+void finish_lowering(graph_ir& g, const pipeline& passes);
 
 }  // namespace detail
 
@@ -155,10 +119,7 @@ public:
         auto g = std::make_shared<graph_ir>();
         // the records point at the nodes held by m_outputs, which never move
         std::apply([&](const auto&... o) { (g->outputs.push_back(detail::add_to_ir<Strict>(*g, o)), ...); }, *m_outputs);
-        for (std::size_t k = 0; k < g->inputs.size(); ++k) g->nodes[g->inputs[k]].input_position = k;
-        g->before = describe(*g, false);
-        passes.run(*g);
-        for (std::size_t o : g->outputs) g->reads.push_back(detail::inputs_read(*g, o));
+        detail::finish_lowering(*g, passes);
         m_ir = std::move(g);
     }
 

@@ -1,0 +1,133 @@
+#include "realify/graph/build_ir.hpp"
+
+#include <algorithm>
+
+#include "realify/graph/loop_program.hpp"
+
+namespace realify::graph::detail {
+
+std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
+    const auto is = [&](auto... ids) { return ((tag == ids) || ...); };
+    using enum op_id;
+    std::ostringstream s;
+    if (!a.dims.empty()) {
+        s << '(';
+        for (std::size_t i = 0; i < a.dims.size(); ++i) {
+            if (i) s << ", ";
+            if (is_same_marker(a.dims[i])) s << "same(" << same_marker_dim(a.dims[i]) << ')';
+            else s << a.dims[i];
+        }
+        s << ')';
+    }
+    if (is(flatten, transpose, select)) s << a.i0 << ", " << a.i1;
+    else if (is(unsqueeze, squeeze_dim, cumsum, prod_dim, cat, stack, getitem, softmax, log_softmax))
+        s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
+    else if (is(narrow)) s << a.i0 << ", " << a.i1 << ", " << a.i2;
+    else if (is(slice)) s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
+    else if (is(split, chunk)) s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
+    else if (is(split_with_sizes)) s << ", " << a.i1 << "; piece " << a.i2;
+    if (is(sum_dim, mean_dim, prod_dim, amax, amin, var, std_dev) && a.i1 != 0) s << ", keepdim";
+    if (is(var, std_dev)) s << ", correction " << a.scalar.real();
+    if (is(layer_norm, rms_norm)) s << ", eps " << a.scalar.real();
+    if (!a.text.empty()) s << '"' << a.text << '"';
+    if (is(gelu) && a.i0 != 0) s << "approximate='tanh'";
+    if (a.has_scalar) {
+        if (a.scalar.imag() == 0) s << a.scalar.real();
+        else s << a.scalar;
+    }
+    return s.str();
+}
+
+namespace {
+
+/// The record of a node from its type's facts and its run-time label.
+ir_node make_record(const node_facts& f, std::string label) {
+    ir_node r;
+    r.tag = f.tag;
+    r.op = std::string(f.op);
+    r.label = std::move(label);
+    r.entry_point = "graph::" + r.op;
+    r.rule = f.rule;
+    r.shape = f.shape;
+    r.component_bytes = f.component_bytes;
+    r.is_complex = f.is_complex;
+    r.is_op = f.is_op;
+    r.anchor = f.anchor;
+    r.in_complex_subgraph = f.in_complex_subgraph;
+    r.simd_mul = f.simd_mul;
+    r.is_input = f.rule == node_rule::input;
+    r.is_constant = f.rule == node_rule::constant;
+    r.is_scalar = f.rule == node_rule::number;
+    r.erased = f.rule == node_rule::erased || f.same_type_cast;
+    r.zero_copy = f.rule == node_rule::zero_copy;
+    r.fusable = f.rule == node_rule::fused;
+    r.fallback = f.rule == node_rule::fallback;
+    switch (f.rule) {
+    case node_rule::input: r.lowering = "bound argument (zero copy when contiguous)"; break;
+    case node_rule::constant: r.lowering = "constant"; break;
+    case node_rule::number: r.lowering = "number operand"; break;
+    case node_rule::cast:
+        r.op = "to_" + std::string(f.type);  // PyTorch's .float() / type_as: not a complex op
+        r.lowering = f.same_type_cast ? "erased (same component type)" : "component conversion";
+        break;
+    case node_rule::erased: r.lowering = "erased"; break;
+    case node_rule::zero_copy:
+        r.lowering = f.is_complex ? "zero-copy view of the contiguous (…,2) memory" : "zero-copy view of the contiguous memory";
+        break;
+    case node_rule::fused:  // until fuse_elementwise decides the loops: each op its own loop
+        r.fusion = fusion_mode::own_loop;
+        r.lowering = "fused loop (compiled kernel of " + r.op + ")";
+        break;
+    case node_rule::table: r.lowering = std::string(f.table_entry); break;
+    case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
+    case node_rule::tensor_op:
+        r.lowering = f.shape == shape_rule::declared
+                         ? "tensor-level user function writing the buffer the graph hands it (graph break: operands "
+                           "materialised as tensors)"
+                         : "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
+        break;
+    }
+    return r;
+}
+
+}  // namespace
+
+std::string value_label(const std::string* name, bool complex, std::string_view type) {
+    std::string label = name ? *name + " : " : std::string();
+    label += complex ? "complex " : "real ";
+    label += type;
+    return label;
+}
+
+std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id) {
+    if (auto it = g.slot_of.find(id); it != g.slot_of.end()) return it->second;
+    return std::nullopt;
+}
+
+std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, std::span<const std::size_t> children,
+                       std::span<const bool> boundary) {
+    ir_node r = make_record(facts, std::move(x.label));
+    r.children.assign(children.begin(), children.end());
+    for (std::size_t k = 0; k < children.size(); ++k)
+        if (boundary[k]) g.nodes[children[k]].boundary_input = true;
+    if (x.attrs) r.attrs = *x.attrs;
+    r.value_type = x.value_type;
+    r.number = x.number;
+    r.object = x.object;
+    r.evaluator = x.evaluator;
+    r.values = x.values;
+    r.declared_shape = x.declared_shape;
+    const std::size_t slot = g.nodes.size();
+    if (r.is_input) {
+        auto pos = std::find_if(g.inputs.begin(), g.inputs.end(), [&](std::size_t s) { return g.nodes[s].id > x.id; });
+        g.inputs.insert(pos, slot);
+    }
+    r.id = x.id;
+    r.canonical = slot;
+    g.slot_of.emplace(x.id, slot);
+    g.nodes.push_back(std::move(r));
+    if (facts.rule == node_rule::fused) set_loop_program(g, slot, false);
+    return slot;
+}
+
+}  // namespace realify::graph::detail

@@ -1,0 +1,19 @@
+#include "realify/graph/evaluate.hpp"
+
+namespace realify::graph::detail {
+
+std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    return (*ctx.inputs)[self.input_position].value;
+}
+
+std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    return value_at(ctx, self.children[0]);
+}
+
+const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_context& ctx) {
+    if (ctx.shapes == nullptr) return nullptr;
+    const std::optional<shape_vector>& s = (*ctx.shapes)[static_cast<std::size_t>(&self - ctx.ir->nodes.data())];
+    return s ? &s : nullptr;
+}
+
+}  // namespace realify::graph::detail

@@ -1,0 +1,70 @@
+#include "realify/graph/program.hpp"
+
+namespace realify::graph::detail {
+
+call_state::call_state(const graph_ir& g, std::vector<bound_input> bound)
+    : inputs(std::move(bound)), memo(g.nodes.size()), ctx{&g, &memo, &inputs, nullptr}, shapes(infer_shapes(ctx)) {
+    ctx.shapes = &shapes;
+}
+
+call_state::~call_state() = default;
+
+std::string input_name(const graph_ir& g, std::size_t position) {
+    const std::string& label = g.nodes[g.inputs[position]].label;
+    return label.substr(0, label.find(" : "));
+}
+
+void check_input(const graph_ir& g, std::size_t position, const bound_input& b) {
+    const ir_node& input = g.nodes[g.inputs[position]];
+    if (b.value.type() == *input.value_type && b.complex == input.is_complex) return;
+    std::ostringstream m;
+    m << "realify::graph: input '" << input_name(g, position) << "' is declared "
+      << (input.is_complex ? "complex" : "real") << " with components of " << input.component_bytes * 8
+      << " bits, and was given a tensor of another element type"
+      << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
+    throw layout_error(m.str());
+}
+
+std::string describe_graph(const graph_ir& g, bool after) {
+    std::ostringstream s;
+    for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+        const ir_node& n = g.nodes[i];
+        if (after && (!n.live || n.erased || n.canonical != i || n.is_scalar)) continue;
+        s << "  %" << i << " = " << n.op;
+        if (!n.label.empty()) s << '[' << n.label << ']';
+        s << '(';
+        for (std::size_t k = 0; k < n.children.size(); ++k) {
+            std::size_t c = n.children[k];
+            if (after) {
+                c = g.nodes[c].canonical;
+                while (g.nodes[c].erased && !g.nodes[c].children.empty()) c = g.nodes[g.nodes[c].children[0]].canonical;
+            }
+            s << (k ? ", %" : "%") << c;
+        }
+        s << ')' << (n.is_complex ? " : complex" : " : real");
+        if (after) {
+            s << "  <- " << n.lowering;
+            if (n.folded) s << " [folded at lower time]";
+        }
+        s << '\n';
+    }
+    return s.str();
+}
+
+void check_argument_count(const graph_ir& g, std::size_t given) {
+    if (given == g.inputs.size()) return;
+    std::ostringstream m;
+    m << "realify::graph::program: " << g.inputs.size() << " inputs expected (";
+    for (std::size_t k = 0; k < g.inputs.size(); ++k) m << input_name(g, k) << ' ';
+    m << "), " << given << " given";
+    throw error(m.str());
+}
+
+void finish_lowering(graph_ir& g, const pipeline& passes) {
+    for (std::size_t k = 0; k < g.inputs.size(); ++k) g.nodes[g.inputs[k]].input_position = k;
+    g.before = describe_graph(g, false);
+    passes.run(g);
+    for (std::size_t o : g.outputs) g.reads.push_back(inputs_read(g, o));
+}
+
+}  // namespace realify::graph::detail
