@@ -19,7 +19,7 @@
 //
 // the graph chains ops/<chain>/<type>/<n>/<implementation> (exp_mul_add:
 // exp(x)·y + x; chain5: (exp(x)·y + x)·conj(y)) as a lowered realify graph
-// called with out= (realify_out: one fused loop, a block program of compiled
+// called with out= (realify_out: one fused loop of compiled
 // kernels), one Eigen expression, and a std::complex loop;
 //
 // threads/<op or chain>/<type>/<n>/<t>: realify_out (the op, or the chain's

@@ -166,7 +166,7 @@ compile-time validator `template <class... A> static constexpr bool accepts`, an
 run-time validator `static bool supports(const A&...)`, `static auto apply(const A&...)` and
 optionally `static void apply_into(realify::out_arg<B>&, const A&...)` (the out= form; without
 it, out= copies apply's result into the buffer). `realify::dispatch::lowering::elementwise<Tag>(f,
-operands…)` runs an element function `f` (on `kernel::cpair<T>` / `T`) through the engine.
+operands…)` runs an element function `f` (on `kernels::cpair<T>` / `T`) through the engine.
 Candidates are tried highest priority first; the first whose validators accept the
 operands runs. `realify::dispatch::print_table(std::cout)` prints the table.
 

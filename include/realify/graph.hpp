@@ -5,8 +5,8 @@
 // Headers, one stage each: node / traits / builder (the typed graph),
 // detect (type-level detection), ir / build_ir / passes (the run-time mirror
 // and the passes over it), rules (how each node is evaluated), evaluate
-// (the memoised walk) with zero_copy, fusion (and loop_program: a fused
-// loop's block program), table_route, fallback, tensor_op (one
+// (the memoised walk) with zero_copy, fusion (and build_loop: a fused
+// loop's fused loop), table_route, fallback, tensor_op (one
 // rule each), infer_shapes, buffer_layout, write_outputs
 // (writing outputs into caller buffers), program, explain.
 #pragma once
@@ -24,7 +24,7 @@
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/loop_program.hpp"
+#include "realify/graph/build_loop.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/passes.hpp"
 #include "realify/graph/program.hpp"

@@ -1,5 +1,5 @@
 // The element kernels: one functor per elementwise op tag,
-// realify::kernel::element<op::X>, holding its formula in scalar form (on
+// realify::kernels::element<op::X>, holding its formula in scalar form (on
 // cpair<T> / T) and in batch form (instantiated by the compiled kernels
 // only). Cheap: no xtensor, no xsimd. See kernels/element.hpp.
 #pragma once

@@ -367,7 +367,7 @@ void run_copy(const block_kernel& self, const void* const* in, const bool* broad
 template <class T, bool Complex>
 auto load(const void* p, bool broadcast, std::size_t i) noexcept {
     const T* x = static_cast<const T*>(p) + (broadcast ? 0 : (Complex ? 2 * i : i));
-    if constexpr (Complex) return kernel::cpair<T>{x[0], x[1]};
+    if constexpr (Complex) return kernels::cpair<T>{x[0], x[1]};
     else return x[0];
 }
 
@@ -386,7 +386,7 @@ template <class T>
 void run_to_complex(const block_kernel&, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
     T* o = static_cast<T*>(out);
     for (std::size_t i = 0; i < n; ++i) {
-        const kernel::cpair<T> z = kernel::to_pair(load<T, false>(in[0], broadcast[0], i));
+        const kernels::cpair<T> z = kernels::to_pair(load<T, false>(in[0], broadcast[0], i));
         o[2 * i] = z.re;
         o[2 * i + 1] = z.im;
     }
@@ -402,7 +402,7 @@ void run_nonzero(const block_kernel& self, const void* const* in, const bool* br
 
 template <class T, class Tag>
 void run_predicate(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n, bool) {
-    per_element_real_result<T>(self, in, broadcast, out, n, [](auto x) { return T(kernel::element<Tag>{}(x) ? 1 : 0); });
+    per_element_real_result<T>(self, in, broadcast, out, n, [](auto x) { return T(kernels::element<Tag>{}(x) ? 1 : 0); });
 }
 
 template <class T>
@@ -412,8 +412,8 @@ void run_where(const block_kernel& self, const void* const* in, const bool* broa
         for (std::size_t i = 0; i < n; ++i) {
             const bool c = !(load<T, false>(in[0], broadcast[0], i) == T(0));
             if constexpr (A || B) {
-                const kernel::cpair<T> z =
-                    c ? kernel::to_pair(load<T, A>(in[1], broadcast[1], i)) : kernel::to_pair(load<T, B>(in[2], broadcast[2], i));
+                const kernels::cpair<T> z =
+                    c ? kernels::to_pair(load<T, A>(in[1], broadcast[1], i)) : kernels::to_pair(load<T, B>(in[2], broadcast[2], i));
                 o[2 * i] = z.re;
                 o[2 * i + 1] = z.im;
             } else {

@@ -59,7 +59,7 @@ dims reduced_shape(const dims& in, std::span<const std::size_t> axes, bool keepd
 
 namespace {
 
-using kernel::cpair;
+using kernels::cpair;
 
 constexpr std::size_t block_width = 256;
 /// Elements of a product computed in order before the next chunk starts (run).
@@ -98,7 +98,7 @@ struct accumulator {
     static_assert(!(Complex && extremum), "complex values have no ordering");
     using part = std::conditional_t<R == reduction::prod || extremum, S, double>;
     using value = std::conditional_t<Complex, cpair<part>, part>;
-    using ordering = kernel::element<std::conditional_t<R == reduction::amax, op::maximum, op::minimum>>;
+    using ordering = kernels::element<std::conditional_t<R == reduction::amax, op::maximum, op::minimum>>;
     /// The walk may accumulate a block of outputs together, row by row.
     static constexpr bool across = R != reduction::prod;
 
@@ -115,7 +115,7 @@ struct accumulator {
         if constexpr (extremum) {
             acc = ordering{}(acc, p[0]);
         } else if constexpr (R == reduction::prod) {
-            if constexpr (Complex) acc = kernel::element<op::mul>{}(acc, cpair<S>{p[0], p[1]});
+            if constexpr (Complex) acc = kernels::element<op::mul>{}(acc, cpair<S>{p[0], p[1]});
             else acc *= p[0];
         } else {
             if constexpr (Complex) {
@@ -137,7 +137,7 @@ struct accumulator {
     static value fold(value total, value part, bool first) noexcept {
         if constexpr (R != reduction::prod) return combine(total, part);
         else if (first) return part;
-        else if constexpr (Complex) return kernel::element<op::mul>{}(total, part);
+        else if constexpr (Complex) return kernels::element<op::mul>{}(total, part);
         else return total * part;
     }
     /// n elements at p (stride in components) accumulated in order from init().

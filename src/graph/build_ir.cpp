@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "realify/graph/loop_program.hpp"
+#include "realify/graph/build_loop.hpp"
 
 namespace realify::graph::detail {
 
@@ -126,7 +126,7 @@ std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, st
     r.canonical = slot;
     g.slot_of.emplace(x.id, slot);
     g.nodes.push_back(std::move(r));
-    if (facts.rule == node_rule::fused) set_loop_program(g, slot, false);
+    if (facts.rule == node_rule::fused) set_loop(g, slot, false);
     return slot;
 }
 

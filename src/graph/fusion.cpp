@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "realify/engine/elementwise.hpp"
-#include "realify/engine/program.hpp"
+#include "realify/engine/fused_loop.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/value.hpp"
 
@@ -60,14 +60,14 @@ bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inpu
 
 }  // namespace
 
-/// The evaluator of a loop root: its program over the values it reads, into
+/// The evaluator of a loop root: its loop over the values it reads, into
 /// `target` (nullptr: a fresh value). A target that overlaps a value read is
 /// written in place when that value IS the target, element for element (each
 /// block is read before it is written); any other overlap, or a layout the
 /// engine cannot write, goes through a temporary copied in.
 template <class T>
 std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
-    const engine::block_program& program = *self.program;
+    const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
     for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
@@ -77,10 +77,10 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
     const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
     const shape_vector shape(dims.begin(), dims.end());
-    const bool complex = program.complex_result();
+    const bool complex = loop.complex_result();
     auto run = [&](const engine::tensor_ref& ref) {
         if (try_simd_rows(self, inputs, ref)) return;
-        engine::evaluate_program(self.entry_point, program, inputs, ref);
+        engine::evaluate_loop(self.entry_point, loop, inputs, ref);
     };
     auto fresh = [&] {
         tensor_value<T> v = allocate<T>(shape, complex);

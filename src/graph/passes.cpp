@@ -115,9 +115,9 @@ void fuse_elementwise(graph_ir& g) {
         if (n.fusion != fusion_mode::own_loop) continue;
         std::vector<std::size_t> members;
         graph::detail::collect_region(g, s, members);
-        const bool region = !members.empty() && graph::detail::set_loop_program(g, s, true);
-        if (!region) graph::detail::set_loop_program(g, s, false);
-        std::string steps = n.program->text();
+        const bool region = !members.empty() && graph::detail::set_loop(g, s, true);
+        if (!region) graph::detail::set_loop(g, s, false);
+        std::string steps = n.loop->text();
         for (std::size_t k = 0; k < n.loop_operands.size(); ++k)
             steps += (k == 0 ? " (in0 = %" : ", in" + std::to_string(k) + " = %") + std::to_string(n.loop_operands[k]);
         if (!n.loop_operands.empty()) steps += ')';
@@ -131,7 +131,7 @@ void fuse_elementwise(graph_ir& g) {
                 m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
                 ops << '%' << members[k] << ' ' << m.op << ", ";
             }
-            ops << '%' << s << ' ' << n.op << "), one pass in blocks of " << engine::block_program::block
+            ops << '%' << s << ' ' << n.op << "), one pass in blocks of " << engine::fused_loop::block
                 << " elements, no temporaries: " << steps;
             n.lowering = ops.str();
         } else if (n.simd_mul) {

@@ -12,7 +12,7 @@
 // with three bodies, and the linker could keep the AVX-512 one for the SSE2
 // kernels. Each TU renames them (the kernels also keep every argument within
 // detail::trig_limit, so these are never called). Before any xsimd include.
-#include "kernels/arch_namespace.hpp"
+#include "isa/arch_namespace.hpp"
 #define REALIFY_SIMD_PASTE_(a, b) a##_##b
 #define REALIFY_SIMD_PASTE(a, b) REALIFY_SIMD_PASTE_(a, b)
 #define __ieee754_rem_pio2 REALIFY_SIMD_PASTE(realify_ieee754_rem_pio2, REALIFY_SIMD_KERNEL_NAMESPACE)
@@ -20,18 +20,18 @@
 
 #include <cstddef>
 
-#include "../rope/xsimd_rope.hpp"
+#include "isa/rope_kernels.hpp"
 #include "kernel_table.hpp"
-#include "kernels/complex_mul_kernels.hpp"
-#include "kernels/elementwise_kernels.hpp"
-#include "kernels/row_kernels.hpp"
-#include "kernels/scalar_kernels.hpp"
+#include "isa/complex_mul_kernels.hpp"
+#include "isa/elementwise_kernels.hpp"
+#include "isa/row_kernels.hpp"
+#include "isa/scalar_kernels.hpp"
 
 namespace realify::simd::detail {
 
 template <class T, class Arch, elementwise_op Op>
 constexpr void add_elementwise(elementwise_set<T>& set) noexcept {
-    using k = kernels::elementwise_kernels<T, Arch>;
+    using k = isa::elementwise_kernels<T, Arch>;
     constexpr operand_kind C = operand_kind::complex, R = operand_kind::real;
     constexpr std::size_t i = static_cast<std::size_t>(Op);
     auto unary = [&]<operand_kind X>() {
@@ -60,10 +60,10 @@ constexpr void add_elementwise(elementwise_set<T>& set) noexcept {
 
 template <class T, class Arch>
 constexpr kernel_set<T> make_kernel_set() noexcept {
-    using m = kernels::complex_mul_kernels<T, Arch>;
-    using r = kernels::row_kernels<T, Arch>;
+    using m = isa::complex_mul_kernels<T, Arch>;
+    using r = isa::row_kernels<T, Arch>;
     kernel_set<T> set{{&m::mul, &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add},
-                      &rope::kernel::rope_simd<T, Arch>::run,
+                      &rope::isa::rope_simd<T, Arch>::run,
                       {},
                       {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);

@@ -15,7 +15,7 @@
 #include <complex>
 #include <cstddef>
 
-#include "realify/rope/kernels/rope_call.hpp"
+#include "realify/rope/call.hpp"
 #include "realify/simd/elementwise.hpp"
 
 namespace realify::simd::detail {
@@ -32,7 +32,7 @@ constexpr std::size_t binary_index(operand_kind x, operand_kind y) noexcept {
     return 2 * static_cast<std::size_t>(x) + static_cast<std::size_t>(y);
 }
 
-/// The row kernels of softmax and the normalisations (src/simd/kernels/row_kernels.hpp).
+/// The row kernels of softmax and the normalisations (src/simd/isa/row_kernels.hpp).
 template <class T>
 struct row_set {
     T (*max)(const T* x, std::size_t n) noexcept;  // n ≥ 1
@@ -59,7 +59,7 @@ struct multiply_set {
 template <class T>
 struct kernel_set {
     multiply_set<T> multiply;
-    // RoPE (src/rope/xsimd_rope.hpp); may allocate its patterns
+    // RoPE (src/simd/isa/rope_kernels.hpp); may allocate its patterns
     void (*rope)(const rope::detail::rope_call<T>& call);
     elementwise_set<T> elementwise;
     row_set<T> rows;

@@ -1,5 +1,5 @@
 // The element kernels' scalar forms as raw kernels
-// (src/simd/kernels/scalar_kernels.hpp): plain loops, compiled for the
+// (src/simd/isa/scalar_kernels.hpp): plain loops, compiled for the
 // x86-64 baseline with IEEE semantics (realify_isa_sources). The per-
 // instruction-set kernels call them for the lanes their batch forms hand
 // back; the kernel table points at them for forms without a batch form.
@@ -9,18 +9,18 @@
 
 #include "kernel_table.hpp"
 #include "realify/kernels.hpp"
-#include "kernels/scalar_kernels.hpp"
+#include "isa/scalar_kernels.hpp"
 
 namespace realify::simd::detail {
 namespace {
 
 template <operand_kind K, class T>
 auto load(const T* p, std::size_t i) noexcept {
-    if constexpr (K == operand_kind::complex) return kernel::cpair<T>{p[2 * i], p[2 * i + 1]};
+    if constexpr (K == operand_kind::complex) return kernels::cpair<T>{p[2 * i], p[2 * i + 1]};
     else return p[i];
 }
 template <class T>
-void store(T* out, std::size_t i, kernel::cpair<T> v) noexcept {
+void store(T* out, std::size_t i, kernels::cpair<T> v) noexcept {
     out[2 * i] = v.re;
     out[2 * i + 1] = v.im;
 }
@@ -54,16 +54,16 @@ void loop(const T* params, T* out, std::size_t n, const Load&... load) noexcept 
 
 template <elementwise_op Op, operand_kind X, class T>
 void scalar_unary(const T* x, T* out, std::size_t n, const T* params, bool) noexcept {
-    using F = kernel::element<elementwise_tag_t<Op>>;
-    using O = std::conditional_t<*result_kind(Op, X) == operand_kind::complex, kernel::cpair<T>, T>;
+    using F = kernels::element<elementwise_tag_t<Op>>;
+    using O = std::conditional_t<*result_kind(Op, X) == operand_kind::complex, kernels::cpair<T>, T>;
     loop<F, T, O>(params, out, n, [x](std::size_t i) { return load<X>(x, i); });
 }
 
 template <elementwise_op Op, operand_kind X, operand_kind Y, class T>
 void scalar_binary(const T* x, bool x_broadcast, const T* y, bool y_broadcast, T* out, std::size_t n,
                    const T* params, bool) noexcept {
-    using F = kernel::element<elementwise_tag_t<Op>>;
-    using O = std::conditional_t<*result_kind(Op, X, Y) == operand_kind::complex, kernel::cpair<T>, T>;
+    using F = kernels::element<elementwise_tag_t<Op>>;
+    using O = std::conditional_t<*result_kind(Op, X, Y) == operand_kind::complex, kernels::cpair<T>, T>;
     const std::size_t xs = x_broadcast ? 0 : 1, ys = y_broadcast ? 0 : 1;
     loop<F, T, O>(params, out, n, [x, xs](std::size_t i) { return load<X>(x, i * xs); },
                   [y, ys](std::size_t i) { return load<Y>(y, i * ys); });

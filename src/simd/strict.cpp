@@ -6,7 +6,7 @@
 #include <complex>
 #include <cstddef>
 
-#include "kernels/complex_mul_kernels.hpp"
+#include "isa/complex_mul_kernels.hpp"
 
 namespace realify::simd::detail {
 namespace {

@@ -54,7 +54,7 @@ struct doubled_sinh {
     static auto apply(const A& a) {
         // deliberately not sinh: 2·z, so the test can tell the user's entry ran
         return realify::dispatch::lowering::elementwise<op>(
-            [](auto z) { return realify::kernel::element<realify::op::mul>{}(z, decltype(z.re)(2)); }, a);
+            [](auto z) { return realify::kernels::element<realify::op::mul>{}(z, decltype(z.re)(2)); }, a);
     }
 };
 
@@ -78,7 +78,7 @@ struct twice_lowering {
     template <class A>
     static auto apply(const A& a) {
         return realify::dispatch::lowering::elementwise<realify::op::mul>(
-            [](auto z) { return realify::kernel::element<realify::op::mul>{}(z, decltype(z.re)(2)); }, a);
+            [](auto z) { return realify::kernels::element<realify::op::mul>{}(z, decltype(z.re)(2)); }, a);
     }
 };
 }  // namespace user
@@ -1134,7 +1134,7 @@ TEST(GraphOut, InPlaceRopeIsZeroCopy) {
 
 // ============================================================================ fused regions: compiled kernels
 
-// A fused region is a block program of the compiled kernels, run at the
+// A fused region is a fused loop of the compiled kernels, run at the
 // instruction set active when it is evaluated: at every level this machine
 // has, its result is the eager API's to the bit (the same kernels in the same
 // order), whatever flags this file is compiled with — on lengths around the

@@ -26,7 +26,7 @@
 #include "realify/layout/view_as_real.hpp"
 #include "realify/rope.hpp"
 #include "realify/rope/half.hpp"
-#include "realify/rope/kernels/scalar.hpp"
+#include "realify/rope/scalar.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/streaming.hpp"
 

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "realify/engine/program.hpp"
+#include "realify/engine/fused_loop.hpp"
 #include "realify/engine/rows.hpp"
 #include "realify/errors.hpp"
 #include "realify/kernels.hpp"
@@ -32,7 +32,7 @@
 #include "../support/arch_levels.hpp"
 
 namespace rs = realify::simd;
-namespace rk = realify::kernel;
+namespace rk = realify::kernels;
 using rs::elementwise_op;
 using rs::operand_kind;
 
@@ -632,7 +632,7 @@ TEST_P(ElementwiseKernels, ResultsAreBitIdenticalAcrossOffsetsAndStorePaths) {
     }
 }
 
-// ---- block programs: chains of kernels in one pass (realify/engine/program.hpp) ------------
+// ---- fused loops: chains of kernels in one pass (realify/engine/fused_loop.hpp) ------------
 
 namespace program_check {
 
@@ -685,24 +685,24 @@ void check_chains() {
         bin(elementwise_op::sub, R, t0.data(), false, R, c.data(), false, want_real.data());
 
         const bool cc[] = {true, true};
-        re::block_program chain(re::component_of<T>(), cc);
-        const re::program_operand in0 = chain.input(0);
-        const re::program_operand e = chain.append(elementwise_op::exp, std::array{in0});
-        const re::program_operand p = chain.append(elementwise_op::mul, std::array{e, chain.input(1)});
+        re::fused_loop chain(re::component_of<T>(), cc);
+        const re::step_operand in0 = chain.input(0);
+        const re::step_operand e = chain.append(elementwise_op::exp, std::array{in0});
+        const re::step_operand p = chain.append(elementwise_op::mul, std::array{e, chain.input(1)});
         chain.append(elementwise_op::add, std::array{p, in0});
         EXPECT_EQ(chain.text(), "t0 = exp(in0); t1 = mul(t0, in1); out = add(t1, in0)");
         std::vector<T> got(2 * n, T(-1));
         const std::array ins{vector_ref(a1, n, true), vector_ref(b.data(), n, true)};
-        re::evaluate_program("chain", chain, ins, vector_ref(got.data(), n, true));
+        re::evaluate_loop("chain", chain, ins, vector_ref(got.data(), n, true));
         ASSERT_TRUE(same_bits(got, want));
         // in place: out is input 0
         std::vector<T> inplace(a1, a1 + 2 * n);
         const std::array ins_inplace{vector_ref(inplace.data(), n, true), vector_ref(b.data(), n, true)};
-        re::evaluate_program("chain", chain, ins_inplace, vector_ref(inplace.data(), n, true));
+        re::evaluate_loop("chain", chain, ins_inplace, vector_ref(inplace.data(), n, true));
         ASSERT_TRUE(same_bits(inplace, want));
         // strided out (every other element of a buffer twice as long)
         std::vector<T> strided(4 * n, T(-7));
-        re::evaluate_program("chain", chain, ins, vector_ref(strided.data(), n, true, 2));
+        re::evaluate_loop("chain", chain, ins, vector_ref(strided.data(), n, true, 2));
         for (size_t i = 0; i < n; ++i) {
             ASSERT_EQ(std::memcmp(&strided[4 * i], &want[2 * i], 2 * sizeof(T)), 0) << i;  // NaN included
             ASSERT_EQ(strided[4 * i + 2], T(-7));                                           // untouched between
@@ -710,27 +710,27 @@ void check_chains() {
 
         // a real result, a number, a complex → real step
         const bool cr[] = {true, false};
-        re::block_program norm(re::component_of<T>(), cr);
-        const re::program_operand absolute = norm.append(elementwise_op::abs, std::array{norm.input(0)});
-        const re::program_operand twice =
-            norm.append(elementwise_op::mul, std::array{absolute, re::block_program::number(2.0, false)});
+        re::fused_loop norm(re::component_of<T>(), cr);
+        const re::step_operand absolute = norm.append(elementwise_op::abs, std::array{norm.input(0)});
+        const re::step_operand twice =
+            norm.append(elementwise_op::mul, std::array{absolute, re::fused_loop::number(2.0, false)});
         norm.append(elementwise_op::sub, std::array{twice, norm.input(1)});
         EXPECT_FALSE(norm.complex_result());
         std::vector<T> got_real(n);
         const std::array ins_norm{vector_ref(want.data(), n, true), vector_ref(c.data(), n, false)};
-        re::evaluate_program("norm", norm, ins_norm, vector_ref(got_real.data(), n, false));
+        re::evaluate_loop("norm", norm, ins_norm, vector_ref(got_real.data(), n, false));
         ASSERT_TRUE(same_bits(got_real, want_real));
 
         // a broadcast input: a step on it alone computes once, the output repeats it
         re::tensor_ref scalar = vector_ref(c.data(), 1, false);
         scalar.shape.rank = 0;
         const bool r1[] = {false, false};
-        re::block_program shifted(re::component_of<T>(), r1);
-        const re::program_operand once = shifted.append(elementwise_op::exp, std::array{shifted.input(0)});
+        re::fused_loop shifted(re::component_of<T>(), r1);
+        const re::step_operand once = shifted.append(elementwise_op::exp, std::array{shifted.input(0)});
         shifted.append(elementwise_op::add, std::array{once, shifted.input(1)});
         std::vector<T> got_shift(n);
         const std::array ins_shift{scalar, vector_ref(c.data(), n, false)};
-        re::evaluate_program("shifted", shifted, ins_shift, vector_ref(got_shift.data(), n, false));
+        re::evaluate_loop("shifted", shifted, ins_shift, vector_ref(got_shift.data(), n, false));
         T e0;
         rs::unary_kernel_for<T>(elementwise_op::exp, R)(c.data(), &e0, 1, nullptr, false);
         for (size_t i = 0; i < n; ++i) {
@@ -750,29 +750,29 @@ TEST_P(ElementwiseKernels, BlockProgramsEqualTheirOpsRunOneByOne) {
 TEST(BlockProgram, RefusesWhatItCannotRun) {
     namespace re = realify::engine;
     const bool c1[] = {true};
-    re::block_program p(re::component::float32, c1);
+    re::fused_loop p(re::component::float32, c1);
     // abs of a real number exists, add of one operand does not, angle × complex neither
     EXPECT_THROW(p.append(elementwise_op::add, std::array{p.input(0)}), realify::error);
     EXPECT_THROW(p.append(elementwise_op::polar, std::array{p.input(0), p.input(0)}), realify::error);
     EXPECT_THROW((void)p.input(1), realify::error);
-    const re::program_operand e = p.append(elementwise_op::exp, std::array{p.input(0)});
+    const re::step_operand e = p.append(elementwise_op::exp, std::array{p.input(0)});
     p.append(elementwise_op::neg, std::array{e});
     EXPECT_THROW(p.append(elementwise_op::conj, std::array{e}), realify::error);  // a tree: e is read once
-    EXPECT_THROW(re::block_program(re::component::int32, c1), realify::error);
+    EXPECT_THROW(re::fused_loop(re::component::int32, c1), realify::error);
     const bool five[] = {true, true, true, true, true};
-    EXPECT_THROW(re::block_program(re::component::float64, five), realify::error);
+    EXPECT_THROW(re::fused_loop(re::component::float64, five), realify::error);
     // more results alive than scratch blocks: a balanced tree deeper than max_live
-    re::block_program deep(re::component::float32, c1);
-    std::vector<re::program_operand> pending;
+    re::fused_loop deep(re::component::float32, c1);
+    std::vector<re::step_operand> pending;
     EXPECT_THROW(
-        for (std::size_t i = 0; i <= re::block_program::max_live; ++i) pending.push_back(
+        for (std::size_t i = 0; i <= re::fused_loop::max_live; ++i) pending.push_back(
             deep.append(elementwise_op::exp, std::array{deep.input(0)})),
         realify::error);
     // the inputs given must be the inputs declared
     std::vector<float> x(2);
     const std::array none = std::array<re::tensor_ref, 0>{};
     re::tensor_ref out = program_check::vector_ref(x.data(), 1, true);
-    EXPECT_THROW(re::evaluate_program("p", p, none, out), realify::error);
+    EXPECT_THROW(re::evaluate_loop("p", p, none, out), realify::error);
 }
 
 // ---- the ordering ops' semantics, at every position of every instruction set -------------

@@ -15,7 +15,7 @@
 
 namespace {
 
-namespace rk = realify::kernel;
+namespace rk = realify::kernels;
 
 template <class T>
 [[gnu::target("avx2,fma"), gnu::flatten, gnu::noinline]] rk::cpair<T> square_with_fma(rk::cpair<T> z) {

@@ -67,7 +67,7 @@
 namespace realify::engine {
 
 /// At most this many inputs per call (where takes three; a graph's fused
-/// region, realify/engine/program.hpp, up to four).
+/// region, realify/engine/fused_loop.hpp, up to four).
 inline constexpr std::size_t max_inputs = 4;
 /// Elements per block when a row goes through scratch: 512 complex doubles
 /// are 8 KiB, so three inputs and the output stay in a 32 KiB L1.

@@ -2,7 +2,7 @@
 // of real float or double tensors, into any output layout (the input's
 // shape; the input itself, in place, is allowed). Each row — the elements
 // along the softmax dim, or the trailing normalised dims — is computed by the
-// row kernels of the active instruction set (src/simd/kernels/row_kernels.hpp)
+// row kernels of the active instruction set (src/simd/isa/row_kernels.hpp)
 // while it sits in L1: a row contiguous in memory is read and written in
 // place, any other is gathered into a scratch row first (allocated once per
 // call). Compiled once in realify_simd (src/engine/rows.cpp); this header is

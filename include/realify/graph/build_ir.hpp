@@ -22,7 +22,7 @@
 #include "realify/graph/detect.hpp"
 #include "realify/graph/evaluate.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/loop_program.hpp"
+#include "realify/graph/build_loop.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/traits.hpp"
 

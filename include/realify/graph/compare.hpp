@@ -79,7 +79,7 @@ struct compare_elements {
                 if constexpr (std::is_arithmetic_v<X> && std::is_arithmetic_v<Y>) {
                     return typename Tag::compare{}(x, y);
                 } else {
-                    const auto p = kernel::to_pair(x), q = kernel::to_pair(y);
+                    const auto p = kernels::to_pair(x), q = kernels::to_pair(y);
                     const bool same = p.re == q.re && p.im == q.im;
                     return std::is_same_v<Tag, compare_op::eq> ? same : !same;
                 }

@@ -11,7 +11,7 @@
 // The evaluators of the rules (graph/rules.hpp):
 //   input, number, constant, cast   here
 //   erased, zero-copy               here (the memory re-described; zero_copy.hpp: the shape)
-//   fused                           graph/fusion.hpp (the block program the
+//   fused                           graph/fusion.hpp (the fused loop the
 //                                   fuse_elementwise pass recorded; a lone multiply on engine::mul_rows)
 //   table                           graph/table_route.hpp
 //   fallback                        graph/fallback.hpp

@@ -21,9 +21,9 @@
 
 namespace realify::graph::detail {
 
-using kernel::cpair;
+using kernels::cpair;
 
-/// A complex pair (kernel::cpair) rather than a real number.
+/// A complex pair (kernels::cpair) rather than a real number.
 template <class X>
 inline constexpr bool is_pair_v = !std::is_arithmetic_v<X>;
 

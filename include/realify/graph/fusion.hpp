@@ -2,8 +2,8 @@
 // pass over the broadcast shape — no temporaries between the ops.
 //
 // Which nodes share a loop is decided once, by the fuse_elementwise pass
-// (graph/passes.hpp), and recorded on the loop root: its block program
-// (realify/engine/program.hpp, built by graph/loop_program.hpp) and the
+// (graph/passes.hpp), and recorded on the loop root: its fused loop
+// (realify/engine/fused_loop.hpp, built by graph/build_loop.hpp) and the
 // values it reads (ir_node::loop_operands). Evaluation runs that program
 // through the elementwise engine: block by block, each step the op's compiled
 // kernel at the machine's best instruction set, picked at run time — whatever

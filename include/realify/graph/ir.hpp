@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "realify/engine/program.hpp"
+#include "realify/engine/fused_loop.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/version.hpp"
 
@@ -61,7 +61,7 @@ enum class node_rule : unsigned char {
     cast,       // component conversion (.float(), type_as); erased when the type is the same
     erased,     // view_as_complex / view_as_real: re-described, no code
     zero_copy,  // shape op on the contiguous (…,2) memory
-    fused,      // elementwise: part of one loop (a block program of compiled kernels)
+    fused,      // elementwise: part of one loop (a fused loop of compiled kernels)
     table,      // realify::dispatch::call<Tag>
     fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
     tensor_op,  // a tensor-level user function on whole tensors (a graph break, graph/tensor_op.hpp)
@@ -138,7 +138,7 @@ struct ir_node {
     // fusion (fuse_elementwise); evaluation follows these
     fusion_mode fusion = fusion_mode::none;
     std::vector<std::size_t> loop_operands;  // loop roots: the values the loop reads (its program's inputs), in order
-    std::shared_ptr<const engine::block_program> program;  // loop roots: the loop's steps (graph/loop_program.hpp)
+    std::shared_ptr<const engine::fused_loop> loop;  // loop roots: the loop's steps (graph/build_loop.hpp)
     bool simd_rows = false;            // the loop is a lone complex × complex mul: SIMD row kernel when the layout fits
     // evaluation
     const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)

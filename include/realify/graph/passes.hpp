@@ -14,7 +14,7 @@
 //   5 fuse_elementwise           the loops: which elementwise nodes form one
 //                                loop (a region), which run alone, and which
 //                                loops may take the SIMD row kernel — decided
-//                                here, once, each loop's block program built;
+//                                here, once, each loop's fused loop built;
 //                                evaluation follows the records
 #pragma once
 
@@ -30,7 +30,7 @@
 
 #include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/loop_program.hpp"
+#include "realify/graph/build_loop.hpp"
 
 namespace realify::graph {
 
@@ -60,10 +60,10 @@ void fold_constants(graph_ir& g);
 /// Decides every loop once: a live elementwise node no other loop inlines is
 /// a loop root; it inlines the elementwise descendants private to it (a
 /// shared one is read as a value, computed by its own loop) when the whole
-/// fits one block program (at most engine::max_inputs distinct values read),
+/// fits one fused loop (at most engine::max_inputs distinct values read),
 /// else it runs alone over its operands' values (own_loop) and its
 /// elementwise children become roots of their own. Each root's record holds
-/// its program (graph/loop_program.hpp). A lone complex × complex multiply
+/// its program (graph/build_loop.hpp). A lone complex × complex multiply
 /// of two tensors may take the SIMD row kernel. Evaluation reads these
 /// records; explain() prints them.
 void fuse_elementwise(graph_ir& g);

@@ -7,7 +7,7 @@
 //                 (graph/zero_copy.hpp);
 //   fused         elementwise ops (mul, div, exp, conj, abs, polar, pow, …) whose
 //                 table entry is the built-in one: a chain of them is ONE
-//                 pass over the broadcast shape, a block program of the ops'
+//                 pass over the broadcast shape, a fused loop of the ops'
 //                 compiled kernels (graph/fusion.hpp); which chains form one
 //                 loop is decided once, by the fuse_elementwise pass;
 //   table         anything else: realify::dispatch::call<Tag>
@@ -25,7 +25,7 @@
 
 #include "realify/dispatch/registry.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/loop_program.hpp"
+#include "realify/graph/build_loop.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/table_route.hpp"
 #include "realify/graph/traits.hpp"
@@ -62,7 +62,7 @@ inline constexpr bool identity_node_v<node<Tag, C>> =
     ((std::is_same_v<Tag, op::conj> || std::is_same_v<Tag, op::conj_physical> || std::is_same_v<Tag, op::real>) &&
      !traits_t<C>::is_complex && std::is_floating_point_v<typename traits_t<C>::real_type> && !is_scalar_node_v<C>);
 
-/// The ops a fused loop runs (fused_kernel_of, graph/loop_program.hpp).
+/// The ops a fused loop runs (fused_kernel_of, graph/build_loop.hpp).
 template <class Tag>
 inline constexpr bool elementwise_tag = [] {
     if constexpr (listed_op<Tag>) return fused_kernel_of(Tag::id).has_value();

@@ -22,7 +22,7 @@
 
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 namespace detail {
 
@@ -157,4 +157,4 @@ struct element<op::gelu> {
     }
 };
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

@@ -23,7 +23,7 @@
 #include "realify/kernels/complex_product.hpp"
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 namespace detail {
 
@@ -505,4 +505,4 @@ struct element<op::square> {
     }
 };
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

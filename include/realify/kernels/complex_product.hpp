@@ -22,7 +22,7 @@
 
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 /// x · y = fmaddsub(re, y, im · swap_pairs(y)) = [xr·yr − xi·yi, xr·yi + xi·yr].
 template <class V>
@@ -52,4 +52,4 @@ template <class V>
     return {V::fma(x.re, y.re, x.im * y.im), V::fms(x.im, y.re, x.re * y.im)};
 }
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

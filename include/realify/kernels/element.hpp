@@ -1,6 +1,6 @@
 // Element kernels: the one place each elementwise op's formula lives.
 //
-// realify::kernel::element<op::X> is specialised for every elementwise op tag
+// realify::kernels::element<op::X> is specialised for every elementwise op tag
 // (kernels/arithmetic.hpp, exponential.hpp, power.hpp, trigonometric.hpp,
 // real_output.hpp, rounding.hpp). A specialisation holds
 //
@@ -17,7 +17,7 @@
 //                      tested against.
 //
 //   the batch forms    static member templates on a vector vocabulary V (the
-//                      xsimd wrapper of src/simd/kernels/vocabulary.hpp,
+//                      xsimd wrapper of src/simd/isa/vocabulary.hpp,
 //                      included only by the compiled kernels in src/):
 //                        simd<V>(operands...[, redo])
 //                            one lane per element: a complex operand is
@@ -64,7 +64,7 @@
 
 #include "realify/ops/tags.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 /// One complex number as two reals; the unit the scalar forms compute on.
 /// The batch forms use cpair<batch> for a register of real parts and one of
@@ -213,4 +213,4 @@ template <class V>
 }
 
 }  // namespace detail
-}  // namespace realify::kernel
+}  // namespace realify::kernels

@@ -16,7 +16,7 @@
 
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 namespace detail {
 
@@ -266,4 +266,4 @@ struct element<op::log1p> {
     }
 };
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

@@ -21,7 +21,7 @@
 
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 namespace detail {
 
@@ -78,4 +78,4 @@ struct element<op::clamp_min> : detail::bound<true> {};
 template <>
 struct element<op::clamp_max> : detail::bound<false> {};
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

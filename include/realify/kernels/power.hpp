@@ -10,7 +10,7 @@
 #include "realify/kernels/arithmetic.hpp"
 #include "realify/kernels/exponential.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 template <>
 struct element<op::sqrt> {
@@ -275,4 +275,4 @@ template <class V>
     return r;
 }
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

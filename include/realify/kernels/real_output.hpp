@@ -10,7 +10,7 @@
 
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 template <>
 struct element<op::abs> {
@@ -188,4 +188,4 @@ struct element<op::polar> {
     }
 };
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

@@ -10,7 +10,7 @@
 
 #include "realify/kernels/element.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 namespace detail {
 /// The complex form of a componentwise op F: F on each part.
@@ -65,4 +65,4 @@ struct element<op::round> : detail::rounding<detail::round_real> {};
 template <>
 struct element<op::trunc> : detail::rounding<detail::trunc_real> {};
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

@@ -20,7 +20,7 @@
 
 #include "realify/kernels/power.hpp"
 
-namespace realify::kernel {
+namespace realify::kernels {
 
 namespace detail {
 /// i·z and −i·z.
@@ -542,4 +542,4 @@ struct element<op::atan> {
     }
 };
 
-}  // namespace realify::kernel
+}  // namespace realify::kernels

@@ -7,7 +7,7 @@
 
 #include <string_view>
 
-#include "realify/rope/kernels/rope_call.hpp"
+#include "realify/rope/call.hpp"
 
 namespace realify::rope {
 

@@ -30,9 +30,9 @@
 
 namespace realify::dispatch::lowering {
 
-using kernel::cpair;
-using kernel::element;
-using kernel::to_pair;
+using kernels::cpair;
+using kernels::element;
+using kernels::to_pair;
 
 /// The element type of a tensor: std::complex<T> or its real type.
 template <class A>

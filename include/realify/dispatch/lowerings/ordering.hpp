@@ -3,7 +3,7 @@
 // numbers. Each runs the compiled kernels of realify/kernels/ordering.hpp
 // (the semantics: NaN propagates, ±0 ordered, clamp keeps x on a bound);
 // clamp with both bounds is clamp_min then clamp_max in one pass (a block
-// program, realify/engine/program.hpp). Complex operands have no lowering:
+// loop, realify/engine/fused_loop.hpp). Complex operands have no lowering:
 // the eager and graph entry points refuse them with one static_assert, as
 // PyTorch refuses them.
 #pragma once
@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "realify/dispatch/lowerings/arithmetic.hpp"
-#include "realify/engine/program.hpp"
+#include "realify/engine/fused_loop.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
@@ -77,25 +77,25 @@ struct clamp_reals {
     template <class... A>
     static constexpr bool accepts = clamp_operands<A...>;
 
-    /// f(refs, program) with the program over the given operands (x, then lo and/or hi).
+    /// f(refs, loop) with the loop over the given operands (x, then lo and/or hi).
     template <class F, class A, class L, class H>
-    static decltype(auto) with_program(const F& f, const A& a, const L& lo, const H& hi) {
+    static decltype(auto) with_loop(const F& f, const A& a, const L& lo, const H& hi) {
         auto run = [&](const auto&... present) -> decltype(auto) {
             using T = promoted_real_t<std::remove_cvref_t<decltype(present)>...>;
             constexpr std::array<bool, sizeof...(present)> kinds{};  // every operand real
-            engine::block_program program(engine::component_of<T>(), kinds);
-            engine::program_operand x = program.input(0);
+            engine::fused_loop loop(engine::component_of<T>(), kinds);
+            engine::step_operand x = loop.input(0);
             std::size_t next = 1;
             if constexpr (!is_none_v<L>) {
-                const std::array<engine::program_operand, 2> operands{x, program.input(next++)};
-                x = program.append(simd::elementwise_op::clamp_min, operands);
+                const std::array<engine::step_operand, 2> operands{x, loop.input(next++)};
+                x = loop.append(simd::elementwise_op::clamp_min, operands);
             }
             if constexpr (!is_none_v<H>) {
-                const std::array<engine::program_operand, 2> operands{x, program.input(next++)};
-                program.append(simd::elementwise_op::clamp_max, operands);
+                const std::array<engine::step_operand, 2> operands{x, loop.input(next++)};
+                loop.append(simd::elementwise_op::clamp_max, operands);
             }
             return engine::with_input_refs(
-                op::name, [&](std::span<const engine::tensor_ref> refs) -> decltype(auto) { return f.template operator()<T>(refs, program, present...); },
+                op::name, [&](std::span<const engine::tensor_ref> refs) -> decltype(auto) { return f.template operator()<T>(refs, loop, present...); },
                 present...);
         };
         if constexpr (is_none_v<L>) return run(a, hi);
@@ -105,23 +105,23 @@ struct clamp_reals {
 
     template <class A, class L, class H>
     static auto apply(const A& a, const L& lo, const H& hi) {
-        return with_program(
-            []<class T>(std::span<const engine::tensor_ref> refs, const engine::block_program& program, const auto&... present) {
+        return with_loop(
+            []<class T>(std::span<const engine::tensor_ref> refs, const engine::fused_loop& loop, const auto&... present) {
                 using R = result_t<T, broadcast_rank_v<std::remove_cvref_t<decltype(present)>...>,
                                    std::remove_cvref_t<decltype(present)>...>;
                 R result = allocate_result<R>(engine::broadcast_shape(op::name, refs));
                 auto o = out(result);
-                engine::evaluate_program(op::name, program, refs, out_ref(op::name, o));
+                engine::evaluate_loop(op::name, loop, refs, out_ref(op::name, o));
                 return result;
             },
             a, lo, hi);
     }
     template <class O, class A, class L, class H>
     static void apply_into(out_arg<O>& o, const A& a, const L& lo, const H& hi) {
-        with_program(
-            [&o]<class T>(std::span<const engine::tensor_ref> refs, const engine::block_program& program, const auto&...) {
+        with_loop(
+            [&o]<class T>(std::span<const engine::tensor_ref> refs, const engine::fused_loop& loop, const auto&...) {
                 check_out_type<T, O>();
-                engine::evaluate_program(op::name, program, refs, out_ref(op::name, o));
+                engine::evaluate_loop(op::name, loop, refs, out_ref(op::name, o));
             },
             a, lo, hi);
     }

@@ -38,7 +38,7 @@
 #include "realify/kernels.hpp"
 #include "vocabulary.hpp"
 
-namespace realify::simd::kernels {
+namespace realify::simd::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 template <class T, class A>
@@ -124,7 +124,7 @@ struct row_kernels {
     /// e^(x − s) of one register.
     [[gnu::always_inline]] static B exp_shifted(const B& x, const B& s) noexcept {
         const B d = x - s;
-        const M normal = (d >= B(kernel::detail::exp_low<T>)) & (d <= B(kernel::detail::exp_high<T>));
+        const M normal = (d >= B(kernels::detail::exp_low<T>)) & (d <= B(kernels::detail::exp_high<T>));
         const M zero = d < B(exp_zero);
         const B e = V::select(zero, B(T(0)), V::exp(V::select(normal, d, B(T(0)))));
         if (V::any(~(normal | zero))) [[unlikely]]
@@ -203,4 +203,4 @@ struct row_kernels {
 };
 
 }  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::simd::kernels
+}  // namespace realify::simd::isa

@@ -6,7 +6,7 @@
 
 #include <cstddef>
 
-#include "realify/rope/kernels/rope_call.hpp"
+#include "realify/rope/call.hpp"
 
 namespace realify::rope::detail {
 

@@ -41,7 +41,7 @@
 #include "scalar_kernels.hpp"
 #include "vocabulary.hpp"
 
-namespace realify::simd::kernels {
+namespace realify::simd::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 /// Reals per element of an operand kind.
@@ -49,7 +49,7 @@ constexpr std::size_t reals_of(operand_kind k) noexcept { return k == operand_ki
 
 /// The element kernel of a compiled op.
 template <elementwise_op Op>
-using element_of = kernel::element<elementwise_tag_t<Op>>;
+using element_of = kernels::element<elementwise_tag_t<Op>>;
 
 template <class F>
 inline constexpr bool componentwise_v = requires { requires F::componentwise; };
@@ -60,7 +60,7 @@ inline constexpr bool has_parameters_v = requires { typename F::template paramet
 /// The argument types of the batch forms for operand kinds K.
 template <class V, operand_kind K>
 using interleaved_arg_t =
-    std::conditional_t<K == operand_kind::complex, kernel::pairs<typename V::batch>, kernel::paired_real<typename V::batch>>;
+    std::conditional_t<K == operand_kind::complex, kernels::pairs<typename V::batch>, kernels::paired_real<typename V::batch>>;
 template <class V, operand_kind K>
 using simd_arg_t = std::conditional_t<K == operand_kind::complex, cpair<typename V::batch>, typename V::batch>;
 
@@ -421,4 +421,4 @@ struct elementwise_kernels {
 };
 
 }  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::simd::kernels
+}  // namespace realify::simd::isa

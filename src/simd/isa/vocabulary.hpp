@@ -18,7 +18,7 @@
 #include "primitives.hpp"
 #include "realify/kernels/element.hpp"
 
-namespace realify::simd::kernels {
+namespace realify::simd::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 template <class T, class A>
@@ -49,11 +49,11 @@ struct vec {
     static batch copysign(const batch& x, const batch& y) noexcept { return xsimd::copysign(x, y); }
     /// x·y + z, fused where the instruction set has FMA (AVX-512F included:
     /// the primitive, not xsimd 8.1's, which rounds twice there).
-    static batch fma(const batch& x, const batch& y, const batch& z) noexcept { return kernels::fma(x, y, z, A{}); }
+    static batch fma(const batch& x, const batch& y, const batch& z) noexcept { return isa::fma(x, y, z, A{}); }
     /// x·y − z
-    static batch fms(const batch& x, const batch& y, const batch& z) noexcept { return kernels::fms(x, y, z, A{}); }
+    static batch fms(const batch& x, const batch& y, const batch& z) noexcept { return isa::fms(x, y, z, A{}); }
     /// z − x·y
-    static batch fnma(const batch& x, const batch& y, const batch& z) noexcept { return kernels::fnma(x, y, z, A{}); }
+    static batch fnma(const batch& x, const batch& y, const batch& z) noexcept { return isa::fnma(x, y, z, A{}); }
     static batch sqrt(const batch& x) noexcept { return xsimd::sqrt(x); }
 
     // ---- transcendental (xsimd's, accurate to a few ulp) ----
@@ -83,7 +83,7 @@ struct vec {
     /// beyond it xsimd reduces the argument with a non-template inline
     /// function, a symbol the per-instruction-set TUs would share.
     [[gnu::always_inline, gnu::flatten]] static cpair<batch> cis(const batch& x) noexcept {
-        const mask wild = !(xsimd::abs(x) <= batch(::realify::kernel::detail::trig_limit<T>));
+        const mask wild = !(xsimd::abs(x) <= batch(::realify::kernels::detail::trig_limit<T>));
         auto sincos = [](const batch& v) { return xsimd::sincos(v); };
         if (!xsimd::any(wild)) [[likely]] {
             const auto sc = sincos(x);
@@ -93,13 +93,13 @@ struct vec {
                 std_lanes(wild, x, [&](const batch& v) { return sincos(v).first; }, [](T v) { return std::sin(v); })};
     }
     [[gnu::always_inline, gnu::flatten]] static batch sin(const batch& x) noexcept {
-        return bounded(x, ::realify::kernel::detail::trig_limit<T>, [](const batch& v) { return xsimd::sin(v); }, [](T v) { return std::sin(v); });
+        return bounded(x, ::realify::kernels::detail::trig_limit<T>, [](const batch& v) { return xsimd::sin(v); }, [](T v) { return std::sin(v); });
     }
     [[gnu::always_inline, gnu::flatten]] static batch cos(const batch& x) noexcept {
-        return bounded(x, ::realify::kernel::detail::trig_limit<T>, [](const batch& v) { return xsimd::cos(v); }, [](T v) { return std::cos(v); });
+        return bounded(x, ::realify::kernels::detail::trig_limit<T>, [](const batch& v) { return xsimd::cos(v); }, [](T v) { return std::cos(v); });
     }
     [[gnu::always_inline, gnu::flatten]] static batch tan(const batch& x) noexcept {
-        return bounded(x, ::realify::kernel::detail::trig_limit<T>, [](const batch& v) { return xsimd::tan(v); }, [](T v) { return std::tan(v); });
+        return bounded(x, ::realify::kernels::detail::trig_limit<T>, [](const batch& v) { return xsimd::tan(v); }, [](T v) { return std::tan(v); });
     }
     [[gnu::always_inline, gnu::flatten]] static batch sinh(const batch& x) noexcept {
         return bounded(x, exp_domain, [](const batch& v) { return xsimd::sinh(v); }, [](T v) { return std::sinh(v); });
@@ -183,14 +183,14 @@ struct vec {
     static batch nearbyint(const batch& x) noexcept { return xsimd::nearbyint(x); }
 
     // ---- interleaved pairs (primitives.hpp) ----
-    static batch dup_real(const batch& x) noexcept { return kernels::dup_real(x, A{}); }
-    static batch dup_imag(const batch& x) noexcept { return kernels::dup_imag(x, A{}); }
-    static batch swap_pairs(const batch& x) noexcept { return kernels::swap_pairs(x, A{}); }
+    static batch dup_real(const batch& x) noexcept { return isa::dup_real(x, A{}); }
+    static batch dup_imag(const batch& x) noexcept { return isa::dup_imag(x, A{}); }
+    static batch swap_pairs(const batch& x) noexcept { return isa::swap_pairs(x, A{}); }
     static batch fmaddsub(const batch& x, const batch& y, const batch& z) noexcept {
-        return kernels::fmaddsub(x, y, z, A{});
+        return isa::fmaddsub(x, y, z, A{});
     }
     static batch fmsubadd(const batch& x, const batch& y, const batch& z) noexcept {
-        return kernels::fmsubadd(x, y, z, A{});
+        return isa::fmsubadd(x, y, z, A{});
     }
     /// −imaginary parts: conj of a register of pairs.
     static batch negate_imag(const batch& x) noexcept { return x ^ bit_mask<sign_odd_bits<T>, T, A>(); }
@@ -201,4 +201,4 @@ struct vec {
 };
 
 }  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::simd::kernels
+}  // namespace realify::simd::isa

@@ -61,7 +61,7 @@ void fix_mul_add(const std::complex<double>* a, const std::complex<double>* b,
 // Everything below lives in an inline namespace named after the instruction
 // set of the including TU (arch_namespace.hpp).
 
-namespace realify::simd::kernels {
+namespace realify::simd::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 // ---- the kernels ------------------------------------------------------------
@@ -77,7 +77,7 @@ struct complex_mul_kernels {
     using mask = typename V::mask;
     using complex = std::complex<T>;
     using drive = driver<T, A>;
-    using mul_kernel = kernel::element<op::mul>;
+    using mul_kernel = kernels::element<op::mul>;
     static constexpr std::size_t width = batch::size;  // reals per register
 
     [[gnu::always_inline]] static batch load(const T* p) noexcept { return batch::load_unaligned(p); }
@@ -86,7 +86,7 @@ struct complex_mul_kernels {
 
     // a · conj(b): the product of b's duplicated parts, conjugated, with a
     [[gnu::always_inline]] static batch product_conj(const batch& a, const batch& b) noexcept {
-        return kernel::interleaved_product_conj<V>(V::dup_real(b), V::dup_imag(b), a);
+        return kernels::interleaved_product_conj<V>(V::dup_real(b), V::dup_imag(b), a);
     }
 
     /// The special-value fix-ups of a register r = fmaddsub(x, y, t) of
@@ -219,13 +219,13 @@ struct complex_mul_kernels {
         const T* im;
         const T* row;  // the row itself, for the fix-ups only
         [[gnu::always_inline]] batch value(std::size_t at) const noexcept {
-            return kernel::interleaved_product<V>(load(re + at), load(im + at), load(x + at));
+            return kernels::interleaved_product<V>(load(re + at), load(im + at), load(x + at));
         }
         template <bool Strict>
         batch exact(std::size_t at) const noexcept {
             const batch v = load(x + at), vre = load(re + at);
             return fix<Strict>(
-                kernel::interleaved_product<V>(vre, load(im + at), v), vre, v,
+                kernels::interleaved_product<V>(vre, load(im + at), v), vre, v,
                 [&](std::size_t k, T* out) { plain_product(x + at + 2 * k, row + at + 2 * k, out); },
                 [&](complex* res) { detail::fix_mul(as_complex(x + at), as_complex(row + at), res, width / 2); });
         }
@@ -244,14 +244,14 @@ struct complex_mul_kernels {
         batch s_im;
         complex s;
         [[gnu::always_inline]] batch value(std::size_t at) const noexcept {
-            return kernel::interleaved_product<V>(s_re, s_im, load(a + at));
+            return kernels::interleaved_product<V>(s_re, s_im, load(a + at));
         }
         template <bool Strict>
         batch exact(std::size_t at) const noexcept {
             const T sp[2] = {s.real(), s.imag()};
             const batch va = load(a + at);
             return fix<Strict>(
-                kernel::interleaved_product<V>(s_re, s_im, va), s_re, va,
+                kernels::interleaved_product<V>(s_re, s_im, va), s_re, va,
                 [&](std::size_t k, T* out) { plain_product(a + at + 2 * k, sp, out); },
                 [&](complex* res) { detail::fix_mul_scalar(as_complex(a + at), s, res, width / 2); });
         }
@@ -433,4 +433,4 @@ struct complex_mul_kernels {
 };
 
 }  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::simd::kernels
+}  // namespace realify::simd::isa

@@ -47,7 +47,7 @@
 
 #include "primitives.hpp"
 
-namespace realify::simd::kernels {
+namespace realify::simd::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 template <class Op>
@@ -199,4 +199,4 @@ struct driver {
 };
 
 }  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::simd::kernels
+}  // namespace realify::simd::isa

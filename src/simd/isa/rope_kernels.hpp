@@ -26,7 +26,7 @@
 //
 // The pair shuffles, the fused multiply-adds (xsimd 8.1's are not fused on
 // AVX-512F) and the streaming stores are the shared primitives
-// (src/simd/kernels/primitives.hpp); a streaming store falls back to an
+// (src/simd/isa/primitives.hpp); a streaming store falls back to an
 // ordinary one where the address does not allow it, so misaligned buffers
 // are still correct. The last partial vector of a row goes through the same
 // instructions on a zero-padded copy, so an element's result does not depend
@@ -38,15 +38,15 @@
 
 #include <xsimd/xsimd.hpp>
 
-#include "../simd/kernels/primitives.hpp"
-#include "../simd/kernels/vocabulary.hpp"
+#include "primitives.hpp"
+#include "vocabulary.hpp"
 #include "realify/kernels/complex_product.hpp"
-#include "realify/rope/kernels/rope_call.hpp"
+#include "realify/rope/call.hpp"
 
 // Everything below sits in an inline namespace named after the instruction
-// set of the including TU (src/simd/kernels/arch_namespace.hpp).
+// set of the including TU (src/simd/isa/arch_namespace.hpp).
 
-namespace realify::rope::kernel {
+namespace realify::rope::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
 template <class T, class A>
@@ -55,16 +55,16 @@ struct rope_simd {
     static constexpr std::size_t width = batch::size;
     static constexpr std::size_t blocking_limit_bytes = std::size_t{256} << 10;
 
-    using V = simd::kernels::vec<T, A>;
+    using V = simd::isa::vec<T, A>;
     /// The rotation of a vector of pairs: (c + i·s)·x, c = cos_dup, s = sin_dup.
     [[gnu::always_inline]] static batch rotate(const batch& x, const batch& c, const batch& s) noexcept {
-        return realify::kernel::interleaved_product<V>(c, s, x);
+        return realify::kernels::interleaved_product<V>(c, s, x);
     }
     /// The half-split rotation of a vector of low halves a and high halves b:
     /// {lo, hi} = (a + i·b)·(c + i·s).
-    [[gnu::always_inline]] static realify::kernel::cpair<batch> rotate_halves(const batch& a, const batch& b, const batch& c,
+    [[gnu::always_inline]] static realify::kernels::cpair<batch> rotate_halves(const batch& a, const batch& b, const batch& c,
                                                                      const batch& s) noexcept {
-        return realify::kernel::split_product<V>({a, b}, {c, s});
+        return realify::kernels::split_product<V>({a, b}, {c, s});
     }
     /// `count` < width reals at p as a zero-padded vector, and back.
     static batch load_partial(const T* p, std::size_t count) noexcept {
@@ -80,7 +80,7 @@ struct rope_simd {
 
     /// Stores v at p, non-temporally when asked and the address allows it.
     static void stream_or_store(T* p, const batch& v, bool stream) noexcept {
-        simd::kernels::stream_or_store<A>(p, v, stream);
+        simd::isa::stream_or_store<A>(p, v, stream);
     }
 
     /// `B` consecutive vectors of columns, for every head of a flat row of `n`
@@ -175,7 +175,7 @@ struct rope_simd {
                 const batch b = batch::load_unaligned(hi_in + j);
                 const batch c = batch::load_unaligned(cos_row + j);
                 const batch s = batch::load_unaligned(sin_row + j);
-                const realify::kernel::cpair<batch> r = rotate_halves(a, b, c, s);
+                const realify::kernels::cpair<batch> r = rotate_halves(a, b, c, s);
                 stream_or_store(lo_out + j, r.re, stream);
                 stream_or_store(hi_out + j, r.im, stream);
             }
@@ -187,7 +187,7 @@ struct rope_simd {
                 const batch s = batch::load_unaligned(sin_row + j);
                 // both results are computed before either is stored: in place,
                 // the high half's store may not reach the low half's inputs.
-                const realify::kernel::cpair<batch> r = rotate_halves(a, b, c, s);
+                const realify::kernels::cpair<batch> r = rotate_halves(a, b, c, s);
                 store_partial(lo_out + j, r.re, rest);
                 store_partial(hi_out + j, r.im, rest);
             }
@@ -237,8 +237,8 @@ struct rope_simd {
                 std::size_t j = 0;
                 for (; 2 * j + width <= head_dim; j += width / 2) {
                     const batch f = batch::load_unaligned(freq + 2 * j);
-                    simd::kernels::dup_real(f, A{}).store_unaligned(first + 2 * j);
-                    simd::kernels::dup_imag(f, A{}).store_unaligned(second + 2 * j);
+                    simd::isa::dup_real(f, A{}).store_unaligned(first + 2 * j);
+                    simd::isa::dup_imag(f, A{}).store_unaligned(second + 2 * j);
                 }
                 for (; j < half; ++j) {
                     first[2 * j] = first[2 * j + 1] = freq[2 * j];
@@ -273,9 +273,9 @@ struct rope_simd {
                 }
             }
         }
-        if (call.stream) simd::kernels::stream_fence();
+        if (call.stream) simd::isa::stream_fence();
     }
 };
 
 }  // namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::rope::kernel
+}  // namespace realify::rope::isa

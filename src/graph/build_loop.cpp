@@ -1,4 +1,4 @@
-#include "realify/graph/loop_program.hpp"
+#include "realify/graph/build_loop.hpp"
 
 namespace realify::graph::detail {
 
@@ -30,51 +30,51 @@ void collect_loop_inputs(const graph_ir& g, std::size_t node, bool region, std::
     }
 }
 
-engine::program_operand append_steps(const graph_ir& g, std::size_t node, bool region,
-                                            const std::vector<std::size_t>& inputs, engine::block_program& program) {
+engine::step_operand append_steps(const graph_ir& g, std::size_t node, bool region,
+                                            const std::vector<std::size_t>& inputs, engine::fused_loop& loop) {
     const ir_node& n = g.nodes[node];
-    std::vector<engine::program_operand> operands;
+    std::vector<engine::step_operand> operands;
     for (std::size_t c : n.children) {
         const ir_node& child = g.nodes[c];
-        if (in_loop(g, c, region)) operands.push_back(append_steps(g, c, region, inputs, program));
-        else if (child.is_scalar) operands.push_back(engine::block_program::number(child.number, child.is_complex));
+        if (in_loop(g, c, region)) operands.push_back(append_steps(g, c, region, inputs, loop));
+        else if (child.is_scalar) operands.push_back(engine::fused_loop::number(child.number, child.is_complex));
         else
-            operands.push_back(program.input(
+            operands.push_back(loop.input(
                 static_cast<std::size_t>(std::find(inputs.begin(), inputs.end(), child.canonical) - inputs.begin())));
     }
     if (n.tag == op_id::mul_scalar || n.tag == op_id::div_scalar)
-        operands.push_back(engine::block_program::number(n.attrs.scalar.real(), false));
+        operands.push_back(engine::fused_loop::number(n.attrs.scalar.real(), false));
     std::optional<std::complex<double>> constant;  // pow_scalar's exponent, gelu's approximation
     if (n.tag == op_id::pow_scalar) constant = n.attrs.scalar;
     if (n.tag == op_id::gelu && n.attrs.i0 != 0) constant = 1.0;  // approximate='tanh'
-    return program.append(compiled_op_of(n), operands, constant);
+    return loop.append(compiled_op_of(n), operands, constant);
 }
 
-std::optional<engine::block_program> loop_program(const graph_ir& g, std::size_t root, bool region,
+std::optional<engine::fused_loop> build_loop(const graph_ir& g, std::size_t root, bool region,
                                                          std::vector<std::size_t>& inputs) {
     inputs.clear();
     collect_loop_inputs(g, root, region, inputs);
     if (inputs.size() > engine::max_inputs) return std::nullopt;
     std::array<bool, engine::max_inputs> kinds{};
     for (std::size_t k = 0; k < inputs.size(); ++k) kinds[k] = g.nodes[inputs[k]].is_complex;
-    engine::block_program program(
+    engine::fused_loop loop(
         g.nodes[root].component_bytes == sizeof(double) ? engine::component::float64 : engine::component::float32,
         std::span<const bool>(kinds.data(), inputs.size()));
     try {
-        append_steps(g, root, region, inputs, program);
+        append_steps(g, root, region, inputs, loop);
     } catch (const error&) {
         if (!region) throw;  // one op alone always fits: a failure here is a defect
         return std::nullopt;
     }
-    return program;
+    return loop;
 }
 
-bool set_loop_program(graph_ir& g, std::size_t root, bool region) {
+bool set_loop(graph_ir& g, std::size_t root, bool region) {
     std::vector<std::size_t> inputs;
-    std::optional<engine::block_program> program = loop_program(g, root, region, inputs);
-    if (!program) return false;
+    std::optional<engine::fused_loop> loop = build_loop(g, root, region, inputs);
+    if (!loop) return false;
     g.nodes[root].loop_operands = std::move(inputs);
-    g.nodes[root].program = std::make_shared<const engine::block_program>(std::move(*program));
+    g.nodes[root].loop = std::make_shared<const engine::fused_loop>(std::move(*loop));
     return true;
 }
 

@@ -1,8 +1,8 @@
-// realify/engine/program.hpp: building a block program (kinds checked, scratch
+// realify/engine/fused_loop.hpp: building a fused loop (kinds checked, scratch
 // blocks assigned) and running it as one block kernel of the elementwise
 // engine. Compiled for the baseline ISA: the arithmetic is all in the
 // compiled kernels it calls; here are only loops over steps and blocks.
-#include "realify/engine/program.hpp"
+#include "realify/engine/fused_loop.hpp"
 
 #include <algorithm>
 #include <array>
@@ -25,36 +25,36 @@ namespace {
 
 simd::operand_kind kind(bool complex) noexcept { return complex ? simd::operand_kind::complex : simd::operand_kind::real; }
 
-[[noreturn]] void refuse(const std::string& what) { throw error("realify::engine::block_program: " + what); }
+[[noreturn]] void refuse(const std::string& what) { throw error("realify::engine::fused_loop: " + what); }
 
 }  // namespace
 
-block_program::block_program(component compute, std::span<const bool> complex_inputs) : m_compute(compute) {
-    if (!is_floating(compute)) refuse("programs compute in float or double");
+fused_loop::fused_loop(component compute, std::span<const bool> complex_inputs) : m_compute(compute) {
+    if (!is_floating(compute)) refuse("fused loops compute in float or double");
     if (complex_inputs.size() > max_inputs)
         refuse(std::to_string(complex_inputs.size()) + " inputs; at most " + std::to_string(max_inputs));
     std::copy(complex_inputs.begin(), complex_inputs.end(), m_complex_inputs.begin());
     m_input_count = complex_inputs.size();
 }
 
-program_operand block_program::input(std::size_t k) const {
+step_operand fused_loop::input(std::size_t k) const {
     if (k >= m_input_count) refuse("input " + std::to_string(k) + " of " + std::to_string(m_input_count));
-    return {program_operand::source::input, k, m_complex_inputs[k], {}};
+    return {step_operand::source::input, k, m_complex_inputs[k], {}};
 }
 
-program_operand block_program::number(std::complex<double> value, bool complex) {
-    return {program_operand::source::number, 0, complex, complex ? value : std::complex<double>(value.real(), 0.0)};
+step_operand fused_loop::number(std::complex<double> value, bool complex) {
+    return {step_operand::source::number, 0, complex, complex ? value : std::complex<double>(value.real(), 0.0)};
 }
 
-program_operand block_program::append(simd::elementwise_op op, std::span<const program_operand> operands,
+step_operand fused_loop::append(simd::elementwise_op op, std::span<const step_operand> operands,
                                       std::optional<std::complex<double>> constant) {
     if (operands.size() != static_cast<std::size_t>(simd::arity(op)))
         refuse(std::string(simd::name(op)) + " takes " + std::to_string(simd::arity(op)) + " operands, given " +
                std::to_string(operands.size()));
-    for (const program_operand& o : operands) {
-        if (o.from == program_operand::source::input && (o.index >= m_input_count || o.complex != m_complex_inputs[o.index]))
+    for (const step_operand& o : operands) {
+        if (o.from == step_operand::source::input && (o.index >= m_input_count || o.complex != m_complex_inputs[o.index]))
             refuse(std::string(simd::name(op)) + ": no such input");
-        if (o.from != program_operand::source::step) continue;
+        if (o.from != step_operand::source::step) continue;
         if (o.index >= m_steps.size() || o.complex != m_steps[o.index].complex_result)
             refuse(std::string(simd::name(op)) + ": no such step");
         if (m_read[o.index]) refuse(std::string(simd::name(op)) + ": step " + std::to_string(o.index) + " is already read");
@@ -64,7 +64,7 @@ program_operand block_program::append(simd::elementwise_op op, std::span<const p
                              : simd::result_kind(op, kind(operands[0].complex), kind(operands[1].complex));
     if (!result) {
         std::string kinds;
-        for (const program_operand& o : operands) kinds += std::string(kinds.empty() ? "" : " × ") + (o.complex ? "complex" : "real");
+        for (const step_operand& o : operands) kinds += std::string(kinds.empty() ? "" : " × ") + (o.complex ? "complex" : "real");
         refuse(std::string(simd::name(op)) + " has no kernel for " + kinds + " operands");
     }
     if (op == simd::elementwise_op::pow_scalar && !constant) refuse("pow_scalar needs its exponent");
@@ -76,29 +76,29 @@ program_operand block_program::append(simd::elementwise_op op, std::span<const p
            static_cast<std::size_t>(free_slot - m_slot_busy.begin())};
     std::copy(operands.begin(), operands.end(), s.operands.begin());
     *free_slot = true;
-    for (const program_operand& o : operands) {
-        if (o.from != program_operand::source::step) continue;
+    for (const step_operand& o : operands) {
+        if (o.from != step_operand::source::step) continue;
         m_read[o.index] = true;
         m_slot_busy[m_steps[o.index].slot] = false;
     }
     m_steps.push_back(s);
     m_read.push_back(false);
-    return {program_operand::source::step, m_steps.size() - 1, s.complex_result, {}};
+    return {step_operand::source::step, m_steps.size() - 1, s.complex_result, {}};
 }
 
-bool block_program::complex_result() const {
-    if (m_steps.empty()) refuse("the program has no step");
+bool fused_loop::complex_result() const {
+    if (m_steps.empty()) refuse("the loop has no step");
     return m_steps.back().complex_result;
 }
 
-std::string block_program::text() const {
+std::string fused_loop::text() const {
     // an ostringstream: GCC 12 warns (-Wrestrict) on chains of string +
     std::ostringstream text;
-    auto operand = [&](const program_operand& o) {
+    auto operand = [&](const step_operand& o) {
         switch (o.from) {
-            case program_operand::source::input: text << "in" << o.index; return;
-            case program_operand::source::step: text << 't' << o.index; return;
-            case program_operand::source::number: break;
+            case step_operand::source::input: text << "in" << o.index; return;
+            case step_operand::source::step: text << 't' << o.index; return;
+            case step_operand::source::number: break;
         }
         if (o.complex) text << o.number;  // (re,im)
         else text << o.number.real();
@@ -120,41 +120,41 @@ std::string block_program::text() const {
 
 namespace {
 
-/// A program with its kernels looked up for the instruction set active when
+/// A fused loop with its kernels looked up for the instruction set active when
 /// the evaluation starts (one lookup per step and call, none per block).
-struct bound_program {
-    const block_program* program;
+struct bound_loop {
+    const fused_loop* loop;
     std::vector<void (*)()> kernels;
 };
 
 template <class T>
-void run_program(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n,
+void run_loop(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n,
                  bool stream) {
-    constexpr std::size_t block = block_program::block;
-    const bound_program& bound = *static_cast<const bound_program*>(self.object);
-    const std::span<const block_program::step> steps = bound.program->steps();
-    alignas(64) std::array<std::array<T, 2 * block>, block_program::max_live> scratch;
-    std::array<bool, block_program::max_live> slot_broadcast{};
+    constexpr std::size_t block = fused_loop::block;
+    const bound_loop& bound = *static_cast<const bound_loop*>(self.object);
+    const std::span<const fused_loop::step> steps = bound.loop->steps();
+    alignas(64) std::array<std::array<T, 2 * block>, fused_loop::max_live> scratch;
+    std::array<bool, fused_loop::max_live> slot_broadcast{};
     std::array<T, 4> numbers{};  // one step's number operands and constant, as T
     for (std::size_t j = 0; j < n; j += block) {
         const std::size_t m = std::min(block, n - j);
         for (std::size_t i = 0; i < steps.size(); ++i) {
-            const block_program::step& s = steps[i];
+            const fused_loop::step& s = steps[i];
             const bool last = i + 1 == steps.size();
             std::array<const T*, 2> x{};
             std::array<bool, 2> b{};
             for (std::size_t k = 0; k < s.arity; ++k) {
-                const program_operand& o = s.operands[k];
+                const step_operand& o = s.operands[k];
                 switch (o.from) {
-                    case program_operand::source::input:
+                    case step_operand::source::input:
                         b[k] = broadcast[o.index];
                         x[k] = static_cast<const T*>(in[o.index]) + (b[k] ? 0 : j * (o.complex ? 2 : 1));
                         break;
-                    case program_operand::source::step:
+                    case step_operand::source::step:
                         b[k] = slot_broadcast[steps[o.index].slot];
                         x[k] = scratch[steps[o.index].slot].data();
                         break;
-                    case program_operand::source::number:
+                    case step_operand::source::number:
                         b[k] = true;
                         numbers[2 * k] = static_cast<T>(o.number.real());
                         numbers[2 * k + 1] = static_cast<T>(o.number.imag());
@@ -187,15 +187,15 @@ void run_program(const block_kernel& self, const void* const* in, const bool* br
 
 }  // namespace
 
-void evaluate_program(std::string_view op, const block_program& program, std::span<const tensor_ref> inputs,
+void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
                       const tensor_ref& out) {
-    if (program.size() == 0) refuse("the program has no step");
-    if (inputs.size() != program.inputs())
-        throw error("realify::" + std::string(op) + ": " + std::to_string(inputs.size()) + " inputs given, the program reads " +
-                    std::to_string(program.inputs()));
-    bound_program bound{&program, {}};
-    const bool f64 = program.compute() == component::float64;
-    for (const block_program::step& s : program.steps()) {
+    if (loop.size() == 0) refuse("the loop has no step");
+    if (inputs.size() != loop.inputs())
+        throw error("realify::" + std::string(op) + ": " + std::to_string(inputs.size()) + " inputs given, the loop reads " +
+                    std::to_string(loop.inputs()));
+    bound_loop bound{&loop, {}};
+    const bool f64 = loop.compute() == component::float64;
+    for (const fused_loop::step& s : loop.steps()) {
         const simd::operand_kind x = kind(s.operands[0].complex);
         if (s.arity == 1) {
             bound.kernels.push_back(f64 ? reinterpret_cast<void (*)()>(simd::unary_kernel_for<double>(s.op, x))
@@ -207,11 +207,11 @@ void evaluate_program(std::string_view op, const block_program& program, std::sp
         }
     }
     block_kernel kernel;
-    kernel.run = f64 ? &run_program<double> : &run_program<float>;
-    kernel.compute = program.compute();
-    const std::span<const bool> kinds = program.complex_inputs();
+    kernel.run = f64 ? &run_loop<double> : &run_loop<float>;
+    kernel.compute = loop.compute();
+    const std::span<const bool> kinds = loop.complex_inputs();
     std::copy(kinds.begin(), kinds.end(), kernel.complex_inputs.begin());
-    kernel.complex_output = program.complex_result();
+    kernel.complex_output = loop.complex_result();
     kernel.object = &bound;
     evaluate(op, inputs, out, kernel);
 }

@@ -1,5 +1,5 @@
 // The name of the inline namespace per-instruction-set kernel code lives in
-// (src/simd/kernels, src/rope), chosen by the flags of the
+// (src/simd/isa), chosen by the flags of the
 // including translation unit. The per-arch TUs are linked into one binary;
 // without distinct names an inline non-template helper (or an out-of-line
 // copy at -O0/-O1) compiled with -mavx512f could be the copy the linker keeps

@@ -1,18 +1,18 @@
-// A block program: a chain of compiled elementwise ops (realify/simd/elementwise.hpp)
+// A fused loop: a chain of compiled elementwise ops (realify/simd/elementwise.hpp)
 // evaluated as ONE pass of the elementwise engine. The engine walks the
-// broadcast of the program's inputs as it walks any op's (any layout, axes
+// broadcast of the loop's inputs as it walks any op's (any layout, axes
 // ordered and coalesced, strided operands gathered); each piece it hands over
 // is cut into blocks of `block` elements, and every step runs on the whole
 // block before the next, its result kept in a scratch block that stays in L1.
 // So `exp(a) * b + a` reads a and b once and writes its result once, like a
-// fused loop, while every step is the op's compiled SIMD kernel at the
-// machine's best instruction set, chosen at run time — the program is
+// hand-written loop, while every step is the op's compiled SIMD kernel at the
+// machine's best instruction set, chosen at run time — the loop is
 // compiled with nobody's flags, the user's least of all. The graph's fused
-// regions are block programs (realify/graph/fusion.hpp).
+// regions are fused loops (realify/graph/fusion.hpp).
 //
-// A program is a tree: every step's result is read by exactly one later step,
-// except the last step's, which is the output. Operands are the program's
-// inputs (tensors, given to evaluate_program in order; one input may be read
+// A fused loop is a tree: every step's result is read by exactly one later step,
+// except the last step's, which is the output. Operands are the loop's
+// inputs (tensors, given to evaluate_loop in order; one input may be read
 // by several steps), earlier steps, and numbers (a real or complex constant,
 // broadcast). Results equal the ops run one by one through the eager API:
 // the kernels are the same and they never see a block's position.
@@ -35,7 +35,7 @@
 namespace realify::engine {
 
 /// Where a step reads one of its operands.
-struct program_operand {
+struct step_operand {
     enum class source : std::uint8_t { input, step, number };
     source from = source::input;
     std::size_t index = 0;          // the input's or the step's position
@@ -43,7 +43,7 @@ struct program_operand {
     std::complex<double> number{};  // source::number: its value (a real number: its real part)
 };
 
-class block_program {
+class fused_loop {
 public:
     /// Elements per block: the scratch blocks of a step's operands and result
     /// (2 KiB–4 KiB each for complex float–double) stay in L1 together with
@@ -53,21 +53,21 @@ public:
     /// needs few (a chain one, a balanced tree of depth d about d).
     static constexpr std::size_t max_live = 8;
 
-    /// A program computing in `compute` (float32 or float64) over inputs of
+    /// A fused loop computing in `compute` (float32 or float64) over inputs of
     /// these kinds (true: complex), at most max_inputs of them.
-    block_program(component compute, std::span<const bool> complex_inputs);
+    fused_loop(component compute, std::span<const bool> complex_inputs);
 
-    /// The program's input k.
-    program_operand input(std::size_t k) const;
+    /// The loop's input k.
+    step_operand input(std::size_t k) const;
     /// A number operand (complex or real).
-    static program_operand number(std::complex<double> value, bool complex);
+    static step_operand number(std::complex<double> value, bool complex);
 
     /// Appends the step op(operands…) and returns its result as an operand.
     /// `constant` is α of add/sub or the exponent of pow_scalar, as for
     /// engine::kernel_of. Throws realify::error when the op has no kernel for
     /// these operand kinds, an operand is a step already read or not yet
     /// appended, or more than max_live results would be alive at once.
-    program_operand append(simd::elementwise_op op, std::span<const program_operand> operands,
+    step_operand append(simd::elementwise_op op, std::span<const step_operand> operands,
                            std::optional<std::complex<double>> constant = std::nullopt);
 
     component compute() const noexcept { return m_compute; }
@@ -81,7 +81,7 @@ public:
 
     struct step {
         simd::elementwise_op op;
-        std::array<program_operand, 2> operands;
+        std::array<step_operand, 2> operands;
         std::size_t arity;
         std::optional<std::complex<double>> constant;
         bool complex_result;
@@ -98,11 +98,11 @@ private:
     std::array<bool, max_live> m_slot_busy{};  // scratch blocks holding an unread result
 };
 
-/// Runs `program` over the broadcast of `inputs` (one per program input,
+/// Runs `loop` over the broadcast of `inputs` (one per loop input,
 /// kinds as declared) into `out`: the checks, layouts, aliasing and in-place
 /// rules of engine::evaluate, which it calls. `op` names the computation in
 /// errors. The kernels are those of the instruction set active now.
-void evaluate_program(std::string_view op, const block_program& program, std::span<const tensor_ref> inputs,
+void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
                       const tensor_ref& out);
 
 }  // namespace realify::engine

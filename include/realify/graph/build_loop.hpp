@@ -1,5 +1,5 @@
-// The block program of a fused loop (realify/engine/program.hpp), built from
-// the records alone: the loop's elementwise ops become the program's steps,
+// A fused loop (engine::fused_loop, realify/engine/fused_loop.hpp), built from
+// the records alone: the loop's elementwise ops become its steps,
 // in the order their operands need them; the values it reads become its
 // inputs (one per distinct value, however often it is read); numbers become
 // number operands. Built when the records are made (each fused node its own
@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "realify/engine/program.hpp"
+#include "realify/engine/fused_loop.hpp"
 #include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/simd/elementwise.hpp"
@@ -59,17 +59,17 @@ void collect_region(const graph_ir& g, std::size_t root, std::vector<std::size_t
 /// The values a loop reads, each once, in the order it first reads them.
 void collect_loop_inputs(const graph_ir& g, std::size_t node, bool region, std::vector<std::size_t>& inputs);
 
-engine::program_operand append_steps(const graph_ir& g, std::size_t node, bool region,
-                                            const std::vector<std::size_t>& inputs, engine::block_program& program);
+engine::step_operand append_steps(const graph_ir& g, std::size_t node, bool region,
+                                            const std::vector<std::size_t>& inputs, engine::fused_loop& loop);
 
-/// The program of the loop rooted at `root` (region: with the descendants
+/// The loop of the loop rooted at `root` (region: with the descendants
 /// collect_region finds inlined) and the slots it reads;
-/// nullopt when it does not fit a program (more inputs than the engine takes,
+/// nullopt when it does not fit a loop (more inputs than the engine takes,
 /// more results alive at once than it keeps): the root then runs alone.
-std::optional<engine::block_program> loop_program(const graph_ir& g, std::size_t root, bool region,
+std::optional<engine::fused_loop> build_loop(const graph_ir& g, std::size_t root, bool region,
                                                          std::vector<std::size_t>& inputs);
 
 /// Records the loop of `root` (fusion own_loop or region) on its record.
-bool set_loop_program(graph_ir& g, std::size_t root, bool region);
+bool set_loop(graph_ir& g, std::size_t root, bool region);
 
 }  // namespace realify::graph::detail

@@ -50,10 +50,10 @@
 #include "arch_namespace.hpp"
 #include "realify/kernels/element.hpp"
 
-namespace realify::simd::kernels {
+namespace realify::simd::isa {
 inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 
-using kernel::cpair;
+using kernels::cpair;
 
 template <class T>
 using uint_of_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -507,4 +507,4 @@ void stream_or_store(T* p, const xsimd::batch<T, A>& x, bool stream) noexcept {
 }
 
 }  // inline namespace REALIFY_SIMD_KERNEL_NAMESPACE
-}  // namespace realify::simd::kernels
+}  // namespace realify::simd::isa
