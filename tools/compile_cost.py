@@ -20,9 +20,14 @@ memory, then the ratios the project holds itself to:
   peak memory of graphs_10               target <= 400 MB
   eager / xtensor_hello                  reported (no target)
 
-Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json]
+Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json] [--against REV]
 Run it from anywhere; it finds the repository from its own path. Exit status
-1 when a target is missed.
+1 when a target is missed (by the current tree).
+
+--against REV also compiles the same units from git revision REV (its tree
+exported to a temporary directory) in the same run, each unit of the two
+trees one after the other, in alternating order from round to round, and
+prints both columns: a before/after table from one run.
 """
 import argparse
 import json
@@ -47,10 +52,10 @@ UNITS = [
 TARGETS = {"graph_rope_ratio": 1.5, "per_graph_s": 0.4, "graphs_10_peak_mb": 400.0}
 
 
-def compile_once(cxx, source, extra, out_dir):
-    """Compiles one unit; returns (cpu seconds of the compiler, peak RSS in MB)."""
-    command = [cxx, "-std=c++20", "-O2", "-DNDEBUG", "-I" + os.path.join(ROOT, "include"),
-               "-I/usr/include/eigen3", *extra, "-c", os.path.join(ROOT, source),
+def compile_once(cxx, root, source, extra, out_dir):
+    """Compiles one unit of the tree at root; returns (cpu seconds of the compiler, peak RSS in MB)."""
+    command = [cxx, "-std=c++20", "-O2", "-DNDEBUG", "-I" + os.path.join(root, "include"),
+               "-I/usr/include/eigen3", *extra, "-c", os.path.join(root, source),
                "-o", os.path.join(out_dir, "unit.o")]
     process = subprocess.Popen(command, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -63,47 +68,82 @@ def compile_once(cxx, source, extra, out_dir):
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
+def export_tree(revision, directory):
+    """Writes git revision `revision` of this repository into `directory`."""
+    archive = subprocess.run(["git", "-C", ROOT, "archive", revision], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", directory], input=archive, check=True)
+
+
+def measure(cxx, roots, rounds, out_dir):
+    """Median CPU seconds and peak MB per (tree, unit), the trees' compilations interleaved."""
+    times = {(tree, name): [] for tree in roots for name, _, _ in UNITS}
+    peaks = {key: 0.0 for key in times}
+    trees = list(roots)
+    for round_index in range(rounds):  # interleaved: every unit of every tree once per round
+        order = trees if round_index % 2 == 0 else trees[::-1]
+        for name, source, extra in UNITS:
+            for tree in order:
+                seconds, peak = compile_once(cxx, roots[tree], source, extra, out_dir)
+                times[(tree, name)].append(seconds)
+                peaks[(tree, name)] = max(peaks[(tree, name)], peak)
+        print(f"round {round_index + 1}/{rounds} done", file=sys.stderr)
+    return {key: statistics.median(values) for key, values in times.items()}, peaks
+
+
+def targets_of(median, peaks, tree):
+    hello = median[(tree, "xtensor_hello")]
+    return {
+        "graph_rope_ratio": median[(tree, "graph_rope")] / hello,
+        "per_graph_s": (median[(tree, "graphs_10")] - median[(tree, "graphs_1")]) / 9.0,
+        "graphs_10_peak_mb": peaks[(tree, "graphs_10")],
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="compilations per unit (median taken)")
     parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"), help="the compiler")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--against", metavar="REV", help="also measure git revision REV, in the same run")
     args = parser.parse_args()
     if shutil.which(args.cxx) is None:
         sys.exit(f"compile_cost: compiler {args.cxx} not found")
 
-    times = {name: [] for name, _, _ in UNITS}
-    peaks = {name: 0.0 for name, _, _ in UNITS}
     with tempfile.TemporaryDirectory() as out_dir:
-        for round_index in range(args.rounds):  # interleaved: every unit once per round
-            for name, source, extra in UNITS:
-                seconds, peak = compile_once(args.cxx, source, extra, out_dir)
-                times[name].append(seconds)
-                peaks[name] = max(peaks[name], peak)
-            print(f"round {round_index + 1}/{args.rounds} done", file=sys.stderr)
+        roots = {"now": ROOT}
+        if args.against:
+            before = os.path.join(out_dir, "before")
+            os.mkdir(before)
+            export_tree(args.against, before)
+            roots = {"before": before, "now": ROOT}
+        median, peaks = measure(args.cxx, roots, args.rounds, out_dir)
 
-    median = {name: statistics.median(values) for name, values in times.items()}
-    hello = median["xtensor_hello"]
-    print(f"{'unit':<16}{'CPU s (median)':>16}{'x hello':>10}{'peak MB':>10}")
+    trees = list(roots)
+    header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'peak MB':>9}" for tree in trees)
+    print(header)
     for name, _, _ in UNITS:
-        print(f"{name:<16}{median[name]:>16.2f}{median[name] / hello:>10.2f}{peaks[name]:>10.0f}")
-
-    results = {
-        "graph_rope_ratio": median["graph_rope"] / hello,
-        "per_graph_s": (median["graphs_10"] - median["graphs_1"]) / 9.0,
-        "graphs_10_peak_mb": peaks["graphs_10"],
-    }
-    print(f"{'eager_ratio':<20}{median['eager'] / hello:>10.2f}   (eager / xtensor_hello, reported)")
+        row = f"{name:<16}"
+        for tree in trees:
+            hello = median[(tree, "xtensor_hello")]
+            row += f"{median[(tree, name)]:>16.2f}{median[(tree, name)] / hello:>9.2f}{peaks[(tree, name)]:>9.0f}"
+        print(row)
     print()
+    results = {tree: targets_of(median, peaks, tree) for tree in trees}
+    for tree in trees:
+        print(f"{'eager_ratio (' + tree + ')':<28}{median[(tree, 'eager')] / median[(tree, 'xtensor_hello')]:>8.2f}"
+              "   (eager / xtensor_hello, reported)")
     missed = False
-    for key, value in results.items():
-        ok = value <= TARGETS[key]
+    for key in results["now"]:
+        ok = results["now"][key] <= TARGETS[key]
         missed |= not ok
-        print(f"{key:<20}{value:>10.2f}   target <= {TARGETS[key]:<6} {'met' if ok else 'MISSED'}")
+        before = f"   before {results['before'][key]:.2f}" if "before" in results else ""
+        print(f"{key:<28}{results['now'][key]:>8.2f}   target <= {TARGETS[key]:<6} {'met' if ok else 'MISSED'}{before}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"median_cpu_s": median, "peak_mb": peaks, "results": results,
-                       "rounds": args.rounds, "cxx": args.cxx}, f, indent=2)
+            json.dump({"median_cpu_s": {f"{t}/{n}": v for (t, n), v in median.items()},
+                       "peak_mb": {f"{t}/{n}": v for (t, n), v in peaks.items()},
+                       "results": results, "rounds": args.rounds, "cxx": args.cxx, "against": args.against},
+                      f, indent=2)
     return 1 if missed else 0
 
 
