@@ -37,21 +37,21 @@ enum class kernel { mul, mul_conj, mul_real, mul_scalar, mul_add, mul_rows, mul_
 
 const char* kernel_name(kernel k) {
     switch (k) {
-        case kernels::mul: return "mul";
-        case kernels::mul_conj: return "mul_conj";
-        case kernels::mul_real: return "mul_real";
-        case kernels::mul_scalar: return "mul_scalar";
-        case kernels::mul_add: return "mul_add";
-        case kernels::mul_rows: return "mul_rows";
-        case kernels::mul_block_rows: return "mul_block_rows";
+        case kernel::mul: return "mul";
+        case kernel::mul_conj: return "mul_conj";
+        case kernel::mul_real: return "mul_real";
+        case kernel::mul_scalar: return "mul_scalar";
+        case kernel::mul_add: return "mul_add";
+        case kernel::mul_rows: return "mul_rows";
+        case kernel::mul_block_rows: return "mul_block_rows";
     }
     return "?";
 }
 
-constexpr kernel all_kernels[] = {kernels::mul,     kernels::mul_conj, kernels::mul_real,      kernels::mul_scalar,
-                                  kernels::mul_add, kernels::mul_rows, kernels::mul_block_rows};
+constexpr kernel all_kernels[] = {kernel::mul,     kernel::mul_conj, kernel::mul_real,      kernel::mul_scalar,
+                                  kernel::mul_add, kernel::mul_rows, kernel::mul_block_rows};
 
-bool broadcasts_rows(kernel k) { return k == kernels::mul_rows || k == kernels::mul_block_rows; }
+bool broadcasts_rows(kernel k) { return k == kernel::mul_rows || k == kernel::mul_block_rows; }
 
 // Which operand the output overwrites.
 enum class placement { out_of_place, in_place_a, in_place_b };
@@ -96,7 +96,7 @@ constexpr long double tolerance = sizeof(T) == 4 ? 1e-6L : 1e-14L;
 template <class T>
 void check(kernel k, std::size_t n, std::size_t offset, placement where, unsigned seed) {
     using C = std::complex<T>;
-    const std::size_t blocks = k == kernels::mul_block_rows ? 2 : 1;
+    const std::size_t blocks = k == kernel::mul_block_rows ? 2 : 1;
     const std::size_t rows = broadcasts_rows(k) ? 3 : 1;
     const std::size_t total = blocks * rows * n;
     const std::size_t b_len = broadcasts_rows(k) ? blocks * n : total;
@@ -119,13 +119,13 @@ void check(kernel k, std::size_t n, std::size_t offset, placement where, unsigne
     if (where == placement::in_place_b) out = b;
 
     switch (k) {
-        case kernels::mul: rs::mul(a, b, out); break;
-        case kernels::mul_conj: rs::mul_conj(a, b, out); break;
-        case kernels::mul_real: rs::mul_real(a, r, out); break;
-        case kernels::mul_scalar: rs::mul_scalar(a, s, out); break;
-        case kernels::mul_add: rs::mul_add(a, b, c, out); break;
-        case kernels::mul_rows: rs::mul_rows(a, b, out); break;
-        case kernels::mul_block_rows: rs::mul_block_rows(a, b, blocks, out); break;
+        case kernel::mul: rs::mul(a, b, out); break;
+        case kernel::mul_conj: rs::mul_conj(a, b, out); break;
+        case kernel::mul_real: rs::mul_real(a, r, out); break;
+        case kernel::mul_scalar: rs::mul_scalar(a, s, out); break;
+        case kernel::mul_add: rs::mul_add(a, b, c, out); break;
+        case kernel::mul_rows: rs::mul_rows(a, b, out); break;
+        case kernel::mul_block_rows: rs::mul_block_rows(a, b, blocks, out); break;
     }
 
     const long double tol = tolerance<T>;
@@ -136,19 +136,19 @@ void check(kernel k, std::size_t n, std::size_t offset, placement where, unsigne
         wide expected;
         long double scale = std::abs(wa) * std::abs(wb);
         switch (k) {
-            case kernels::mul:
-            case kernels::mul_rows:
-            case kernels::mul_block_rows: expected = plain_mul(wa, wb); break;
-            case kernels::mul_conj: expected = plain_mul(wa, std::conj(wb)); break;
-            case kernels::mul_real:
+            case kernel::mul:
+            case kernel::mul_rows:
+            case kernel::mul_block_rows: expected = plain_mul(wa, wb); break;
+            case kernel::mul_conj: expected = plain_mul(wa, std::conj(wb)); break;
+            case kernel::mul_real:
                 expected = {wa.real() * r[i], wa.imag() * r[i]};
                 scale = std::abs(wa) * std::abs(static_cast<long double>(r[i]));
                 break;
-            case kernels::mul_scalar:
+            case kernel::mul_scalar:
                 expected = plain_mul(wa, widen(s));
                 scale = std::abs(wa) * std::abs(widen(s));
                 break;
-            case kernels::mul_add:
+            case kernel::mul_add:
                 expected = plain_mul(wa, wb) + widen(c[i]);
                 scale += std::abs(widen(c[i]));
                 break;
@@ -201,7 +201,7 @@ void check_all(bool streaming) {
                     // kernels' b is one row per block, which out may only be
                     // for a single row.
                     if (where == placement::in_place_b &&
-                        (k == kernels::mul_real || k == kernels::mul_scalar || broadcasts_rows(k)))
+                        (k == kernel::mul_real || k == kernel::mul_scalar || broadcasts_rows(k)))
                         continue;
                     // The long odd length (main loop + tail) once, unaligned, in and out of place.
                     if (n == 131071 && (offset != 1 || where == placement::in_place_b)) continue;
