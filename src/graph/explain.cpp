@@ -2,7 +2,6 @@
 
 #include <sstream>
 
-#include "realify/simd/gemm.hpp"
 #include "realify/threads.hpp"
 
 namespace realify::graph {
@@ -67,13 +66,15 @@ std::string explain(const graph_ir& g, const detected_counts& detected) {
       << " or more, matrix products of " << 2 * grain::gemm
       << " multiply-adds or more; the same results on any number of threads\n";
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
+    return s.str();
+}
+
+bool has_matrix_products(const graph_ir& g) {
     for (const ir_node& n : g.nodes)
         if (n.is_op && n.live &&
-            (n.tag == op_id::mm || n.tag == op_id::bmm || n.tag == op_id::matmul || n.tag == op_id::dot || n.tag == op_id::vdot)) {
-            s << "matrix products run on: " << simd::gemm_backend() << '\n';
-            break;
-        }
-    return s.str();
+            (n.tag == op_id::mm || n.tag == op_id::bmm || n.tag == op_id::matmul || n.tag == op_id::dot || n.tag == op_id::vdot))
+            return true;
+    return false;
 }
 
 }  // namespace detail

@@ -11,6 +11,7 @@
 #include "realify/graph/detect.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/program.hpp"
+#include "realify/simd/gemm.hpp"
 
 namespace realify::graph {
 
@@ -37,14 +38,22 @@ struct detected_counts {
     std::size_t anchors = 0, complex_nodes = 0, boundary_inputs = 0, unanchored_complex_outputs = 0;
 };
 
+/// explain()'s text but for the matrix products' library.
 std::string explain(const graph_ir& g, const detected_counts& detected);
+
+/// Whether a live node is a matrix product.
+bool has_matrix_products(const graph_ir& g);
 }  // namespace detail
 
 template <bool Strict, class... Outs>
 std::string explain(const program<Strict, Outs...>& p) {
     using detected = detect<Outs...>;
-    return detail::explain(p.ir(), {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
-                                    detected::unanchored_complex_outputs});
+    std::string text = detail::explain(p.ir(), {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
+                                                detected::unanchored_complex_outputs});
+    // here, not in realify_simd: the matrix products are realify_gemm's, which only a graph with them needs
+    if (detail::has_matrix_products(p.ir()))
+        text += "matrix products run on: " + std::string(simd::gemm_backend()) + "\n";
+    return text;
 }
 
 }  // namespace realify::graph
