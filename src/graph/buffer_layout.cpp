@@ -1,5 +1,10 @@
 #include "realify/graph/buffer_layout.hpp"
 
+#include <cstring>
+#include <sstream>
+
+#include "realify/engine/elementwise.hpp"
+
 namespace realify::graph::detail {
 
 stride_vector packed_strides(const shape_vector& shape) {

@@ -1,5 +1,14 @@
 #include "realify/graph/build_loop.hpp"
 
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "realify/errors.hpp"
+
 namespace realify::graph::detail {
 
 simd::elementwise_op compiled_op_of(const ir_node& n) {

@@ -1,5 +1,11 @@
 #include "realify/graph/infer_shapes.hpp"
 
+#include <array>
+
+#include "realify/engine/elementwise.hpp"
+#include "realify/engine/tensor_ref.hpp"
+#include "realify/graph/zero_copy.hpp"
+
 namespace realify::graph::detail {
 
 shape_vector broadcast_two(std::string_view op, const shape_vector& a, const shape_vector& b) {

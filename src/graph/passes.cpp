@@ -1,5 +1,13 @@
 #include "realify/graph/passes.hpp"
 
+#include <any>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "realify/errors.hpp"
+#include "realify/graph/build_loop.hpp"
+
 namespace realify::graph {
 namespace passes {
 

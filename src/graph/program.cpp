@@ -1,5 +1,7 @@
 #include "realify/graph/program.hpp"
 
+#include <sstream>
+
 namespace realify::graph::detail {
 
 call_state::call_state(const graph_ir& g, std::vector<bound_input> bound)

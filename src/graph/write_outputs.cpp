@@ -1,5 +1,17 @@
 #include "realify/graph/write_outputs.hpp"
 
+#include <algorithm>
+#include <any>
+#include <cstdint>
+#include <sstream>
+#include <utility>
+
+#include "realify/errors.hpp"
+#include "realify/graph/fusion.hpp"
+#include "realify/graph/infer_shapes.hpp"
+#include "realify/graph/rules.hpp"
+#include "realify/graph/value.hpp"
+
 namespace realify::graph {
 
 std::string write_plan::describe(const graph_ir& g) const {

@@ -1,5 +1,10 @@
 #include "realify/graph/zero_copy.hpp"
 
+#include <algorithm>
+
+#include "realify/errors.hpp"
+#include "realify/ops/shape_inference.hpp"
+
 namespace realify::graph::detail {
 
 dim_list resolve_same(std::string_view where, const dim_list& requested, const shape_vector& from) {

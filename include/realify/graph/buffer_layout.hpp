@@ -21,16 +21,13 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <optional>
 #include <span>
-#include <sstream>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#include "realify/engine/elementwise.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/errors.hpp"
 #include "realify/graph/node.hpp"

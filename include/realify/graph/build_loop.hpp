@@ -6,19 +6,12 @@
 // loop) and again by the fuse_elementwise pass for the regions it forms.
 #pragma once
 
-#include <algorithm>
-#include <complex>
-#include <array>
 #include <cstddef>
-#include <memory>
 #include <optional>
-#include <span>
-#include <string>
 #include <string_view>
 #include <vector>
 
 #include "realify/engine/fused_loop.hpp"
-#include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/simd/elementwise.hpp"
 

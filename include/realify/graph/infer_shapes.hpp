@@ -5,16 +5,12 @@
 // container; the others (table ops, fallbacks) are evaluated first.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <optional>
 #include <string_view>
 #include <vector>
 
-#include "realify/engine/elementwise.hpp"
-#include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/zero_copy.hpp"
 
 namespace realify::graph::detail {
 

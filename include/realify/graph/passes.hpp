@@ -18,19 +18,13 @@
 //                                evaluation follows the records
 #pragma once
 
-#include <any>
 #include <cstddef>
 #include <functional>
-#include <map>
-#include <numeric>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/build_loop.hpp"
 
 namespace realify::graph {
 

@@ -18,7 +18,6 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <type_traits>

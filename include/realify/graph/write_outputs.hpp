@@ -28,23 +28,13 @@
 // write_output (typed) then follows the route of one output.
 #pragma once
 
-#include <algorithm>
-#include <any>
 #include <cstddef>
-#include <cstdint>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <utility>
 #include <vector>
 
-#include "realify/errors.hpp"
 #include "realify/graph/buffer_layout.hpp"
-#include "realify/graph/fusion.hpp"
-#include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/ir.hpp"
-#include "realify/graph/rules.hpp"
-#include "realify/graph/value.hpp"
 
 namespace realify::graph {
 

@@ -5,14 +5,11 @@
 // for the operand's extent at dim k.
 #pragma once
 
-#include <algorithm>
 #include <string>
 #include <string_view>
 
-#include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
-#include "realify/ops/shape_inference.hpp"
 
 namespace realify::graph::detail {
 
