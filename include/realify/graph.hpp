@@ -6,7 +6,7 @@
 // detect (type-level detection), ir / build_ir / passes (the run-time mirror
 // and the passes over it), rules (how each node is evaluated), evaluate
 // (the memoised walk) with zero_copy, fusion (and build_loop: a fused
-// loop's fused loop), table_route, fallback, tensor_op (one
+// loop built from the records), table_route, fallback, tensor_op (one
 // rule each), infer_shapes, buffer_layout, write_outputs
 // (writing outputs into caller buffers), program, explain.
 #pragma once
