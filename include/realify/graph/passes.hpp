@@ -14,7 +14,7 @@
 //   5 fuse_elementwise           the loops: which elementwise nodes form one
 //                                loop (a region), which run alone, and which
 //                                loops may take the SIMD row kernel — decided
-//                                here, once, each loop's fused loop built;
+//                                here, once, each loop's steps built;
 //                                evaluation follows the records
 #pragma once
 
