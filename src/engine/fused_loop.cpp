@@ -47,7 +47,7 @@ step_operand fused_loop::number(std::complex<double> value, bool complex) {
 }
 
 step_operand fused_loop::append(simd::elementwise_op op, std::span<const step_operand> operands,
-                                      std::optional<std::complex<double>> constant) {
+                                std::optional<std::complex<double>> constant) {
     if (operands.size() != static_cast<std::size_t>(simd::arity(op)))
         refuse(std::string(simd::name(op)) + " takes " + std::to_string(simd::arity(op)) + " operands, given " +
                std::to_string(operands.size()));
@@ -129,7 +129,7 @@ struct bound_loop {
 
 template <class T>
 void run_loop(const block_kernel& self, const void* const* in, const bool* broadcast, void* out, std::size_t n,
-                 bool stream) {
+              bool stream) {
     constexpr std::size_t block = fused_loop::block;
     const bound_loop& bound = *static_cast<const bound_loop*>(self.object);
     const std::span<const fused_loop::step> steps = bound.loop->steps();
@@ -188,7 +188,7 @@ void run_loop(const block_kernel& self, const void* const* in, const bool* broad
 }  // namespace
 
 void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
-                      const tensor_ref& out) {
+                   const tensor_ref& out) {
     if (loop.size() == 0) refuse("the loop has no step");
     if (inputs.size() != loop.inputs())
         throw error("realify::" + std::string(op) + ": " + std::to_string(inputs.size()) + " inputs given, the loop reads " +

@@ -47,6 +47,9 @@ byte_range bytes_of(const void* data, std::size_t bytes) {
     return {begin, begin + bytes};
 }
 
+namespace {
+
+/// The axes of extent > 1 as (|stride|, extent), innermost (smallest stride) first.
 std::vector<std::pair<std::ptrdiff_t, std::size_t>> sorted_axes(const buffer_layout& b) {
     std::vector<std::pair<std::ptrdiff_t, std::size_t>> axes;
     for (std::size_t a = 0; a < b.shape.size(); ++a)
@@ -54,6 +57,8 @@ std::vector<std::pair<std::ptrdiff_t, std::size_t>> sorted_axes(const buffer_lay
     std::sort(axes.begin(), axes.end());
     return axes;
 }
+
+}  // namespace
 
 bool overlaps_itself(const buffer_layout& b) {
     if (is_packed(b)) return false;
@@ -65,6 +70,11 @@ bool overlaps_itself(const buffer_layout& b) {
     return false;
 }
 
+namespace {
+
+/// Whether component `offset` (from the lowest component of b) is an element of
+/// b, for a layout whose strides nest: the digits are taken greedily, largest
+/// stride first, and the offset is an element when nothing is left.
 bool holds_offset(const std::vector<std::pair<std::ptrdiff_t, std::size_t>>& axes, std::ptrdiff_t offset) {
     if (offset < 0) return false;
     for (std::size_t k = axes.size(); k-- > 0;) {
@@ -74,6 +84,8 @@ bool holds_offset(const std::vector<std::pair<std::ptrdiff_t, std::size_t>>& axe
     }
     return offset == 0;
 }
+
+}  // namespace
 
 bool share_memory(const buffer_layout& a, const buffer_layout& b) {
     const byte_range ra = bytes_of(a), rb = bytes_of(b);
@@ -159,7 +171,6 @@ void copy_into(const buffer_layout& b, const T* source) {
     const std::array<bool, 1> kinds{false};
     engine::evaluate("graph::out", std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, to.type, kinds));
 }
-
 
 // The component types the graph copies: float and double values, and raw
 // bytes of each width (write_outputs copies values of any type by size).

@@ -40,12 +40,13 @@ std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
 
 namespace {
 
-/// The record of a node from its type's facts and its run-time label.
-ir_node make_record(const node_facts& f, std::string label) {
+/// The record of a node from its type's facts and its object (not yet placed in a graph).
+ir_node make_record(const node_facts& f, node_object&& x) {
     ir_node r;
+    r.id = x.id;
     r.tag = f.tag;
     r.op = std::string(f.op);
-    r.label = std::move(label);
+    r.label = std::move(x.label);
     r.entry_point = "graph::" + r.op;
     r.rule = f.rule;
     r.shape = f.shape;
@@ -62,6 +63,13 @@ ir_node make_record(const node_facts& f, std::string label) {
     r.zero_copy = f.rule == node_rule::zero_copy;
     r.fusable = f.rule == node_rule::fused;
     r.fallback = f.rule == node_rule::fallback;
+    if (x.attrs) r.attrs = *x.attrs;
+    r.value_type = x.value_type;
+    r.number = x.number;
+    r.object = x.object;
+    r.evaluator = x.evaluator;
+    r.values = x.values;
+    r.declared_shape = x.declared_shape;
     switch (f.rule) {
     case node_rule::input: r.lowering = "bound argument (zero copy when contiguous)"; break;
     case node_rule::constant: r.lowering = "constant"; break;
@@ -106,25 +114,17 @@ std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id) {
 
 std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, std::span<const std::size_t> children,
                        std::span<const bool> boundary) {
-    ir_node r = make_record(facts, std::move(x.label));
+    ir_node r = make_record(facts, std::move(x));
     r.children.assign(children.begin(), children.end());
     for (std::size_t k = 0; k < children.size(); ++k)
         if (boundary[k]) g.nodes[children[k]].boundary_input = true;
-    if (x.attrs) r.attrs = *x.attrs;
-    r.value_type = x.value_type;
-    r.number = x.number;
-    r.object = x.object;
-    r.evaluator = x.evaluator;
-    r.values = x.values;
-    r.declared_shape = x.declared_shape;
     const std::size_t slot = g.nodes.size();
     if (r.is_input) {
-        auto pos = std::find_if(g.inputs.begin(), g.inputs.end(), [&](std::size_t s) { return g.nodes[s].id > x.id; });
+        auto pos = std::find_if(g.inputs.begin(), g.inputs.end(), [&](std::size_t s) { return g.nodes[s].id > r.id; });
         g.inputs.insert(pos, slot);
     }
-    r.id = x.id;
     r.canonical = slot;
-    g.slot_of.emplace(x.id, slot);
+    g.slot_of.emplace(r.id, slot);
     g.nodes.push_back(std::move(r));
     if (facts.rule == node_rule::fused) set_loop(g, slot, false);
     return slot;

@@ -11,17 +11,26 @@
 
 namespace realify::graph::detail {
 
+namespace {
+
+/// The compiled op of a fused record.
 simd::elementwise_op compiled_op_of(const ir_node& n) {
     if (const auto kernel = n.tag ? fused_kernel_of(*n.tag) : std::nullopt) return *kernel;
     throw error("realify::graph: the fused op " + n.op + " has no compiled kernel");
 }
 
+/// Whether a region inlines its child at slot `c`: an elementwise node
+/// private to it (its own canonical record, unfolded, read by this consumer
+/// only, not an output). Any other child is a value the loop reads.
 bool inlinable(const graph_ir& g, std::size_t c) {
     const ir_node& child = g.nodes[c];
     return child.fusable && child.canonical == c && !child.folded && child.uses == 1 && !child.output;
 }
 
+/// Whether child slot `c` of a loop is computed inside it (a region member).
 bool in_loop(const graph_ir& g, std::size_t c, bool region) { return region && inlinable(g, c); }
+
+}  // namespace
 
 void collect_region(const graph_ir& g, std::size_t root, std::vector<std::size_t>& members) {
     for (std::size_t c : g.nodes[root].children) {
@@ -31,6 +40,9 @@ void collect_region(const graph_ir& g, std::size_t root, std::vector<std::size_t
     }
 }
 
+namespace {
+
+/// The values a loop reads, each once, in the order it first reads them.
 void collect_loop_inputs(const graph_ir& g, std::size_t node, bool region, std::vector<std::size_t>& inputs) {
     for (std::size_t c : g.nodes[node].children) {
         if (in_loop(g, c, region)) collect_loop_inputs(g, c, region, inputs);
@@ -40,7 +52,7 @@ void collect_loop_inputs(const graph_ir& g, std::size_t node, bool region, std::
 }
 
 engine::step_operand append_steps(const graph_ir& g, std::size_t node, bool region,
-                                            const std::vector<std::size_t>& inputs, engine::fused_loop& loop) {
+                                  const std::vector<std::size_t>& inputs, engine::fused_loop& loop) {
     const ir_node& n = g.nodes[node];
     std::vector<engine::step_operand> operands;
     for (std::size_t c : n.children) {
@@ -59,8 +71,10 @@ engine::step_operand append_steps(const graph_ir& g, std::size_t node, bool regi
     return loop.append(compiled_op_of(n), operands, constant);
 }
 
+}  // namespace
+
 std::optional<engine::fused_loop> build_loop(const graph_ir& g, std::size_t root, bool region,
-                                                         std::vector<std::size_t>& inputs) {
+                                             std::vector<std::size_t>& inputs) {
     inputs.clear();
     collect_loop_inputs(g, root, region, inputs);
     if (inputs.size() > engine::max_inputs) return std::nullopt;

@@ -34,7 +34,6 @@ engine::tensor_ref ref_of(const tensor_value<T>& v) {
     return r;
 }
 
-
 /// That buffer as the engine's out, when the loop can write it.
 std::optional<engine::tensor_ref> out_ref(const buffer_layout& target, engine::component type, bool complex) {
     const std::size_t rank = target.shape.size() - (complex ? 1 : 0);

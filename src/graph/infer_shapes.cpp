@@ -8,6 +8,10 @@
 
 namespace realify::graph::detail {
 
+namespace {
+
+/// The broadcast of two shapes: the engine's (shape_error naming `op` when
+/// they do not broadcast).
 shape_vector broadcast_two(std::string_view op, const shape_vector& a, const shape_vector& b) {
     std::array<engine::tensor_ref, 2> operands;
     operands[0].shape = engine::make_dims(op, a);
@@ -16,8 +20,10 @@ shape_vector broadcast_two(std::string_view op, const shape_vector& a, const sha
     return shape_vector(result.begin(), result.end());
 }
 
+}  // namespace
+
 std::optional<shape_vector> reduced_shape(shape_rule rule, std::string_view where, const node_attrs& a,
-                                                 const shape_vector& from) {
+                                          const shape_vector& from) {
     std::vector<bool> reduced(from.size(), false);
     for (std::size_t axis : realify::detail::reduction_axes(where, rule == shape_rule::reduce_dim ? std::vector{a.i0} : a.dims,
                                                             from.size()))

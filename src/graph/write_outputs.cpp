@@ -34,14 +34,22 @@ std::string write_plan::describe(const graph_ir& g) const {
 
 namespace detail {
 
+namespace {
+
+/// A node whose value is its child's memory re-described (no code).
 bool is_view(const ir_node& n) {
     return n.rule == node_rule::erased || n.rule == node_rule::zero_copy || (n.rule == node_rule::cast && n.erased);
 }
 
+/// The root of a loop (graph/fusion.hpp).
 bool is_loop(const ir_node& n) { return n.fusion == fusion_mode::own_loop || n.fusion == fusion_mode::region; }
 
+/// A tensor_op that writes a buffer handed to it (its shape declared, graph/tensor_op.hpp).
 bool writes_buffer(const ir_node& n) { return n.rule == node_rule::tensor_op && n.shape == shape_rule::declared; }
 
+/// The memory a node's value is, when it is an input's memory re-described
+/// (through views and same-type casts): that input's position; else nothing
+/// (the value is memory of its own).
 std::optional<std::size_t> borrowed_source(const graph_ir& g, std::size_t slot) {
     for (;;) {
         const ir_node& n = g.resolve(slot);
@@ -51,6 +59,8 @@ std::optional<std::size_t> borrowed_source(const graph_ir& g, std::size_t slot) 
         slot = n.children[0];
     }
 }
+
+}  // namespace
 
 std::vector<std::size_t> inputs_read(const graph_ir& g, std::size_t slot) {
     std::vector<bool> seen(g.nodes.size(), false);
@@ -69,7 +79,7 @@ std::vector<std::size_t> inputs_read(const graph_ir& g, std::size_t slot) {
 }
 
 output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& shapes,
-                              std::size_t slot, buffer_layout target) {
+                       std::size_t slot, buffer_layout target) {
     const graph_ir& g = *ctx.ir;
     bool packed = is_packed(target);
     while (g.is_private(slot) && is_view(g.nodes[slot])) {
@@ -120,6 +130,10 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
     return plan;
 }
 
+namespace {
+
+/// shape_error / layout_error unless every buffer has its output's shape,
+/// overlaps no element of itself and shares no memory with another buffer.
 void check_buffers(const graph_ir& g, const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes) {
     const std::size_t count = buffers.size();
     for (std::size_t i = 0; i < count; ++i) {
@@ -149,8 +163,13 @@ void check_buffers(const graph_ir& g, const std::vector<buffer_layout>& buffers,
                                    std::to_string(j) + " share memory (each output needs memory of its own)");
 }
 
+/// The order of the steps: an output is written once every other output
+/// that reads its buffer's memory (an input) has read it; when all the
+/// outputs left wait on one another, the first one waited for is evaluated
+/// aside (it has then read everything), to be copied in at its turn.
+/// `read`: the outputs whose value is already evaluated.
 std::vector<write_step> order_steps(const eval_context& ctx, const std::vector<buffer_layout>& buffers,
-                                           std::vector<bool> read) {
+                                    std::vector<bool> read) {
     const graph_ir& g = *ctx.ir;
     const std::size_t count = buffers.size();
     // waits[i * count + j]: output i's buffer is memory output j reads
@@ -190,9 +209,12 @@ std::vector<write_step> order_steps(const eval_context& ctx, const std::vector<b
     return steps;
 }
 
+/// Checks every buffer, then decides the route of each output and the order
+/// of the steps. `shapes`: the outputs' logical shapes; `evaluated`: the
+/// outputs already evaluated (their shape was known only then).
 write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                              const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
-                              const std::vector<bool>& evaluated) {
+                       const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
+                       const std::vector<bool>& evaluated) {
     const graph_ir& g = *ctx.ir;
     check_buffers(g, buffers, shapes);
     write_plan plan;
@@ -207,6 +229,8 @@ write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<
     return plan;
 }
 
+/// Copies the packed components of a value into b through its strides (one
+/// loop per component size, so the copy needs no component type).
 void copy_value_into(const buffer_layout& b, const value_memory& value) {
     switch (b.component_bytes) {
     case 1: copy_into(b, static_cast<const std::uint8_t*>(value.data)); break;
@@ -224,6 +248,8 @@ void copy_value_into(const buffer_layout& b, const value_memory& value) {
     }
 }
 
+}  // namespace
+
 void write_output(eval_context& ctx, const output_plan& plan) {
     const ir_node& writer = ctx.ir->nodes[plan.writer];
     if (plan.route != write_route::copied && (is_loop(writer) || writes_buffer(writer))) {  // plan_route's writers
@@ -235,7 +261,7 @@ void write_output(eval_context& ctx, const output_plan& plan) {
 }
 
 write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                                const std::vector<buffer_layout>& buffers, bool write) {
+                         const std::vector<buffer_layout>& buffers, bool write) {
     const graph_ir& g = *ctx.ir;
     const std::size_t count = g.outputs.size();
     std::vector<std::any> values(count);  // outputs evaluated before they are written

@@ -7,6 +7,9 @@
 
 namespace realify::graph::detail {
 
+namespace {
+
+/// The requested reshape dims with every same(k) replaced by from[k].
 dim_list resolve_same(std::string_view where, const dim_list& requested, const shape_vector& from) {
     dim_list dims = requested;
     for (std::ptrdiff_t& d : dims) {
@@ -19,6 +22,8 @@ dim_list resolve_same(std::string_view where, const dim_list& requested, const s
     }
     return dims;
 }
+
+}  // namespace
 
 shape_vector view_shape(shape_rule rule, std::string_view where, const node_attrs& a, const shape_vector& from) {
     switch (rule) {

@@ -103,6 +103,6 @@ private:
 /// rules of engine::evaluate, which it calls. `op` names the computation in
 /// errors. The kernels are those of the instruction set active now.
 void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
-                      const tensor_ref& out);
+                   const tensor_ref& out);
 
 }  // namespace realify::engine

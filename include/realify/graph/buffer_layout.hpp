@@ -74,18 +74,10 @@ byte_range bytes_of(const buffer_layout& b);
 
 byte_range bytes_of(const void* data, std::size_t bytes);
 
-/// The axes of extent > 1 as (|stride|, extent), innermost (smallest stride) first.
-std::vector<std::pair<std::ptrdiff_t, std::size_t>> sorted_axes(const buffer_layout& b);
-
 /// True when two elements may share memory: a stride 0, or strides that do
 /// not nest (each stride must step past everything the smaller ones reach —
 /// true of every slice, transposition and flip of a dense tensor).
 bool overlaps_itself(const buffer_layout& b);
-
-/// Whether component `offset` (from the lowest component of b) is an element of
-/// b, for a layout whose strides nest: the digits are taken greedily, largest
-/// stride first, and the offset is an element when nothing is left.
-bool holds_offset(const std::vector<std::pair<std::ptrdiff_t, std::size_t>>& axes, std::ptrdiff_t offset);
 
 /// True when two layouts (neither overlapping itself: no stride 0) share a byte. Disjoint
 /// byte ranges never do; interleaved ones (q and k in alternate slots of one
@@ -138,7 +130,8 @@ buffer_layout packed_layout(T* data, const shape_vector& shape) {
 /// Copies packed components (row-major, b's shape) into b through its
 /// strides — the engine's copy (realify/engine/elementwise.hpp: any strides,
 /// several threads when large); a source that overlaps b is copied aside
-/// first.
+/// first. Defined for float, double and the unsigned integers of 1 to 8
+/// bytes, in realify_simd (src/graph/buffer_layout.cpp).
 template <class T>
 void copy_into(const buffer_layout& b, const T* source);
 

@@ -35,32 +35,15 @@ constexpr std::optional<simd::elementwise_op> fused_kernel_of(op_id id) noexcept
     }
 }
 
-/// The compiled op of a fused record.
-simd::elementwise_op compiled_op_of(const ir_node& n);
-
-/// Whether a region inlines its child at slot `c`: an elementwise node
-/// private to it (its own canonical record, unfolded, read by this consumer
-/// only, not an output). Any other child is a value the loop reads.
-bool inlinable(const graph_ir& g, std::size_t c);
-
-/// Whether child slot `c` of a loop is computed inside it (a region member).
-bool in_loop(const graph_ir& g, std::size_t c, bool region);
-
 /// The elementwise descendants a region rooted at `root` inlines, appended to `members`.
 void collect_region(const graph_ir& g, std::size_t root, std::vector<std::size_t>& members);
-
-/// The values a loop reads, each once, in the order it first reads them.
-void collect_loop_inputs(const graph_ir& g, std::size_t node, bool region, std::vector<std::size_t>& inputs);
-
-engine::step_operand append_steps(const graph_ir& g, std::size_t node, bool region,
-                                            const std::vector<std::size_t>& inputs, engine::fused_loop& loop);
 
 /// The loop of the loop rooted at `root` (region: with the descendants
 /// collect_region finds inlined) and the slots it reads;
 /// nullopt when it does not fit a loop (more inputs than the engine takes,
 /// more results alive at once than it keeps): the root then runs alone.
 std::optional<engine::fused_loop> build_loop(const graph_ir& g, std::size_t root, bool region,
-                                                         std::vector<std::size_t>& inputs);
+                                             std::vector<std::size_t>& inputs);
 
 /// Records the loop of `root` (fusion own_loop or region) on its record.
 bool set_loop(graph_ir& g, std::size_t root, bool region);

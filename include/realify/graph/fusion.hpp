@@ -32,12 +32,9 @@ bool loop_writes(const buffer_layout& target, bool complex);
 /// `target` (nullptr: a fresh value). A target that overlaps a value read is
 /// written in place when that value IS the target, element for element (each
 /// block is read before it is written); any other overlap, or a layout the
-/// engine cannot write, goes through a temporary copied in. Compiled for
-/// float and double components.
+/// engine cannot write, goes through a temporary copied in. Defined for
+/// float and double components, in realify_simd (src/graph/fusion.cpp).
 template <class T>
 std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
-
-extern template std::any evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
-extern template std::any evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
 
 }  // namespace realify::graph::detail

@@ -14,17 +14,13 @@
 
 namespace realify::graph::detail {
 
-/// The broadcast of two shapes: the engine's (shape_error naming `op` when
-/// they do not broadcast).
-shape_vector broadcast_two(std::string_view op, const shape_vector& a, const shape_vector& b);
-
 /// The shape a reduction (rule reduce_dims: attrs.dims, all axes when none;
 /// reduce_dim: the one dim attrs.i0) gives an operand of shape `from`:
 /// each reduced axis dropped, or kept as extent 1 when attrs.i1 (keepdim) —
 /// the eager reductions' shapes (realify::detail::reduction_axes: a dim
 /// named twice is refused, a 0-d operand takes dim 0 or −1).
 std::optional<shape_vector> reduced_shape(shape_rule rule, std::string_view where, const node_attrs& a,
-                                                 const shape_vector& from);
+                                          const shape_vector& from);
 
 /// The shape of every live node that follows from the bound inputs (by
 /// slot; nothing where it is known only once evaluated).

@@ -68,18 +68,6 @@ struct write_plan {
 
 namespace detail {
 
-/// A node whose value is its child's memory re-described (no code).
-bool is_view(const ir_node& n);
-/// The root of a loop (graph/fusion.hpp).
-bool is_loop(const ir_node& n);
-/// A tensor_op that writes a buffer handed to it (its shape declared, graph/tensor_op.hpp).
-bool writes_buffer(const ir_node& n);
-
-/// The memory a node's value is, when it is an input's memory re-described
-/// (through views and same-type casts): that input's position; else nothing
-/// (the value is memory of its own).
-std::optional<std::size_t> borrowed_source(const graph_ir& g, std::size_t slot);
-
 /// The inputs (positions) a node's evaluation reads, through everything it depends on.
 std::vector<std::size_t> inputs_read(const graph_ir& g, std::size_t slot);
 
@@ -89,30 +77,7 @@ std::vector<std::size_t> inputs_read(const graph_ir& g, std::size_t slot);
 /// then writes directly, row by row or through a temporary; anything else
 /// is evaluated and copied.
 output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& shapes,
-                              std::size_t slot, buffer_layout target);
-
-/// shape_error / layout_error unless every buffer has its output's shape,
-/// overlaps no element of itself and shares no memory with another buffer.
-void check_buffers(const graph_ir& g, const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes);
-
-/// The order of the steps: an output is written once every other output
-/// that reads its buffer's memory (an input) has read it; when all the
-/// outputs left wait on one another, the first one waited for is evaluated
-/// aside (it has then read everything), to be copied in at its turn.
-/// `read`: the outputs whose value is already evaluated.
-std::vector<write_step> order_steps(const eval_context& ctx, const std::vector<buffer_layout>& buffers,
-                                           std::vector<bool> read);
-
-/// Checks every buffer, then decides the route of each output and the order
-/// of the steps. `shapes`: the outputs' logical shapes; `evaluated`: the
-/// outputs already evaluated (their shape was known only then).
-write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                              const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
-                              const std::vector<bool>& evaluated);
-
-/// Copies the packed components of a value into b through its strides (one
-/// loop per component size, so the copy needs no component type).
-void copy_value_into(const buffer_layout& b, const value_memory& value);
+                       std::size_t slot, buffer_layout target);
 
 /// Writes one output as its plan says: the loop at the writer fills the
 /// buffer (directly, row by row, or through a temporary), or the writer's
@@ -124,7 +89,7 @@ void write_output(eval_context& ctx, const output_plan& plan);
 /// route and the order decided (plan_writes) — all before anything is
 /// written; then, when `write`, the steps run.
 write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                                const std::vector<buffer_layout>& buffers, bool write);
+                         const std::vector<buffer_layout>& buffers, bool write);
 
 }  // namespace detail
 }  // namespace realify::graph

@@ -13,9 +13,6 @@
 
 namespace realify::graph::detail {
 
-/// The requested reshape dims with every same(k) replaced by from[k].
-dim_list resolve_same(std::string_view where, const dim_list& requested, const shape_vector& from);
-
 /// The shape a zero-copy view (shape rule `rule`, entry point `where` —
 /// "graph::reshape" —, attributes `a`) gives an operand of shape `from`;
 /// shape_error when it does not fit.
