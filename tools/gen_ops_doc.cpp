@@ -7,7 +7,10 @@
 //
 // The "defined in" column gives each lowering's header and line, found in the
 // sources next to FILE (FILE/../../include/realify/dispatch), so the table
-// leads to the code in one step; the check fails when a line moved.
+// leads to the code in one step — for a lowering drawn from an element kernel
+// (realify/dispatch/lowerings/unary.hpp), the kernel's line in
+// include/realify/kernels, where its formula is; the check fails when a line
+// moved.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -232,15 +235,17 @@ std::string escape(std::string_view text) {
     return out.str();
 }
 
-/// The lines of every header under include/realify/dispatch, by path relative to include/realify.
+/// The lines of every header under include/realify/dispatch and include/realify/kernels, by path
+/// relative to include/realify.
 struct sources {
     std::filesystem::path include_dir;  // …/include/realify
     std::vector<std::pair<std::string, std::vector<std::string>>> files;
 
     explicit sources(std::filesystem::path dir) : include_dir(std::move(dir)) {
         std::vector<std::filesystem::path> paths;
-        for (const auto& e : std::filesystem::recursive_directory_iterator(include_dir / "dispatch"))
-            if (e.path().extension() == ".hpp") paths.push_back(e.path());
+        for (const char* folder : {"dispatch", "kernels"})
+            for (const auto& e : std::filesystem::recursive_directory_iterator(include_dir / folder))
+                if (e.path().extension() == ".hpp") paths.push_back(e.path());
         std::sort(paths.begin(), paths.end());
         for (const auto& path : paths) {
             std::ifstream in(path);
@@ -251,18 +256,21 @@ struct sources {
     }
 
     /// "[dispatch/lowerings/x.hpp:N](../include/realify/dispatch/lowerings/x.hpp#LN)" for the
-    /// struct (or the lowering macro's use) that defines `name`.
-    std::string where(std::string_view name) const {
+    /// struct (or the lowering macro's use) that defines the lowering `name` of `op`, or else for
+    /// the op's element kernel, from which unary.hpp draws it.
+    std::string where(std::string_view name, std::string_view op) const {
         const std::string n(name);
         const std::regex defines("(^|[^\\w])struct " + n + "([^\\w]|$)|^[A-Z_]+\\(\\s*\\w+\\s*,\\s*" + n + "\\s*[,)]");
-        for (const auto& [file, lines] : files)
-            for (std::size_t i = 0; i < lines.size(); ++i)
-                if (std::regex_search(lines[i], defines)) {
-                    const std::string line = std::to_string(i + 1);
-                    return "[" + file + ":" + line + "](../include/realify/" + file + "#L" + line + ")";
-                }
-        throw std::runtime_error("gen_ops_doc: no definition of the lowering " + n + " under " +
-                                 (include_dir / "dispatch").string());
+        const std::regex kernel("^struct element<op::" + std::string(op) + ">[ {:]");
+        for (const std::regex* pattern : {&defines, &kernel})
+            for (const auto& [file, lines] : files)
+                for (std::size_t i = 0; i < lines.size(); ++i)
+                    if (std::regex_search(lines[i], *pattern)) {
+                        const std::string line = std::to_string(i + 1);
+                        return "[" + file + ":" + line + "](../include/realify/" + file + "#L" + line + ")";
+                    }
+        throw std::runtime_error("gen_ops_doc: no definition of the lowering " + n + " nor an element kernel of " +
+                                 std::string(op) + " under " + include_dir.string());
     }
 };
 
@@ -287,7 +295,7 @@ std::string generate(const sources& src) {
             }
             first = false;
             lowerings << '`' << entry.lowering << "` (" << entry.priority << ')';
-            defined << src.where(entry.lowering);
+            defined << src.where(entry.lowering, entry.op);
             formula << escape(entry.formula);
             if (tolerance.empty()) tolerance = entry.tolerance;
         }

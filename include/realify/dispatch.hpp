@@ -6,9 +6,10 @@
 
 #include "realify/dispatch/registry.hpp"
 #include "realify/dispatch/lowerings/arithmetic.hpp"
+#include "realify/dispatch/lowerings/unary.hpp"
 #include "realify/dispatch/lowerings/unary_math.hpp"
 #include "realify/dispatch/lowerings/ordering.hpp"
-#include "realify/dispatch/lowerings/real_output.hpp"
+#include "realify/dispatch/lowerings/builtin.hpp"
 #include "realify/dispatch/lowerings/shape.hpp"
 #include "realify/dispatch/lowerings/reduction.hpp"
 #include "realify/dispatch/lowerings/normalization.hpp"

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <concepts>
+#include <string_view>
 
 #include "realify/kernels/element.hpp"
 
@@ -54,6 +55,7 @@ template <class V>
 
 template <>
 struct element<op::sigmoid> {
+    static constexpr std::string_view real_formula = "1 / (1 + e^−x)";
     template <std::floating_point T>
     T operator()(T x) const noexcept {
         return T(1) / (T(1) + std::exp(-x));
@@ -67,6 +69,7 @@ struct element<op::sigmoid> {
 
 template <>
 struct element<op::silu> {
+    static constexpr std::string_view real_formula = "x / (1 + e^−x)";
     template <std::floating_point T>
     T operator()(T x) const noexcept {
         return x / (T(1) + std::exp(-x));
@@ -79,6 +82,7 @@ struct element<op::silu> {
 
 template <>
 struct element<op::erf> {
+    static constexpr std::string_view real_formula = "erf x";
     template <std::floating_point T>
     T operator()(T x) const noexcept {
         return std::erf(x);

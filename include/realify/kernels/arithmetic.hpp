@@ -19,6 +19,7 @@
 #include <complex>
 #include <concepts>
 #include <limits>
+#include <string_view>
 
 #include "realify/kernels/complex_product.hpp"
 #include "realify/kernels/element.hpp"
@@ -415,6 +416,8 @@ struct element<op::div_scalar> : element<op::div> {};
 
 template <>
 struct element<op::reciprocal> {
+    static constexpr std::string_view formula = "1/z by the scaled division (zero: NaN as PyTorch)";
+    static constexpr std::string_view real_formula = "1 / x on real tensors";
     /// 1 ÷ z by element<op::div> (zero: NaN + NaN·i as PyTorch).
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
@@ -438,6 +441,8 @@ struct element<op::reciprocal> {
 
 template <>
 struct element<op::neg> {
+    static constexpr std::string_view formula = "−layout (both components)";
+    static constexpr std::string_view real_formula = "−x on real tensors";
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
         return {-z.re, -z.im};
@@ -458,6 +463,9 @@ struct element<op::neg> {
 
 template <>
 struct element<op::conj> {
+    static constexpr std::string_view formula = "a − i·b";
+    static constexpr std::string_view real_formula = "x: a real tensor is its own conjugate (PyTorch returns the "
+                                                     "tensor)";
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
         return {z.re, -z.im};
@@ -479,6 +487,8 @@ struct element<op::conj> {
 
 template <>
 struct element<op::square> {
+    static constexpr std::string_view formula = "(a − b)(a + b) + i·2ab (the special values of z·z)";
+    static constexpr std::string_view real_formula = "x · x on real tensors";
     /// z·z by the plain formula (a² − b²) + i·2ab, what std::complex and
     /// PyTorch compute, with element<op::mul>'s protection from contraction:
     /// square(1e30 + inf·i) is NaN + inf·i and (a + ai)² has a real part of

@@ -13,6 +13,7 @@
 #include <concepts>
 #include <limits>
 #include <numbers>
+#include <string_view>
 
 #include "realify/kernels/element.hpp"
 
@@ -35,6 +36,8 @@ template <class V, class F>
 
 template <>
 struct element<op::exp> {
+    static constexpr std::string_view formula = "e^a·cos b + i·e^a·sin b";
+    static constexpr std::string_view real_formula = "e^x on real tensors";
     /// e^x·cos y + i·e^x·sin y.
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
@@ -72,6 +75,8 @@ struct element<op::exp> {
 
 template <>
 struct element<op::expm1> {
+    static constexpr std::string_view formula = "(expm1(a)·cos b − 2·sin²(b/2)) + i·e^a·sin b";
+    static constexpr std::string_view real_formula = "e^x − 1 on real tensors";
     /// exp(z) − 1 without cancellation: Re = expm1(x)·cos y − 2·sin²(y/2).
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
@@ -120,6 +125,8 @@ struct element<op::expm1> {
 
 template <>
 struct element<op::log> {
+    static constexpr std::string_view formula = "log|z| + i·atan2(b, a); ½·log1p((m−1)(m+1) + n²) near |z| = 1";
+    static constexpr std::string_view real_formula = "ln x on real tensors";
     /// log|z| + i·arg z. Near |z| = 1, log|z| = ½·log1p((m−1)(m+1) + n²) with
     /// m, n the larger and smaller magnitude: no cancellation. Tiny and huge z
     /// are scaled by 2^k first: log|z| = log|2^k·z| − k·ln 2.
@@ -213,12 +220,20 @@ struct base10 {
 }  // namespace detail
 
 template <>
-struct element<op::log2> : detail::log_base<detail::base2> {};
+struct element<op::log2> : detail::log_base<detail::base2> {
+    static constexpr std::string_view formula = "log(z) / ln 2";
+    static constexpr std::string_view real_formula = "log₂ x on real tensors";
+};
 template <>
-struct element<op::log10> : detail::log_base<detail::base10> {};
+struct element<op::log10> : detail::log_base<detail::base10> {
+    static constexpr std::string_view formula = "log(z) / ln 10";
+    static constexpr std::string_view real_formula = "log₁₀ x on real tensors";
+};
 
 template <>
 struct element<op::log1p> {
+    static constexpr std::string_view formula = "½·log1p(a(a+2) + b²) + i·atan2(b, 1 + a) for |z| < ½, else log(1 + z)";
+    static constexpr std::string_view real_formula = "ln(1 + x) on real tensors";
     /// log(1 + z): ½·log1p(x(x+2) + y²) + i·atan2(y, 1+x) for small |z|,
     /// element<op::log>(1 + z) otherwise.
     template <class T>

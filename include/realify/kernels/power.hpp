@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <concepts>
+#include <string_view>
 
 #include "realify/kernels/arithmetic.hpp"
 #include "realify/kernels/exponential.hpp"
@@ -14,6 +15,9 @@ namespace realify::kernels {
 
 template <>
 struct element<op::sqrt> {
+    static constexpr std::string_view formula = "t = √((|a| + |z|)/2); a ≥ 0: t + i·b/(2t), else |b|/(2t) + "
+                                                "i·sign(b)·t";
+    static constexpr std::string_view real_formula = "√x on real tensors";
     /// Principal square root: t = sqrt((|x| + |z|)/2), the other part y/(2t).
     /// z with all parts tiny (subnormal) or one near overflow is scaled by an
     /// even power of two 2^k first and the root by 2^(−k/2): sqrt(1.4e-45i)
@@ -56,6 +60,8 @@ struct element<op::sqrt> {
 
 template <>
 struct element<op::rsqrt> {
+    static constexpr std::string_view formula = "1 / sqrt(z)";
+    static constexpr std::string_view real_formula = "1 / √x on real tensors";
     /// 1/sqrt(z); 0 gives NaN + NaN·i (PyTorch 1.13), non-finite z takes Annex G.
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <concepts>
 #include <numbers>
+#include <string_view>
 
 #include "realify/kernels/element.hpp"
 
@@ -14,6 +15,8 @@ namespace realify::kernels {
 
 template <>
 struct element<op::abs> {
+    static constexpr std::string_view formula = "hypot(a, b) (scaled: no overflow above ~1.8e19 in float)";
+    static constexpr std::string_view real_formula = "|x| on real tensors";
     /// hypot scales internally: |3e30 + 4e30i| = 5e30 in float, not inf.
     template <class T>
     T operator()(cpair<T> z) const noexcept {
@@ -41,6 +44,8 @@ struct element<op::abs> {
 
 template <>
 struct element<op::angle> {
+    static constexpr std::string_view formula = "atan2(b, a) (NaN propagates)";
+    static constexpr std::string_view real_formula = "π for x < 0, else 0 (NaN propagates) on real tensors";
     /// atan2(y, x): NaN propagates, the signs of zeros pick the side of the cut.
     template <class T>
     T operator()(cpair<T> z) const noexcept {
@@ -71,6 +76,9 @@ struct element<op::angle> {
 
 template <>
 struct element<op::real> {
+    static constexpr std::string_view formula = "a (layout[..., 0])";
+    static constexpr std::string_view real_formula = "x: a real tensor is its own real part (PyTorch returns the "
+                                                     "tensor)";
     template <class T>
     T operator()(cpair<T> z) const noexcept {
         return z.re;
@@ -91,6 +99,7 @@ struct element<op::real> {
 
 template <>
 struct element<op::imag> {
+    static constexpr std::string_view formula = "b (layout[..., 1])";
     template <class T>
     T operator()(cpair<T> z) const noexcept {
         return z.im;
@@ -136,6 +145,8 @@ struct element<op::isinf> {
 
 template <>
 struct element<op::sgn> {
+    static constexpr std::string_view formula = "z / |z| (hypot), 0 at 0";
+    static constexpr std::string_view real_formula = "−1, 0 or 1 (NaN: 0) on real tensors";
     /// z / |z| (hypot), 0 at 0. Tiny and huge finite z are scaled by a power
     /// of two first (the quotient does not change), so |z| is exact enough.
     template <class T>

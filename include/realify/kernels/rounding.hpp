@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <concepts>
+#include <string_view>
 
 #include "realify/kernels/element.hpp"
 
@@ -57,12 +58,24 @@ struct rounding : F, on_both_parts<F> {
 }  // namespace detail
 
 template <>
-struct element<op::ceil> : detail::rounding<detail::ceil_real> {};
+struct element<op::ceil> : detail::rounding<detail::ceil_real> {
+    static constexpr std::string_view formula = "ceil on both components";
+    static constexpr std::string_view real_formula = "ceil x on real tensors";
+};
 template <>
-struct element<op::floor> : detail::rounding<detail::floor_real> {};
+struct element<op::floor> : detail::rounding<detail::floor_real> {
+    static constexpr std::string_view formula = "floor on both components";
+    static constexpr std::string_view real_formula = "floor x on real tensors";
+};
 template <>
-struct element<op::round> : detail::rounding<detail::round_real> {};
+struct element<op::round> : detail::rounding<detail::round_real> {
+    static constexpr std::string_view formula = "round half to even on both components";
+    static constexpr std::string_view real_formula = "round half to even on real tensors";
+};
 template <>
-struct element<op::trunc> : detail::rounding<detail::trunc_real> {};
+struct element<op::trunc> : detail::rounding<detail::trunc_real> {
+    static constexpr std::string_view formula = "trunc on both components";
+    static constexpr std::string_view real_formula = "trunc x on real tensors";
+};
 
 }  // namespace realify::kernels

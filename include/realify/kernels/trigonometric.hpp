@@ -17,6 +17,7 @@
 #include <concepts>
 #include <limits>
 #include <numbers>
+#include <string_view>
 
 #include "realify/kernels/power.hpp"
 
@@ -119,6 +120,8 @@ cpair<T> detail::log_twice(cpair<T> z) noexcept {
 
 template <>
 struct element<op::sinh> {
+    static constexpr std::string_view formula = "sinh a·cos b + i·cosh a·sin b (scaled beyond e^a overflow)";
+    static constexpr std::string_view real_formula = "sinh x on real tensors";
     /// sinh x·cos y + i·cosh x·sin y. Beyond e^|x| overflow cosh x ≈ |sinh x|
     /// ≈ e^|x|/2 is infinite although its product with cos y or sin y may not
     /// be: e^|x|·(cos y, sin y)/2 without overflow or underflow in between
@@ -152,6 +155,8 @@ struct element<op::sinh> {
 
 template <>
 struct element<op::cosh> {
+    static constexpr std::string_view formula = "cosh a·cos b + i·sinh a·sin b (scaled beyond e^a overflow)";
+    static constexpr std::string_view real_formula = "cosh x on real tensors";
     /// cosh x·cos y + i·sinh x·sin y; beyond e^|x| overflow as sinh.
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
@@ -182,6 +187,9 @@ struct element<op::cosh> {
 
 template <>
 struct element<op::tanh> {
+    static constexpr std::string_view formula = "Kahan: t = tan b, s = sinh a, β = 1 + t²: (β·√(1+s²)·s + i·t)/(1 + "
+                                                "β·s²)";
+    static constexpr std::string_view real_formula = "tanh x on real tensors";
     /// Kahan's tanh: t = tan y, s = sinh x, β = 1 + t²:
     /// (β·√(1+s²)·s + i·t) / (1 + β·s²); exact limits for large |x|, no inf/inf.
     template <class T>
@@ -243,6 +251,8 @@ struct element<op::tanh> {
 
 template <>
 struct element<op::sin> {
+    static constexpr std::string_view formula = "sin a·cosh b + i·cos a·sinh b";
+    static constexpr std::string_view real_formula = "sin x on real tensors";
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
         if (!detail::finite(z)) [[unlikely]] return detail::annex_g(z, [](auto w) { return std::sin(w); });
@@ -270,6 +280,8 @@ struct element<op::sin> {
 
 template <>
 struct element<op::cos> {
+    static constexpr std::string_view formula = "cos a·cosh b − i·sin a·sinh b";
+    static constexpr std::string_view real_formula = "cos x on real tensors";
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
         if (!detail::finite(z)) [[unlikely]] return detail::annex_g(z, [](auto w) { return std::cos(w); });
@@ -297,6 +309,8 @@ struct element<op::cos> {
 
 template <>
 struct element<op::tan> {
+    static constexpr std::string_view formula = "−i·tanh(i·z)";
+    static constexpr std::string_view real_formula = "tan x on real tensors";
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
         if (!detail::finite(z)) [[unlikely]] return detail::annex_g(z, [](auto w) { return std::tan(w); });
@@ -321,6 +335,8 @@ struct element<op::tan> {
 
 template <>
 struct element<op::asin> {
+    static constexpr std::string_view formula = "atan2(a, Re(√(1−z)·√(1+z))) + i·asinh(Im(conj(√(1−z))·√(1+z)))";
+    static constexpr std::string_view real_formula = "asin x on real tensors";
     /// atan2(x, Re(√(1−z)·√(1+z))) + i·asinh(Im(conj(√(1−z))·√(1+z))); for
     /// large |z| −i·asinh(iz) by the asymptotic form.
     template <class T>
@@ -356,6 +372,8 @@ struct element<op::asin> {
 
 template <>
 struct element<op::acos> {
+    static constexpr std::string_view formula = "2·atan2(Re √(1−z), Re √(1+z)) + i·asinh(Im(conj(√(1+z))·√(1−z)))";
+    static constexpr std::string_view real_formula = "acos x on real tensors";
     /// 2·atan2(Re √(1−z), Re √(1+z)) + i·asinh(Im(conj(√(1+z))·√(1−z))); for
     /// large |z| π/2 − asin z.
     template <class T>
@@ -396,6 +414,8 @@ struct element<op::acos> {
 
 template <>
 struct element<op::asinh> {
+    static constexpr std::string_view formula = "−i·asin(i·z)";
+    static constexpr std::string_view real_formula = "asinh x on real tensors";
     /// −i·asin(iz).
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {
@@ -421,6 +441,9 @@ struct element<op::asinh> {
 
 template <>
 struct element<op::acosh> {
+    static constexpr std::string_view formula = "asinh(Re(conj(√(z−1))·√(z+1))) + 2i·atan2(Im √(z−1), Re √(z+1)) (= "
+                                                "log(z + √(z+1)·√(z−1)))";
+    static constexpr std::string_view real_formula = "acosh x on real tensors";
     /// asinh(Re(conj(√(z−1))·√(z+1))) + 2i·atan2(Im √(z−1), Re √(z+1)): the
     /// principal roots of log(z + √(z+1)·√(z−1)), without its cancellation;
     /// for large |z| log(z) + ln 2.
@@ -459,6 +482,8 @@ struct element<op::acosh> {
 
 template <>
 struct element<op::atanh> {
+    static constexpr std::string_view formula = "¼·log1p(4a/((1−a)² + b²)) + ½i·atan2(2b, (1−a)(1+a) − b²)";
+    static constexpr std::string_view real_formula = "atanh x on real tensors";
     /// ¼·log1p(4x / ((1−x)² + y²)) + ½·i·atan2(2y, (1−x)(1+x) − y²); for huge
     /// |z|, Re = x/|z|² (scaled) and Im = ±π/2.
     template <class T>
@@ -520,6 +545,8 @@ struct element<op::atanh> {
 
 template <>
 struct element<op::atan> {
+    static constexpr std::string_view formula = "−i·atanh(i·z)";
+    static constexpr std::string_view real_formula = "atan x on real tensors";
     /// −i·atanh(iz).
     template <class T>
     cpair<T> operator()(cpair<T> z) const noexcept {

@@ -202,26 +202,10 @@ template <class A, class B>
 inline constexpr bool real_pair<A, B> = real_and_real<A, B>;
 REALIFY_COMPILED_LOWERING(pow_tensor, pow_reals, pow_tensor, real_pair, "std::pow(x, y) on real tensors")
 
-// ---- unary ops of complex tensors ----------------------------------------------------------------
-/// A lowering NAME of the unary op OP on complex tensors: its compiled kernel.
-#define REALIFY_UNARY_LOWERING(OP, NAME, FORMULA) REALIFY_COMPILED_LOWERING(OP, NAME, OP, one_complex_tensor, FORMULA)
-
-REALIFY_UNARY_LOWERING(neg, neg_passthrough, "−layout (both components)")
-REALIFY_UNARY_LOWERING(conj, conj_pairs, "a − i·b")
-REALIFY_UNARY_LOWERING(reciprocal, reciprocal_scaled, "1/z by the scaled division (zero: NaN as PyTorch)")
-REALIFY_UNARY_LOWERING(square, square_pairs, "(a − b)(a + b) + i·2ab (the special values of z·z)")
-
-/// A lowering NAME of the unary op OP on real tensors: its compiled real
-/// kernel (the real function, std::'s values on special inputs).
-#define REALIFY_REAL_UNARY_LOWERING(OP, NAME, FORMULA) REALIFY_COMPILED_LOWERING(OP, NAME, OP, one_real_tensor, FORMULA)
-
-REALIFY_REAL_UNARY_LOWERING(neg, neg_reals, "−x on real tensors")
-REALIFY_REAL_UNARY_LOWERING(conj, conj_reals, "x: a real tensor is its own conjugate (PyTorch returns the tensor)")
+// ---- conj_physical: conj's kernel (neg, conj, reciprocal, square: realify/dispatch/lowerings/unary.hpp) ----
 REALIFY_COMPILED_LOWERING(conj_physical, conj_physical_pairs, conj, one_complex_tensor,
                           "a − i·b, written out (realify has no lazy conjugate bit)")
 REALIFY_COMPILED_LOWERING(conj_physical, conj_physical_reals, conj, one_real_tensor, "x on real tensors")
-REALIFY_REAL_UNARY_LOWERING(reciprocal, reciprocal_reals, "1 / x on real tensors")
-REALIFY_REAL_UNARY_LOWERING(square, square_reals, "x · x on real tensors")
 
 }  // namespace lowering
 
@@ -233,11 +217,7 @@ REALIFY_BUILTIN_CANDIDATES(add_scalar, lowering::add_scalar_real_part)
 REALIFY_BUILTIN_CANDIDATES(sub_scalar, lowering::sub_scalar_real_part)
 REALIFY_BUILTIN_CANDIDATES(mul_scalar, lowering::mul_scalar_passthrough)
 REALIFY_BUILTIN_CANDIDATES(div_scalar, lowering::div_scalar_passthrough)
-REALIFY_BUILTIN_CANDIDATES(neg, lowering::neg_passthrough, lowering::neg_reals)
-REALIFY_BUILTIN_CANDIDATES(conj, lowering::conj_pairs, lowering::conj_reals)
 REALIFY_BUILTIN_CANDIDATES(conj_physical, lowering::conj_physical_pairs, lowering::conj_physical_reals)
-REALIFY_BUILTIN_CANDIDATES(reciprocal, lowering::reciprocal_scaled, lowering::reciprocal_reals)
-REALIFY_BUILTIN_CANDIDATES(square, lowering::square_pairs, lowering::square_reals)
 REALIFY_BUILTIN_CANDIDATES(pow_scalar, lowering::pow_scalar_polar, lowering::pow_scalar_reals)
 REALIFY_BUILTIN_CANDIDATES(pow_tensor, lowering::pow_tensor_exp_log, lowering::pow_reals)
 

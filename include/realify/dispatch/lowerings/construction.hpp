@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "realify/dispatch/lowerings/arithmetic.hpp"
-#include "realify/dispatch/lowerings/real_output.hpp"
+#include "realify/dispatch/lowerings/builtin.hpp"
 #include "realify/dispatch/lowerings/shape.hpp"
 
 namespace realify::dispatch {

@@ -1,0 +1,89 @@
+// Lowerings of the ops whose compiled kernels take one tensor and nothing
+// else — the op list's unary_math, real_output and real_unary ops (exp, abs,
+// sigmoid, …; REALIFY_UNARY_KERNEL_OPS) — drawn from the op list and each op's
+// element kernel, so adding such an op needs no line here:
+//
+//   <op>_pairs   the kernel's complex form on a complex tensor (the (…, 2)
+//                layout's pairs), when the kernel documents a `formula`;
+//   <op>_reals   its real form on a real (float, double) tensor, PyTorch's
+//                real op, when the kernel documents a `real_formula`.
+//
+// The formulas live with the kernels (realify/kernels); docs/ops.md's
+// "defined in" column leads there.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+
+#include "realify/dispatch/lowerings/arithmetic.hpp"
+#include "realify/kernels.hpp"
+#include "realify/ops/tags.hpp"
+#include "realify/simd/elementwise.hpp"
+
+namespace realify::dispatch {
+namespace lowering {
+
+/// Whether Kernel documents its complex form (Complex) or its real form.
+template <class Kernel, bool Complex>
+constexpr bool documents_form() {
+    if constexpr (Complex) return requires { Kernel::formula; };
+    else return requires { Kernel::real_formula; };
+}
+
+/// The formula Kernel documents for that form ("" when it has none: the form
+/// is then no candidate, see unary_candidates).
+template <class Kernel, bool Complex>
+constexpr std::string_view form_formula() {
+    if constexpr (!documents_form<Kernel, Complex>()) return {};
+    else if constexpr (Complex) return Kernel::formula;
+    else return Kernel::real_formula;
+}
+
+/// The complex (Complex) or real form of Op's compiled kernel SimdOp on one
+/// tensor; the struct deriving from it gives the lowering its name.
+template <class Op, simd::elementwise_op SimdOp, bool Complex>
+struct unary_kernel {
+    using op = Op;
+    static constexpr bool documented = documents_form<kernels::element<Op>, Complex>();
+    static constexpr std::string_view formula = form_formula<kernels::element<Op>, Complex>();
+    template <class... A>
+    static constexpr bool accepts = Complex ? one_complex_tensor<A...> : one_real_tensor<A...>;
+    template <class A>
+    static auto apply(const A& a) {
+        return compiled_call<SimdOp>::run(op::name, a);
+    }
+    template <class O, class A>
+    static void apply_into(out_arg<O>& o, const A& a) {
+        compiled_call<SimdOp>::into(op::name, o, a);
+    }
+};
+
+/// The forms of Pairs and Reals that their kernel documents, complex first.
+template <class Pairs, class Reals>
+using unary_candidates =
+    std::conditional_t<Pairs::documented,
+                       std::conditional_t<Reals::documented, type_list<Pairs, Reals>, type_list<Pairs>>,
+                       std::conditional_t<Reals::documented, type_list<Reals>, type_list<>>>;
+
+// A struct per form, named as explain() and docs/ops.md show it.
+#define REALIFY_UNARY_KERNEL_LOWERINGS(op_name)                                                                   \
+    struct op_name##_pairs : unary_kernel<::realify::op::op_name, ::realify::simd::elementwise_op::op_name, true> { \
+        static constexpr std::string_view name = #op_name "_pairs";                                               \
+    };                                                                                                            \
+    struct op_name##_reals : unary_kernel<::realify::op::op_name, ::realify::simd::elementwise_op::op_name, false> { \
+        static constexpr std::string_view name = #op_name "_reals";                                               \
+    };
+REALIFY_UNARY_KERNEL_OPS(REALIFY_UNARY_KERNEL_LOWERINGS)
+#undef REALIFY_UNARY_KERNEL_LOWERINGS
+
+}  // namespace lowering
+
+#define REALIFY_UNARY_KERNEL_CANDIDATES(op_name)                                                \
+    template <>                                                                                 \
+    struct builtin_lowerings<::realify::op::op_name> {                                          \
+        using type = lowering::unary_candidates<lowering::op_name##_pairs, lowering::op_name##_reals>; \
+    };
+REALIFY_UNARY_KERNEL_OPS(REALIFY_UNARY_KERNEL_CANDIDATES)
+#undef REALIFY_UNARY_KERNEL_CANDIDATES
+
+}  // namespace realify::dispatch
