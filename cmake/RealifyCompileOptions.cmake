@@ -6,6 +6,9 @@
 #   realify_isa_sources(<target> <isa> <sources>...)
 #       adds kernel translation units built for one instruction set
 #       (sse2, avx2 = AVX2 + FMA3, avx512 = AVX-512F + AVX2 + FMA3) to <target>;
+#   realify_isa_unit(<target> <isa> <source>)
+#       adds <source> once more, built for <isa>: one source serves every level
+#       (the kernel tables, the matrix products);
 #   realify_host_sources(<sources>...)
 #       compiles benchmark competitors for the machine at hand (-march=native).
 #
@@ -113,6 +116,25 @@ function(realify_isa_sources target isa)
   endif()
   target_sources(${target} PRIVATE ${ARGN})
   set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES COMPILE_OPTIONS "${_options}")
+endfunction()
+
+# A source file carries one set of options in a target, so each level's copy
+# of <source> is a two-line unit in the build tree that defines the level and
+# includes it: REALIFY_ISA_<LEVEL> (REALIFY_ISA_AVX2, …) to test with #if, and
+# REALIFY_ISA_NAME(prefix, suffix), prefix<level>suffix, to name what the copy
+# defines (avx2_kernels, gemm_avx2).
+function(realify_isa_unit target isa source)
+  get_filename_component(_source "${source}" ABSOLUTE)
+  get_filename_component(_stem "${source}" NAME_WE)
+  string(TOUPPER "${isa}" _isa_upper)
+  set(_unit "${CMAKE_CURRENT_BINARY_DIR}/${_stem}_${isa}.cpp")
+  file(CONFIGURE OUTPUT "${_unit}" CONTENT
+"// ${_stem}.cpp built for ${isa} (realify_isa_unit, cmake/RealifyCompileOptions.cmake).
+#define REALIFY_ISA_${_isa_upper} 1
+#define REALIFY_ISA_NAME(prefix, suffix) prefix##${isa}##suffix
+#include \"${_source}\"
+")
+  realify_isa_sources(${target} ${isa} "${_unit}")
 endfunction()
 
 check_cxx_compiler_flag(-march=native REALIFY_COMPILER_HAS_MARCH_NATIVE)

@@ -1,5 +1,5 @@
 // Private: what gemm.cpp hands to the per-instruction-set products
-// (src/gemm/gemm_<isa>.cpp). Plain pointers and numbers only — no standard
+// (src/gemm/gemm_isa.cpp, one unit per level). Plain pointers and numbers only — no standard
 // library templates — so nothing here is compiled differently per ISA.
 #pragma once
 

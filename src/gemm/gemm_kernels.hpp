@@ -1,12 +1,12 @@
 // Private: the matrix-product methods (realify/simd/gemm.hpp) over Eigen's
 // real GEMM, written once and compiled once per instruction set: each
-// src/gemm/gemm_<isa>.cpp defines REALIFY_GEMM_EIGEN_NAMESPACE and includes
+// src/gemm/gemm_isa.cpp (one unit per level) defines REALIFY_GEMM_EIGEN_NAMESPACE and includes
 // this file.
 //
 // Why Eigen's namespace is renamed: Eigen is header-only, so its templates
 // and its inline non-template functions are compiled into every translation
 // unit that uses them, under the same symbol names, and the linker keeps ONE
-// copy. The gemm_<isa>.cpp units are built with different instruction sets,
+// copy. The gemm_isa.cpp units are built with different instruction sets,
 // so the kept copy could be the AVX-512 one on an AVX2-only CPU (illegal
 // instruction) or the SSE2 one on the AVX2 path (slow). `#define Eigen …`
 // replaces the token everywhere in Eigen's headers, giving each unit's copy
@@ -18,7 +18,7 @@
 #pragma once
 
 #ifndef REALIFY_GEMM_EIGEN_NAMESPACE
-#error "gemm_kernels.hpp is included by src/gemm/gemm_<isa>.cpp, which name Eigen's namespace for their ISA"
+#error "gemm_kernels.hpp is included by src/gemm/gemm_isa.cpp, whose units name Eigen's namespace for their ISA"
 #endif
 
 // What Eigen/Core includes, before the rename.

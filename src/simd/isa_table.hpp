@@ -1,6 +1,5 @@
-// Included by exactly one instruction-set TU each (isa_sse2.cpp, isa_avx2.cpp,
-// isa_avx512.cpp), after that TU has been given its flags
-// (realify_isa_sources): fills the instruction set's kernel table, which
+// Included by the instruction-set TUs (isa_kernels.cpp, built once per level),
+// each given its level's flags (realify_isa_unit): fills the instruction set's kernel table, which
 // instantiates every kernel for it — each element kernel once per operand
 // kinds and element type, through the one elementwise driver. A form whose
 // element kernel has no batch form points at the scalar kernel (compiled

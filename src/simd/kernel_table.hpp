@@ -4,8 +4,8 @@
 // softmax and the normalisations (realify/engine/rows.hpp) — for one
 // instruction set, as function pointers. (The matrix products are a library
 // of their own, realify_gemm: src/gemm/gemm.cpp picks their level the same way.)
-// Each per-instruction-set translation unit (isa_sse2.cpp, isa_avx2.cpp,
-// isa_avx512.cpp) fills one table; the public entry points (complex_mul.cpp,
+// Each per-instruction-set translation unit (isa_kernels.cpp, built once per
+// level) fills one table; the public entry points (complex_mul.cpp,
 // elementwise.cpp, rope.cpp) read the active one, which arch.cpp chooses.
 // Deliberately free of xsimd: those entry points are compiled for the
 // baseline and must not see any instruction set's kernels.

@@ -1,5 +1,5 @@
-# The per-instruction-set matrix-product units (src/gemm/gemm_<isa>.cpp, and
-# gemm_native_avx512.cpp) each compile Eigen with their own instructions. They must not define a global
+# The per-instruction-set matrix-product units (src/gemm/gemm_isa.cpp built
+# once per level, gemm_isa_<isa>, and gemm_native_avx512.cpp) each compile Eigen with their own instructions. They must not define a global
 # symbol another of them also defines — the linker would keep one copy for
 # all (an AVX-512 copy on an AVX2 CPU is an illegal instruction) — and every
 # Eigen symbol must be in the unit's renamed namespace (realify_eigen_<isa>).
@@ -16,10 +16,10 @@ set(_allowed "DW.ref.__gxx_personality_v0")
 set(_units 0)
 set(_seen "")
 foreach(_object IN LISTS OBJECTS)
-  if(NOT _object MATCHES "gemm_((native_)?(sse2|avx2|avx512))\\.cpp\\.o(bj)?$")
+  if(NOT _object MATCHES "gemm_(isa_|(native_))(sse2|avx2|avx512)\\.cpp\\.o(bj)?$")
     continue()
   endif()
-  set(_isa "${CMAKE_MATCH_1}")
+  set(_isa "${CMAKE_MATCH_2}${CMAKE_MATCH_3}")
   math(EXPR _units "${_units} + 1")
   execute_process(COMMAND ${NM} -C --defined-only ${_object} OUTPUT_VARIABLE _symbols RESULT_VARIABLE _result)
   if(NOT _result EQUAL 0)

@@ -1,5 +1,5 @@
 // The compiled RoPE kernels (in the realify_simd library's kernel table, one
-// translation unit per instruction set: src/simd/isa_<level>.cpp), chosen at
+// translation unit per instruction set: src/simd/isa_kernels.cpp, one unit per level), chosen at
 // run time with the same level as realify::simd (REALIFY_SIMD_ARCH,
 // realify::simd::force_arch, scoped_arch).
 // This header does not include xsimd.

@@ -1,7 +1,7 @@
 // Kernel templates behind realify/simd/complex_mul.hpp (the multiply family:
 // mul, mul_conj, mul_real, mul_scalar, mul_add, mul_rows, mul_block_rows),
 // templated on the xsimd architecture tag. They are instantiated only in
-// realify_simd's per-instruction-set translation units (src/simd/isa_*.cpp),
+// realify_simd's per-instruction-set translation units (src/simd/isa_kernels.cpp, one unit per level),
 // each compiled with that instruction set's flags: xsimd 8.1 enables an
 // arch's intrinsics only when the compiler targets it.
 //

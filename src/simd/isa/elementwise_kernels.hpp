@@ -1,7 +1,7 @@
 // The per-instruction-set elementwise kernels (realify/simd/elementwise.hpp):
 // one driver that runs any element kernel's batch form over contiguous data,
 // instantiated once per (op, operand kinds, element type) in each
-// per-instruction-set translation unit (src/simd/isa_*.cpp).
+// per-instruction-set translation unit (src/simd/isa_kernels.cpp, one unit per level).
 //
 // A block is `width` elements (one register of reals, two of pairs). Per
 // block the driver loads each operand — a broadcast operand is one element

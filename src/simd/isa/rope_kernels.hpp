@@ -1,5 +1,5 @@
 // RoPE kernels written once over xsimd, instantiated per instruction set in
-// src/simd/isa_<level>.cpp (each compiled with that level's flags) into the
+// src/simd/isa_kernels.cpp (one unit per level, each compiled with that level's flags) into the
 // one kernel table. Include this only from those translation units: it pulls
 // in xsimd.
 //

@@ -1,7 +1,7 @@
 // The per-instruction-set row kernels of softmax, log_softmax, layer_norm
 // and rms_norm (realify/engine/rows.hpp walks the rows; these compute one
 // contiguous row), instantiated once per element type in each
-// per-instruction-set translation unit (src/simd/isa_*.cpp):
+// per-instruction-set translation unit (src/simd/isa_kernels.cpp, one unit per level):
 //
 //   max(x, n)              the largest of n ≥ 1 elements, NaN when one is
 //                          (the sign of a zero maximum unspecified: softmax
