@@ -301,6 +301,11 @@ void check_disjoint(std::string_view op, std::span<const tensor_ref> inputs, con
             throw_layout_error(op, "out overlaps input " + std::to_string(k) + " (this op cannot run in place)");
 }
 
+void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to) {
+    const std::array<bool, 1> kinds{from.complex};
+    evaluate(op, std::span(&from, 1), to, builtin_kernel(builtin::copy, from.type, kinds));
+}
+
 bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape) {
     detail::check_out_shape(op, out, shape);
     detail::check_no_internal_overlap(op, out);

@@ -122,6 +122,10 @@ inline constexpr std::size_t mul_rows_min_row = 16;
 /// rounds with FMA. out may be exactly the full operand (in place).
 bool mul_rows(const tensor_ref& x, const tensor_ref& y, const tensor_ref& out);
 
+/// to = from, element for element (same shape), in from's own component
+/// type: the copy of the shape ops, cat and stack.
+void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to);
+
 /// Refuses (layout_error) an out that overlaps any input at all: for ops
 /// that write out in several steps (cat, stack, roll), where even an input
 /// equal to out would be read after being overwritten.

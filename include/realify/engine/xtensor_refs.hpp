@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <xtensor/xarray.hpp>
 
@@ -127,6 +128,22 @@ private:
     tensor_ref m_ref;
     std::optional<typename detail::storage<A>::type> m_storage;
     std::conditional_t<number_operand<A>, detail::number_t<A>, char> m_number{};
+};
+
+/// The operands of a list (cat's, stack's) as the engine reads them: one
+/// input each, kept alive as long as the list.
+template <class A>
+class input_list {
+public:
+    input_list(std::string_view op, const std::vector<A>& parts) : m_inputs(parts.size()), m_refs(parts.size()) {
+        for (std::size_t i = 0; i < parts.size(); ++i) m_refs[i] = m_inputs[i].emplace(op, parts[i]).ref();
+    }
+
+    std::span<const tensor_ref> refs() const noexcept { return m_refs; }
+
+private:
+    std::vector<std::optional<input<A>>> m_inputs;  // sized once: an input neither copies nor moves
+    std::vector<tensor_ref> m_refs;
 };
 
 namespace detail {

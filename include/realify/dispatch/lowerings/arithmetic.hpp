@@ -1,6 +1,10 @@
-// Lowerings of the arithmetic ops — mul, div, add, sub (tensor and scalar
-// forms), neg, conj, reciprocal, square, pow — and of the other unary ops of
-// the compiled kernels. Each runs its op's compiled kernel
+// Lowerings of the arithmetic ops with operands of several kinds or a
+// constant — mul, div, add, sub (tensor and scalar forms), pow,
+// conj_physical — and the pieces every compiled lowering uses
+// (REALIFY_COMPILED_LOWERING, compiled_call, the operand-kind validators; the
+// unary ops neg, conj, reciprocal and square are lowered as every op with
+// one-tensor kernels, realify/dispatch/lowerings/unary.hpp). Each runs its
+// op's compiled kernel
 // (realify/simd/elementwise.hpp, the formulas of realify/kernels) through
 // the elementwise engine; the candidates differ only in the operand kinds
 // they take (compile-time validators): a complex operand is a complex

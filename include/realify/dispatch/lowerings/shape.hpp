@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
-#include <deque>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -31,6 +30,7 @@
 
 #include "realify/checked_size.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/engine/join.hpp"
 #include "realify/ops/shape_inference.hpp"
 
 namespace realify::dispatch {
@@ -42,13 +42,7 @@ namespace shape_detail {
 
 using engine::tensor_ref;
 
-// ---- copying a view ---------------------------------------------------------------------
-
-/// to = from, element for element (same shape), in from's own component type.
-inline void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to) {
-    const std::array<bool, 1> kinds{from.complex};
-    engine::evaluate(op, std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, from.type, kinds));
-}
+using engine::copy_ref;
 
 /// How a shape op's result rank follows from its operand's.
 enum class rank_rule { same, minus_one, dynamic };
@@ -433,72 +427,22 @@ inline constexpr bool tensor_list = false;
 template <class A, class Alloc>
 inline constexpr bool tensor_list<std::vector<A, Alloc>> = tensor_operand<A>;
 
-/// cat (Stack = false) / stack: the result's shape and the axis of the
-/// parts in it; the parts are checked against each other first.
-template <bool Stack, class A>
-std::pair<engine::dims, std::size_t> joined_shape(std::string_view op, const std::vector<A>& parts, std::ptrdiff_t dim) {
-    if (parts.empty()) realify::detail::throw_size_error(op, "expected a non-empty list of tensors");
-    const engine::tensor_ref head = engine::input<A>(op, parts[0]).ref();
-    const engine::dims first = head.shape;
-    const std::size_t axis = axis_of(op, dim, first.rank + (Stack ? 1 : 0));
-    engine::dims result = first;
-    std::size_t joined = 0;
-    for (const A& part : parts) {
-        const engine::dims s = engine::input<A>(op, part).ref().shape;
-        bool ok = s.rank == first.rank;
-        for (std::size_t i = 0; ok && i < s.rank; ++i) ok = s[i] == first[i] || (!Stack && i == axis);
-        if (!ok) {
-            realify::detail::throw_size_error(op, "tensors of shapes " + realify::detail::format_sequence(first) + " and " +
-                                                      realify::detail::format_sequence(s) +
-                                                      (Stack ? std::string(" differ") : " differ outside dimension " + std::to_string(dim)));
-        }
-        joined = realify::detail::checked_add(op, "joined extent", joined, Stack ? 1 : s[axis]);
-    }
-    if (Stack) {
-        for (std::size_t i = result.rank; i > axis; --i) result.extent[i] = result.extent[i - 1];
-        ++result.rank;
-    }
-    result.extent[axis] = joined;
-    realify::detail::checked_element_count(op, "shape", result, static_cast<std::size_t>(head.width()) * engine::size_of(head.type));
-    return {result, axis};
-}
-
-/// Writes the parts into their slices of `to` (checked: no part overlaps it).
-template <bool Stack, class A>
-void join_into(std::string_view op, const std::vector<A>& parts, std::ptrdiff_t dim, const tensor_ref& to) {
-    const auto [shape, axis] = joined_shape<Stack>(op, parts, dim);
-    check_result_shape(op, to, shape);
-    for (const A& part : parts) {
-        const std::array<tensor_ref, 1> source{engine::input<A>(op, part).ref()};
-        engine::check_disjoint(op, source, to);
-    }
-    std::size_t offset = 0;
-    for (const A& part : parts) {
-        const engine::input<A> in(op, part);
-        if (Stack) {
-            copy_ref(op, in.ref(), engine::selected(to, axis, offset++));
-        } else {
-            const std::size_t extent = in.ref().shape[axis];
-            copy_ref(op, in.ref(), engine::sliced(to, axis, offset, extent, 1));
-            offset += extent;
-        }
-    }
-}
-
 template <class Tag, bool Stack, rank_rule Rule>
 struct join_lowering {
     template <class L, class... P>
     static constexpr bool accepts = tensor_list<std::remove_cvref_t<L>>;
     template <class A>
     static auto apply(const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
+        const engine::input_list<A> in(Tag::name, parts);
         return allocated<result_t<element_t<A>, result_rank_v<Rule, A>, std::vector<A>>>(
-            Tag::name, joined_shape<Stack>(Tag::name, parts, dim).first,
-            [&](const tensor_ref& to) { join_into<Stack>(Tag::name, parts, dim, to); });
+            Tag::name, engine::joined_shape(Tag::name, in.refs(), dim, Stack).first,
+            [&](const tensor_ref& to) { engine::join(Tag::name, in.refs(), dim, Stack, to); });
     }
     template <class B, class A>
     static void apply_into(out_arg<B>& o, const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
         check_out_type<element_t<A>, B>();
-        join_into<Stack>(Tag::name, parts, dim, out_ref(Tag::name, o));
+        const engine::input_list<A> in(Tag::name, parts);
+        engine::join(Tag::name, in.refs(), dim, Stack, out_ref(Tag::name, o));
     }
 };
 
