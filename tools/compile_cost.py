@@ -13,7 +13,11 @@ with the flags of an optimised user build (`c++ -std=c++20 -O2 -DNDEBUG -c`):
 
 and prints, per unit, the median compiler CPU time (user + sys of the
 compiler process, steadier than wall time on a shared machine) and its peak
-memory, then the ratios the project holds itself to:
+memory, then the ratios the project holds itself to. Two counts that do not
+depend on the host's load follow each unit, for comparing trees when the
+host's spread is larger than the difference: the object's code size (text
+KB) and, with GCC, the memory its front end and optimiser allocate (GGC MB,
+from -ftime-report, one extra compilation per unit). The targets:
 
   graph_rope / xtensor_hello             target <= 1.5
   (graphs_10 - graphs_1) / 9             each additional lowered graph, target <= 0.4 s
@@ -68,6 +72,23 @@ def compile_once(cxx, root, source, extra, out_dir):
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
 
 
+def counts_of(cxx, root, source, extra, out_dir):
+    """The load-independent counts of one unit: (text KB of its object, GGC MB or None)."""
+    command = [cxx, "-std=c++20", "-O2", "-DNDEBUG", "-I" + os.path.join(root, "include"),
+               "-I/usr/include/eigen3", *extra, "-ftime-report", "-c", os.path.join(root, source),
+               "-o", os.path.join(out_dir, "unit.o")]
+    report = subprocess.run(command, capture_output=True, text=True)
+    ggc = None
+    for line in report.stderr.splitlines():
+        fields = line.split()
+        if fields[:1] == ["TOTAL"] and fields[-1][-1:] in "kMG":  # "TOTAL : usr sys wall 434M"
+            ggc = float(fields[-1][:-1]) * {"k": 1 / 1024, "M": 1, "G": 1024}[fields[-1][-1]]
+    if report.returncode != 0:  # a compiler without -ftime-report: the code size alone
+        subprocess.run(command[:-5] + command[-4:], check=True, capture_output=True)
+    sections = subprocess.run(["size", os.path.join(out_dir, "unit.o")], capture_output=True, text=True, check=True)
+    return int(sections.stdout.splitlines()[1].split()[0]) / 1024.0, ggc
+
+
 def export_tree(revision, directory):
     """Writes git revision `revision` of this repository into `directory`."""
     archive = subprocess.run(["git", "-C", ROOT, "archive", revision], check=True, capture_output=True).stdout
@@ -87,7 +108,9 @@ def measure(cxx, roots, rounds, out_dir):
                 times[(tree, name)].append(seconds)
                 peaks[(tree, name)] = max(peaks[(tree, name)], peak)
         print(f"round {round_index + 1}/{rounds} done", file=sys.stderr)
-    return {key: statistics.median(values) for key, values in times.items()}, peaks
+    counts = {(tree, name): counts_of(cxx, roots[tree], source, extra, out_dir)
+              for name, source, extra in UNITS for tree in trees}
+    return {key: statistics.median(values) for key, values in times.items()}, peaks, counts
 
 
 def targets_of(median, peaks, tree):
@@ -117,16 +140,19 @@ def main():
             os.mkdir(before)
             export_tree(args.against, before)
             roots = {"before": before, "now": ROOT}
-        median, peaks = measure(args.cxx, roots, args.rounds, out_dir)
+        median, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
 
     trees = list(roots)
-    header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'peak MB':>9}" for tree in trees)
+    header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'peak MB':>9}{'text KB':>9}{'GGC MB':>8}"
+                                       for tree in trees)
     print(header)
     for name, _, _ in UNITS:
         row = f"{name:<16}"
         for tree in trees:
             hello = median[(tree, "xtensor_hello")]
+            text_kb, ggc = counts[(tree, name)]
             row += f"{median[(tree, name)]:>16.2f}{median[(tree, name)] / hello:>9.2f}{peaks[(tree, name)]:>9.0f}"
+            row += f"{text_kb:>9.1f}" + (f"{ggc:>8.0f}" if ggc is not None else f"{'-':>8}")
         print(row)
     print()
     results = {tree: targets_of(median, peaks, tree) for tree in trees}
@@ -140,6 +166,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"median_cpu_s": {f"{t}/{n}": v for (t, n), v in median.items()},
                        "peak_mb": {f"{t}/{n}": v for (t, n), v in peaks.items()},
+                       "text_kb_and_ggc_mb": {f"{t}/{n}": v for (t, n), v in counts.items()},
                        "results": results, "rounds": args.rounds, "cxx": args.cxx, "against": args.against},
                       f, indent=2)
     return 1 if missed else 0
