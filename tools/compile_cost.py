@@ -56,11 +56,15 @@ UNITS = [
 TARGETS = {"graph_rope_ratio": 1.5, "per_graph_s": 0.4, "graphs_10_peak_mb": 400.0, "eager_ratio": 1.5}
 
 
+def command_of(cxx, root, source, extra, out_dir):
+    """The compiler command of one unit of the tree at root, writing out_dir/unit.o."""
+    return [cxx, "-std=c++20", "-O2", "-DNDEBUG", "-I" + os.path.join(root, "include"),
+            "-I/usr/include/eigen3", *extra, "-c", os.path.join(root, source), "-o", os.path.join(out_dir, "unit.o")]
+
+
 def compile_once(cxx, root, source, extra, out_dir):
     """Compiles one unit of the tree at root; returns (cpu seconds of the compiler, peak RSS in MB)."""
-    command = [cxx, "-std=c++20", "-O2", "-DNDEBUG", "-I" + os.path.join(root, "include"),
-               "-I/usr/include/eigen3", *extra, "-c", os.path.join(root, source),
-               "-o", os.path.join(out_dir, "unit.o")]
+    command = command_of(cxx, root, source, extra, out_dir)
     process = subprocess.Popen(command, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
     errors = process.stderr.read().decode()
@@ -74,17 +78,15 @@ def compile_once(cxx, root, source, extra, out_dir):
 
 def counts_of(cxx, root, source, extra, out_dir):
     """The load-independent counts of one unit: (text KB of its object, GGC MB or None)."""
-    command = [cxx, "-std=c++20", "-O2", "-DNDEBUG", "-I" + os.path.join(root, "include"),
-               "-I/usr/include/eigen3", *extra, "-ftime-report", "-c", os.path.join(root, source),
-               "-o", os.path.join(out_dir, "unit.o")]
-    report = subprocess.run(command, capture_output=True, text=True)
+    command = command_of(cxx, root, source, extra, out_dir)
+    report = subprocess.run(command + ["-ftime-report"], capture_output=True, text=True)
     ggc = None
     for line in report.stderr.splitlines():
         fields = line.split()
         if fields[:1] == ["TOTAL"] and fields[-1][-1:] in "kMG":  # "TOTAL : usr sys wall 434M"
             ggc = float(fields[-1][:-1]) * {"k": 1 / 1024, "M": 1, "G": 1024}[fields[-1][-1]]
     if report.returncode != 0:  # a compiler without -ftime-report: the code size alone
-        subprocess.run(command[:-5] + command[-4:], check=True, capture_output=True)
+        subprocess.run(command, check=True, capture_output=True)
     sections = subprocess.run(["size", os.path.join(out_dir, "unit.o")], capture_output=True, text=True, check=True)
     return int(sections.stdout.splitlines()[1].split()[0]) / 1024.0, ggc
 

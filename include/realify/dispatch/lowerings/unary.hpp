@@ -66,15 +66,16 @@ using unary_candidates =
                        std::conditional_t<Reals::documented, type_list<Reals>, type_list<>>>;
 
 // A struct per form, named as explain() and docs/ops.md show it.
-#define REALIFY_UNARY_KERNEL_LOWERINGS(op_name)                                                                   \
-    struct op_name##_pairs : unary_kernel<::realify::op::op_name, ::realify::simd::elementwise_op::op_name, true> { \
-        static constexpr std::string_view name = #op_name "_pairs";                                               \
-    };                                                                                                            \
-    struct op_name##_reals : unary_kernel<::realify::op::op_name, ::realify::simd::elementwise_op::op_name, false> { \
-        static constexpr std::string_view name = #op_name "_reals";                                               \
+#define REALIFY_UNARY_KERNEL_FORM(op_name, suffix, is_complex)                                                  \
+    struct op_name##_##suffix                                                                                  \
+        : unary_kernel<::realify::op::op_name, ::realify::simd::elementwise_op::op_name, is_complex> {        \
+        static constexpr std::string_view name = #op_name "_" #suffix;                                         \
     };
+#define REALIFY_UNARY_KERNEL_LOWERINGS(op_name) \
+    REALIFY_UNARY_KERNEL_FORM(op_name, pairs, true) REALIFY_UNARY_KERNEL_FORM(op_name, reals, false)
 REALIFY_UNARY_KERNEL_OPS(REALIFY_UNARY_KERNEL_LOWERINGS)
 #undef REALIFY_UNARY_KERNEL_LOWERINGS
+#undef REALIFY_UNARY_KERNEL_FORM
 
 }  // namespace lowering
 
