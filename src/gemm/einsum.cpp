@@ -187,11 +187,6 @@ tensor_ref permuted(const labelled& x, const std::vector<int>& order) {
     return r;
 }
 
-void copy(std::string_view op, const tensor_ref& from, const tensor_ref& to) {
-    const std::array<bool, 1> kinds{from.complex};
-    evaluate(op, std::span(&from, 1), to, builtin_kernel(builtin::copy, from.type, kinds));
-}
-
 /// Memory for intermediate results, alive for the whole call.
 template <class T>
 struct arena {
@@ -326,7 +321,7 @@ labelled contract(std::string_view op, const labelled& a, const labelled& b, con
                         std::size_t& cols_, std::ptrdiff_t& col_stride) {
         if (merge(t, nb, split, rows_, row_stride) && merge(t, split, t.rank(), cols_, col_stride)) return;
         const tensor_ref packed = memory.make(t, t.shape);
-        copy(op, t, packed);
+        copy_ref(op, t, packed);
         t = packed;
         merge(t, nb, split, rows_, row_stride);
         merge(t, split, t.rank(), cols_, col_stride);
@@ -408,10 +403,10 @@ void run(std::string_view op, const equation_labels& eq, std::span<const tensor_
                                               [&](const std::vector<T>& b) { return b.data() == acc.t.data; });
     if (shares && view_of_operand) {  // a view of an operand out overlaps: complete it first
         const tensor_ref packed = memory.make(result, result.shape);
-        copy(op, result, packed);
+        copy_ref(op, result, packed);
         result = packed;
     }
-    copy(op, result, out);
+    copy_ref(op, result, out);
 }
 
 }  // namespace

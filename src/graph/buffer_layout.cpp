@@ -168,8 +168,7 @@ void copy_into(const buffer_layout& b, const T* source) {
     engine::tensor_ref from = to;
     from.data = const_cast<T*>(source);
     from.strides = engine::row_major_strides(from.shape, 1);
-    const std::array<bool, 1> kinds{false};
-    engine::evaluate("graph::out", std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, to.type, kinds));
+    engine::copy_ref("graph::out", from, to);
 }
 
 // The component types the graph copies: float and double values, and raw
