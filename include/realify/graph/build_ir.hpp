@@ -137,15 +137,15 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (const auto slot = find_record(g, n.id)) return *slot;
     static constexpr node_facts facts = facts_of<N>();
     constexpr std::size_t count = [] {
-        if constexpr (requires { N::children; }) return std::tuple_size_v<decltype(N::children)>;
+        if constexpr (requires { typename N::children_type; }) return std::tuple_size_v<typename N::children_type>;
         else return std::size_t{0};
     }();
     std::array<std::size_t, count> children{};
     std::array<bool, count> boundary{};
     if constexpr (count > 0) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((children[I] = add_to_ir<Strict>(g, std::get<I>(n.children)),
-              boundary[I] = is_boundary_v<N, std::remove_cvref_t<std::tuple_element_t<I, decltype(N::children)>>>),
+            ((children[I] = add_to_ir<Strict>(g, std::get<I>(n.children())),
+              boundary[I] = is_boundary_v<N, std::remove_cvref_t<std::tuple_element_t<I, typename N::children_type>>>),
              ...);
         }(std::make_index_sequence<count>{});
     }

@@ -130,11 +130,11 @@ constexpr evaluator_fn evaluator_of() {
     } else if constexpr (rule == node_rule::number) {
         return []<class S>(std::type_identity<scalar_node<S>>) { return &evaluate_number<S>; }(std::type_identity<N>{});
     } else if constexpr (rule == node_rule::cast) {
-        using From = typename traits_t<std::tuple_element_t<0, decltype(N::children)>>::real_type;
+        using From = typename traits_t<std::tuple_element_t<0, typename N::children_type>>::real_type;
         if constexpr (re_described_v<N>) return &evaluate_same;
         else return &evaluate_cast<T, From>;
     } else if constexpr (rule == node_rule::erased) {
-        using Child = typename traits_t<std::tuple_element_t<0, decltype(N::children)>>::real_type;
+        using Child = typename traits_t<std::tuple_element_t<0, typename N::children_type>>::real_type;
         if constexpr (std::is_same_v<typename N::tag, op::view_as_complex>) return &evaluate_view_as_complex<Child>;
         else return &evaluate_view_as_real<Child>;
     } else if constexpr (rule == node_rule::zero_copy) {

@@ -144,13 +144,70 @@ struct scalar_node : node_base {
     explicit scalar_node(S v) : value(v) {}
 };
 
+namespace detail {
+/// What the copies of a node share: its children, in one heap block with one
+/// reference count. A node is then its identity, its attributes and one
+/// pointer whatever the graph under it, so each builder call moves a pointer
+/// and a node used twice (a DAG) is held once; children held by value made
+/// each builder call's code and each node's size grow with the graph under
+/// it. Not a std::shared_ptr: its control block is a type, with its code,
+/// per node type; this count is compiled once and the block is freed
+/// through one function pointer.
+struct shared_block {
+    mutable std::atomic<std::size_t> references{1};
+    void (*destroy)(const shared_block*) noexcept = nullptr;
+};
+/// Never null: a move copies (one count more), so a moved-from node still
+/// reads its children.
+class block_ptr {
+public:
+    explicit block_ptr(const shared_block* b) noexcept : m_block(b) {}
+    block_ptr(const block_ptr& o) noexcept : m_block(o.m_block) {
+        m_block->references.fetch_add(1, std::memory_order_relaxed);
+    }
+    block_ptr& operator=(block_ptr o) noexcept {
+        std::swap(m_block, o.m_block);
+        return *this;
+    }
+    ~block_ptr() {
+        if (m_block->references.fetch_sub(1, std::memory_order_acq_rel) == 1) m_block->destroy(m_block);
+    }
+    const shared_block* get() const noexcept { return m_block; }
+
+private:
+    const shared_block* m_block;
+};
+template <class... Children>
+struct children_block : shared_block {
+    std::tuple<Children...> children;
+    explicit children_block(Children&&... c) : children(std::move(c)...) { destroy = &destroy_block; }
+    static void destroy_block(const shared_block* b) noexcept { delete static_cast<const children_block*>(b); }
+};
+/// The children of a node, shared by its copies (read only: a node never changes).
+template <class... Children>
+class shared_children {
+public:
+    explicit shared_children(Children&&... c) : m_block(new children_block<Children...>(std::move(c)...)) {}
+    const std::tuple<Children...>& get() const noexcept {
+        return static_cast<const children_block<Children...>*>(m_block.get())->children;
+    }
+
+private:
+    block_ptr m_block;
+};
+}  // namespace detail
+
 /// An op node: tag, children, run-time attributes.
 template <class Tag, class... Children>
 struct node : node_base {
     using tag = Tag;
-    std::tuple<Children...> children;
+    using children_type = std::tuple<Children...>;
     node_attrs attrs;
-    explicit node(node_attrs a, Children... c) : children(std::move(c)...), attrs(std::move(a)) {}
+    explicit node(node_attrs a, Children... c) : attrs(std::move(a)), m_children(std::move(c)...) {}
+    const children_type& children() const noexcept { return m_children.get(); }
+
+private:
+    detail::shared_children<Children...> m_children;
 };
 
 /// A user op with no entry in the table (or one the table may not accept):
@@ -159,10 +216,14 @@ struct node : node_base {
 template <class Tag, class Reference, class... Children>
 struct custom_node : node_base {
     using tag = Tag;
-    std::tuple<Children...> children;
+    using children_type = std::tuple<Children...>;
     Reference reference;
     node_attrs attrs;
-    explicit custom_node(Reference r, Children... c) : children(std::move(c)...), reference(std::move(r)) {}
+    explicit custom_node(Reference r, Children... c) : reference(std::move(r)), m_children(std::move(c)...) {}
+    const children_type& children() const noexcept { return m_children.get(); }
+
+private:
+    detail::shared_children<Children...> m_children;
 };
 
 /// A node's name as a template argument (graph::tensor_op<"rms_norm">): it
@@ -183,9 +244,13 @@ template <node_name Name, class Result, class Fn, class... Children>
 struct tensor_op_node : node_base {
     static constexpr std::string_view user_name = Name.view();  // not `name`: that member marks inputs
     using result_element = Result;
-    std::tuple<Children...> children;
+    using children_type = std::tuple<Children...>;
     Fn fn;
-    explicit tensor_op_node(Fn f, Children... c) : children(std::move(c)...), fn(std::move(f)) {}
+    explicit tensor_op_node(Fn f, Children... c) : fn(std::move(f)), m_children(std::move(c)...) {}
+    const children_type& children() const noexcept { return m_children.get(); }
+
+private:
+    detail::shared_children<Children...> m_children;
 };
 
 /// A tensor_op result's shape, declared so that the graph hands fn the
@@ -211,8 +276,12 @@ inline constexpr bool is_into_buffer_v<into_buffer<S, F>> = true;
 /// Conversion of the component type (PyTorch's `.float()` and `type_as`).
 template <class To, class Child>
 struct cast_node : node_base {
-    std::tuple<Child> children;
-    explicit cast_node(Child c) : children(std::move(c)) {}
+    using children_type = std::tuple<Child>;
+    explicit cast_node(Child c) : m_children(std::move(c)) {}
+    const children_type& children() const noexcept { return m_children.get(); }
+
+private:
+    detail::shared_children<Child> m_children;
 };
 
 }  // namespace realify::graph
