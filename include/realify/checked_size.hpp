@@ -25,11 +25,8 @@ namespace realify::detail {
 /// difference of two pointers into it must be a std::ptrdiff_t).
 inline constexpr std::size_t max_object_bytes = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max());
 
-[[noreturn]] inline void throw_size_error(std::string_view op, const std::string& what) {
-    std::string message = "realify::";
-    message.append(op).append(": ").append(what);
-    throw shape_error(message);
-}
+/// "realify::<op>: <what>" as a shape_error (compiled once: src/engine/messages.cpp).
+[[noreturn]] void throw_size_error(std::string_view op, const std::string& what);
 
 /// a + b, or a shape_error naming `what` and both operands.
 inline std::size_t checked_add(std::string_view op, std::string_view what, std::size_t a, std::size_t b) {

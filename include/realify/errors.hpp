@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -32,19 +31,18 @@ public:
 
 namespace detail {
 
+/// Appends one integer to a list being formatted as "(a, b, c)": after the
+/// opening parenthesis, or after ", ". Compiled once (realify_simd): the
+/// stream code is not in every unit that can report a shape.
+void append_integer(std::string& list, long long value);
+
 /// Formats any sequence of integers as "(a, b, c)"; used in error messages.
 template <class Sequence>
 std::string format_sequence(const Sequence& values) {
-    std::ostringstream out;
-    out << '(';
-    bool first = true;
-    for (const auto& value : values) {
-        if (!first) out << ", ";
-        out << static_cast<long long>(value);
-        first = false;
-    }
-    out << ')';
-    return out.str();
+    std::string list = "(";
+    for (const auto& value : values) append_integer(list, static_cast<long long>(value));
+    list += ')';
+    return list;
 }
 
 }  // namespace detail

@@ -46,6 +46,7 @@
 //   };
 #pragma once
 
+#include <sstream>
 #include <algorithm>
 #include <array>
 #include <cstddef>

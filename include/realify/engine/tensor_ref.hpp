@@ -118,13 +118,10 @@ struct tensor_ref {
     }
 };
 
-/// "realify::<op>: <what>" as a shape_error / layout_error.
-[[noreturn]] inline void throw_shape_error(std::string_view op, const std::string& what) {
-    throw shape_error("realify::" + std::string(op) + ": " + what);
-}
-[[noreturn]] inline void throw_layout_error(std::string_view op, const std::string& what) {
-    throw layout_error("realify::" + std::string(op) + ": " + what);
-}
+/// "realify::<op>: <what>" as a shape_error / layout_error (compiled once:
+/// src/engine/messages.cpp).
+[[noreturn]] void throw_shape_error(std::string_view op, const std::string& what);
+[[noreturn]] void throw_layout_error(std::string_view op, const std::string& what);
 
 /// A shape of the given extents; more than max_rank is a shape_error.
 template <class Extents>

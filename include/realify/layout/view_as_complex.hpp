@@ -13,7 +13,7 @@
 
 #include <complex>
 #include <cstddef>
-#include <sstream>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -31,34 +31,25 @@ namespace realify {
 
 namespace detail {
 
-/// Why a real layout cannot be viewed as complex, or an empty string if it can.
-template <class Shape, class Strides>
-std::string complex_view_obstacle(const Shape& shape, const Strides& strides, std::size_t offset) {
-    const std::size_t rank = shape.size();
-    if (rank == 0) return "it has rank 0 (a complex view needs a trailing axis of extent 2)";
-    if (shape[rank - 1] != 2) return "its last dimension is " + std::to_string(shape[rank - 1]) + ", not 2";
-    // xtensor reports stride 0 for an axis of extent 1 or when broadcasting; a
-    // trailing extent of 2 with stride 0 would alias re and im.
-    if (strides[rank - 1] != 1) return "the stride of its last dimension is " + std::to_string(strides[rank - 1]) + ", not 1";
-    for (std::size_t axis = 0; axis + 1 < rank; ++axis) {
-        if (strides[axis] % 2 != 0) {
-            return "the stride of dimension " + std::to_string(axis) + " is " + std::to_string(strides[axis]) +
-                   ", which is odd";
-        }
-    }
-    if (offset % 2 != 0) return "it starts at offset " + std::to_string(offset) + " in its storage, which is odd (misaligned start)";
-    return {};
-}
+/// layout_error unless a real layout of this shape, these strides and this
+/// offset can be viewed as complex (the conditions above), its message naming
+/// `where`, the layout and what fails. Compiled once (realify_simd).
+void check_complex_viewable(const char* where, std::span<const std::size_t> shape,
+                            std::span<const std::ptrdiff_t> strides, std::size_t offset);
 
-/// Throws layout_error if the real layout cannot be viewed as complex.
+/// The same for any shape and strides sequence: copied into a small vector
+/// when it is not already contiguous std::size_t / std::ptrdiff_t.
 template <class Shape, class Strides>
 void check_complex_viewable(const char* where, const Shape& shape, const Strides& strides, std::size_t offset) {
-    const std::string obstacle = complex_view_obstacle(shape, strides, offset);
-    if (obstacle.empty()) return;
-    std::ostringstream message;
-    message << where << ": cannot view a real tensor of shape " << format_sequence(shape) << " with strides "
-            << format_sequence(strides) << " and offset " << offset << " as complex: " << obstacle;
-    throw layout_error(message.str());
+    if constexpr (std::is_convertible_v<const Shape&, std::span<const std::size_t>> &&
+                  std::is_convertible_v<const Strides&, std::span<const std::ptrdiff_t>>) {
+        check_complex_viewable(where, std::span<const std::size_t>(shape), std::span<const std::ptrdiff_t>(strides), offset);
+    } else {
+        const xt::svector<std::size_t, 6> s(shape.begin(), shape.end());
+        const xt::svector<std::ptrdiff_t, 6> t(strides.begin(), strides.end());
+        check_complex_viewable(where, std::span<const std::size_t>(s.data(), s.size()),
+                               std::span<const std::ptrdiff_t>(t.data(), t.size()), offset);
+    }
 }
 
 template <class E>
