@@ -1,6 +1,9 @@
 #include "realify/graph/program.hpp"
 
+#include <cstring>
 #include <sstream>
+
+#include "realify/graph/value.hpp"
 
 namespace realify::graph::detail {
 
@@ -60,6 +63,22 @@ void check_argument_count(const graph_ir& g, std::size_t given) {
     for (std::size_t k = 0; k < g.inputs.size(); ++k) m << input_name(g, k) << ' ';
     m << "), " << given << " given";
     throw error(m.str());
+}
+
+shape_vector result_shape(call_state& call, std::size_t slot) {
+    if (const auto& known = call.shapes[slot]) return *known;
+    return call.ctx.ir->resolve(slot).values->shape(value_at(call.ctx, slot));
+}
+
+void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes) {
+    if (const auto& known = call.shapes[slot]) {
+        const shape_vector components = component_shape(*known, complex);
+        const buffer_layout target{data, components, packed_strides(components), component_bytes};
+        write_output(call.ctx, plan_route(call.ctx, call.shapes, slot, target));
+        return;
+    }
+    const value_memory v = call.ctx.ir->resolve(slot).values->memory(value_at(call.ctx, slot));
+    if (v.components > 0) std::memcpy(data, v.data, v.components * component_bytes);
 }
 
 void finish_lowering(graph_ir& g, const pipeline& passes) {

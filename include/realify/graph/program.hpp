@@ -102,6 +102,16 @@ std::vector<bound_input> bind_arguments(const graph_ir& g, const Args&... args) 
 /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
 std::string describe_graph(const graph_ir& g, bool after);
 
+/// The shape of the output at `slot`: known before evaluation (infer_shapes),
+/// or its value's, evaluated now.
+shape_vector result_shape(call_state& call, std::size_t slot);
+
+/// Fills a new packed container of that shape (its components at `data`):
+/// when the shape was known before evaluation, the fused loop or the SIMD
+/// kernel writes straight into it (no copy); otherwise the evaluated value
+/// is copied in.
+void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes);
+
 /// Lowers the records of a built graph: numbers the inputs, keeps the
 /// graph as built (graph_ir::before), runs the passes, and records which
 /// inputs each output reads.
@@ -189,24 +199,15 @@ private:
         }
     }
 
-    /// A new tensor for output I. When its shape follows from the inputs, the
-    /// container is made first and evaluation writes straight into it (a
-    /// fused loop or the SIMD kernel fills it: no copy); otherwise the value
-    /// is evaluated, then copied into a container of its shape.
+    /// A new tensor for output I, of the container type its node declares;
+    /// what fills it is compiled once (fill_result).
     template <std::size_t I>
     auto materialise(detail::call_state& call) const {
         using O = std::tuple_element_t<I, std::tuple<Outs...>>;
         const std::size_t slot = m_ir->outputs[I];
-        if (const auto& shape = call.shapes[slot]) {
-            auto result = make_output<O>(*shape);
-            const auto layout = detail::packed_layout(detail::component_pointer(result),
-                                                      detail::component_shape(*shape, traits_t<O>::is_complex));
-            detail::write_output(call.ctx, detail::plan_route(call.ctx, call.shapes, slot, layout));
-            return result;
-        }
-        const auto& v = detail::value_as<typename traits_t<O>::real_type>(call.ctx, slot);
-        auto result = make_output<O>(v.shape);
-        std::copy(v.data, v.data + v.components(), detail::component_pointer(result));
+        auto result = make_output<O>(detail::result_shape(call, slot));
+        detail::fill_result(call, slot, detail::component_pointer(result), traits_t<O>::is_complex,
+                            sizeof(typename traits_t<O>::real_type));
         return result;
     }
 
