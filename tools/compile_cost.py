@@ -24,7 +24,7 @@ from -ftime-report, one extra compilation per unit). The targets:
   peak memory of graphs_10               target <= 400 MB
   eager / xtensor_hello                  target <= 1.5
 
-Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json] [--against REV]
+Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json] [--against REV] [--instructions]
 Run it from anywhere; it finds the repository from its own path. Exit status
 1 when a target is missed (by the current tree).
 
@@ -32,8 +32,18 @@ Run it from anywhere; it finds the repository from its own path. Exit status
 exported to a temporary directory) in the same run, each unit of the two
 trees one after the other, in alternating order from round to round, and
 prints both columns: a before/after table from one run.
+
+--instructions also counts the instructions each compilation executes (the
+driver, the compiler proper and the assembler), under valgrind's callgrind:
+a count that does not move with the host's load (the CPU time of the same
+unit moves by a quarter on a shared host), at about fifty times a
+compilation's time, the units compiled in parallel on every core. It prints
+each unit's count and its ratio to the hello-world's; the targets are still
+judged on CPU time. --rounds 0 skips the timed compilations.
 """
 import argparse
+import concurrent.futures
+import glob
 import json
 import os
 import shutil
@@ -91,6 +101,29 @@ def counts_of(cxx, root, source, extra, out_dir):
     return int(sections.stdout.splitlines()[1].split()[0]) / 1024.0, ggc
 
 
+def instructions_of(cxx, root, source, extra, out_dir):
+    """The instructions one compilation of the unit executes (every process it starts), from callgrind."""
+    with tempfile.TemporaryDirectory(dir=out_dir) as work:
+        command = command_of(cxx, root, source, extra, work)
+        subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes", "--cache-sim=no", "--branch-sim=no",
+                        "--callgrind-out-file=" + os.path.join(work, "callgrind.%p"), *command],
+                       check=True, capture_output=True)
+        total = 0
+        for name in glob.glob(os.path.join(work, "callgrind.*")):
+            with open(name) as f:
+                total += sum(int(line.split()[1]) for line in f if line.startswith("totals:"))
+        return total
+
+
+def count_instructions(cxx, roots, out_dir):
+    """Instructions per (tree, unit), every compilation in parallel (the counts do not depend on the load)."""
+    jobs = {(tree, name): (roots[tree], source, extra) for name, source, extra in UNITS for tree in roots}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {key: pool.submit(instructions_of, cxx, root, source, extra, out_dir)
+                   for key, (root, source, extra) in jobs.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
 def export_tree(revision, directory):
     """Writes git revision `revision` of this repository into `directory`."""
     archive = subprocess.run(["git", "-C", ROOT, "archive", revision], check=True, capture_output=True).stdout
@@ -125,15 +158,30 @@ def targets_of(median, peaks, tree):
     }
 
 
+def print_instructions(instructions, trees):
+    """The instruction counts, in billions, and their ratios to the hello-world's."""
+    print(f"{'unit':<16}" + "".join(f"{tree + ': G instr':>18}{'x hello':>9}" for tree in trees))
+    for name, _, _ in UNITS:
+        row = f"{name:<16}"
+        for tree in trees:
+            count = instructions[(tree, name)]
+            row += f"{count / 1e9:>18.2f}{count / instructions[(tree, 'xtensor_hello')]:>9.2f}"
+        print(row)
+    print()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="compilations per unit (median taken)")
     parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"), help="the compiler")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--against", metavar="REV", help="also measure git revision REV, in the same run")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions under callgrind")
     args = parser.parse_args()
     if shutil.which(args.cxx) is None:
         sys.exit(f"compile_cost: compiler {args.cxx} not found")
+    if args.instructions and shutil.which("valgrind") is None:
+        sys.exit("compile_cost: --instructions needs valgrind")
 
     with tempfile.TemporaryDirectory() as out_dir:
         roots = {"now": ROOT}
@@ -142,9 +190,15 @@ def main():
             os.mkdir(before)
             export_tree(args.against, before)
             roots = {"before": before, "now": ROOT}
+        instructions = count_instructions(args.cxx, roots, out_dir) if args.instructions else None
+        if args.rounds == 0:
+            print_instructions(instructions, list(roots))
+            return 0
         median, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
 
     trees = list(roots)
+    if instructions:
+        print_instructions(instructions, trees)
     header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'peak MB':>9}{'text KB':>9}{'GGC MB':>8}"
                                        for tree in trees)
     print(header)
@@ -169,6 +223,7 @@ def main():
             json.dump({"median_cpu_s": {f"{t}/{n}": v for (t, n), v in median.items()},
                        "peak_mb": {f"{t}/{n}": v for (t, n), v in peaks.items()},
                        "text_kb_and_ggc_mb": {f"{t}/{n}": v for (t, n), v in counts.items()},
+                       "instructions": {f"{t}/{n}": v for (t, n), v in (instructions or {}).items()},
                        "results": results, "rounds": args.rounds, "cxx": args.cxx, "against": args.against},
                       f, indent=2)
     return 1 if missed else 0
