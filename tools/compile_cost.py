@@ -180,6 +180,8 @@ def main():
     args = parser.parse_args()
     if shutil.which(args.cxx) is None:
         sys.exit(f"compile_cost: compiler {args.cxx} not found")
+    if args.rounds == 0 and not args.instructions:
+        sys.exit("compile_cost: --rounds 0 measures nothing without --instructions")
     if args.instructions and shutil.which("valgrind") is None:
         sys.exit("compile_cost: --instructions needs valgrind")
 
@@ -193,6 +195,10 @@ def main():
         instructions = count_instructions(args.cxx, roots, out_dir) if args.instructions else None
         if args.rounds == 0:
             print_instructions(instructions, list(roots))
+            if args.json:
+                with open(args.json, "w") as f:
+                    json.dump({"instructions": {f"{t}/{n}": v for (t, n), v in instructions.items()},
+                               "rounds": 0, "cxx": args.cxx, "against": args.against}, f, indent=2)
             return 0
         median, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
 

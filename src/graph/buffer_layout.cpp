@@ -17,6 +17,10 @@ stride_vector packed_strides(const shape_vector& shape) {
     return strides;
 }
 
+buffer_layout packed_layout(void* data, const shape_vector& shape, std::size_t component_bytes) {
+    return buffer_layout{data, shape, packed_strides(shape), component_bytes};
+}
+
 std::size_t packed_from(const buffer_layout& b) {
     std::ptrdiff_t expected = 1;
     std::size_t p = b.shape.size();

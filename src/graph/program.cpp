@@ -72,8 +72,7 @@ shape_vector result_shape(call_state& call, std::size_t slot) {
 
 void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes) {
     if (const auto& known = call.shapes[slot]) {
-        const shape_vector components = component_shape(*known, complex);
-        const buffer_layout target{data, components, packed_strides(components), component_bytes};
+        const buffer_layout target = packed_layout(data, component_shape(*known, complex), component_bytes);
         write_output(call.ctx, plan_route(call.ctx, call.shapes, slot, target));
         return;
     }

@@ -121,11 +121,9 @@ buffer_layout layout_of_buffer(B& buffer, std::size_t index) {
     return b;
 }
 
-/// A packed description of `count` components at `data` with component shape `shape`.
-template <class T>
-buffer_layout packed_layout(T* data, const shape_vector& shape) {
-    return buffer_layout{data, shape, packed_strides(shape), sizeof(T)};
-}
+/// The packed (row-major) layout of components of `component_bytes` bytes at
+/// `data`, of component shape `shape`.
+buffer_layout packed_layout(void* data, const shape_vector& shape, std::size_t component_bytes);
 
 /// Copies packed components (row-major, b's shape) into b through its
 /// strides — the engine's copy (realify/engine/elementwise.hpp: any strides,
