@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -148,7 +149,7 @@ TEST(GraphBuilder, NodeTypeCarriesTagAndChildrenAttributesLiveInTheNode) {
     static_assert(graph::traits_t<decltype(w)>::rank == 3);
     static_assert(std::is_same_v<graph::traits_t<decltype(graph::abs(z))>::real_type, double>);
     static_assert(!graph::is_complex_node_v<decltype(graph::abs(z))>);
-    EXPECT_EQ(p.attrs.dims, (graph::dim_list{1, 0}));  // run-time attribute, not in the type
+    EXPECT_EQ(p.attrs().dims, (graph::dim_list{1, 0}));  // run-time attribute, not in the type
     // operators and numbers
     auto e = z * 2.0 + z / z - cd(0, 1);
     static_assert(std::is_same_v<typename decltype(e)::tag, op::sub>);
@@ -173,11 +174,14 @@ TEST(GraphBuilder, NodesShareTheirChildrenSoSizeDoesNotGrowWithTheGraph) {
     auto a10 = graph::sin(a9) + a8;
     auto a11 = graph::cos(a10) * a9;
     auto a12 = graph::tanh(a11) - a10;
-    static_assert(sizeof(a12) == sizeof(a1));  // identity, attributes, one pointer: not the subtree
-    // a moved-from node still reads its children; the shared subgraph is evaluated once per use
+    static_assert(sizeof(a12) == sizeof(a1));  // not the subtree: its identity and two pointers
+    static_assert(sizeof(a12) == sizeof(std::uint64_t) + 2 * sizeof(void*));
+    // a moved-from node still reads its children and attributes, which its
+    // copies share; the shared subgraph is evaluated once per use
     auto moved = a12;
     auto taken = std::move(moved);
     EXPECT_EQ(std::get<0>(moved.children()).id, std::get<0>(taken.children()).id);
+    EXPECT_EQ(&moved.attrs(), &taken.attrs());
     EXPECT_EQ(std::get<1>(a12.children()).id, a10.id);
     const xt::xtensor<cd, 1> v = {cd(0.1, -0.2), cd(0.3, 0.05), cd(-0.2, 0.1)};
     auto program = graph::lower(a12);

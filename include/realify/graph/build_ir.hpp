@@ -121,9 +121,9 @@ std::string label_of(const N& n) {
     } else if constexpr (is_custom_v<N>) {
         // a user op's reference is a run-time object: two nodes of the same tag may
         // compute different things, so they are never merged by CSE
-        return format_attrs(tag_id_of<N>(), n.attrs) + "#" + std::to_string(n.id);
+        return format_attrs(tag_id_of<N>(), n.attrs()) + "#" + std::to_string(n.id);
     } else {
-        return format_attrs(tag_id_of<N>(), n.attrs);
+        return format_attrs(tag_id_of<N>(), n.attrs());
     }
 }
 
@@ -150,7 +150,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
         }(std::make_index_sequence<count>{});
     }
     node_object x{n.id, label_of(n)};
-    if constexpr (requires { n.attrs; }) x.attrs = &n.attrs;
+    if constexpr (requires { n.attrs(); }) x.attrs = &n.attrs();
     if constexpr (facts.rule == node_rule::input) x.value_type = &typeid(value_t<N>);
     if constexpr (facts.rule == node_rule::number) {
         if constexpr (is_std_complex<decltype(n.value)>::value) x.number = {double(n.value.real()), double(n.value.imag())};

@@ -3,8 +3,8 @@
 // A node's TYPE carries its op tag and its children's types
 // (node<op::mul, input_node<...>, node<op::reshape, ...>>), so dtype, "is it
 // complex", rank and (when every input is fixed-shape) the static shape are
-// known at compile time. Run-time attributes — dims, shapes, scalars — live in
-// the node object (node_attrs). Every node gets an identity when it is built;
+// known at compile time. Run-time attributes — dims, shapes, scalars — are
+// the node object's (node_attrs, shared by its copies). Every node gets an identity when it is built;
 // copies keep it, so two outputs that share a subexpression share the node
 // (RoPE's xq_out and xk_out both reading freqs_cis are one merged subgraph).
 //
@@ -177,6 +177,19 @@ public:
 private:
     const shared_block* m_block;
 };
+/// A node's attributes, shared by its copies like its children: a node
+/// moves or copies one pointer, not a vector and a string, and the code that
+/// allocates and frees them is compiled once (src/graph/node.cpp), not in
+/// every builder call.
+struct attrs_block : shared_block {
+    node_attrs attrs;
+};
+block_ptr share_attrs(node_attrs&& a);
+inline const node_attrs& attrs_of(const block_ptr& p) noexcept { return static_cast<const attrs_block*>(p.get())->attrs; }
+
+/// The attributes of a node that has none (a user op's node).
+const node_attrs& no_attrs() noexcept;
+
 template <class... Children>
 struct children_block : shared_block {
     std::tuple<Children...> children;
@@ -202,11 +215,12 @@ template <class Tag, class... Children>
 struct node : node_base {
     using tag = Tag;
     using children_type = std::tuple<Children...>;
-    node_attrs attrs;
-    explicit node(node_attrs a, Children... c) : attrs(std::move(a)), m_children(std::move(c)...) {}
+    explicit node(node_attrs a, Children... c) : m_attrs(detail::share_attrs(std::move(a))), m_children(std::move(c)...) {}
+    const node_attrs& attrs() const noexcept { return detail::attrs_of(m_attrs); }
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
+    detail::block_ptr m_attrs;
     detail::shared_children<Children...> m_children;
 };
 
@@ -218,8 +232,8 @@ struct custom_node : node_base {
     using tag = Tag;
     using children_type = std::tuple<Children...>;
     Reference reference;
-    node_attrs attrs;
     explicit custom_node(Reference r, Children... c) : reference(std::move(r)), m_children(std::move(c)...) {}
+    const node_attrs& attrs() const noexcept { return detail::no_attrs(); }
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
