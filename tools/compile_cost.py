@@ -25,6 +25,7 @@ from -ftime-report, one extra compilation per unit). The targets:
   eager / xtensor_hello                  target <= 1.5
 
 Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json] [--against REV] [--instructions]
+                             [--stages]
 Run it from anywhere; it finds the repository from its own path. Exit status
 1 when a target is missed (by the current tree).
 
@@ -40,6 +41,13 @@ unit moves by a quarter on a shared host), at about fifty times a
 compilation's time, the units compiled in parallel on every core. It prints
 each unit's count and its ratio to the hello-world's; the targets are still
 judged on CPU time. --rounds 0 skips the timed compilations.
+
+--stages, instead of all this, says where the compile cost of a lowered graph
+goes: tools/compile_cost/stages.cpp (Llama's RoPE graph) compiled at each
+stage — realify/graph.hpp included, the graph built, lowered, run, a second
+graph — each count taken twice under callgrind, whole and with -fsyntax-only
+(the front end alone: parsing and instantiation), so each stage's cost is
+split between the front end and the code generation it leads to.
 """
 import argparse
 import concurrent.futures
@@ -61,6 +69,14 @@ UNITS = [
     ("graphs_1", "tools/compile_cost/graphs.cpp", ["-DREALIFY_GRAPHS=1"]),
     ("graphs_10", "tools/compile_cost/graphs.cpp", ["-DREALIFY_GRAPHS=10"]),
     ("eager", "tools/compile_cost/eager.cpp", []),
+]
+
+STAGES = [
+    ("included", "realify/graph.hpp included, nothing used"),
+    ("built", "the RoPE graph built"),
+    ("lowered", "... and lowered"),
+    ("run", "... and run: new tensors, out=, explain()"),
+    ("second graph", "... and a second graph of other node types"),
 ]
 
 TARGETS = {"graph_rope_ratio": 1.5, "per_graph_s": 0.4, "graphs_10_peak_mb": 400.0, "eager_ratio": 1.5}
@@ -124,6 +140,30 @@ def count_instructions(cxx, roots, out_dir):
         return {key: future.result() for key, future in futures.items()}
 
 
+def print_stages(cxx, root, out_dir):
+    """The instructions of each stage of stages.cpp, whole and front end alone, and what each stage adds."""
+    source = "tools/compile_cost/stages.cpp"
+    jobs = {(k, front): [f"-DREALIFY_STAGE={k}"] + (["-fsyntax-only"] if front else [])
+            for k in range(len(STAGES)) for front in (False, True)}
+    hello = ("hello", False)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = {key: pool.submit(instructions_of, cxx, root, source, extra, out_dir) for key, extra in jobs.items()}
+        futures[hello] = pool.submit(instructions_of, cxx, root, "tools/compile_cost/xtensor_hello.cpp", [], out_dir)
+        counts = {key: future.result() for key, future in futures.items()}
+    print(f"G instructions; the xtensor hello-world: {counts[hello] / 1e9:.2f}")
+    print(f"{'stage':<14}{'whole':>8}{'front end':>11}{'code gen':>10}   {'adds: front end':>16}{'code gen':>10}   what")
+    previous = None
+    for k, (name, what) in enumerate(STAGES):
+        whole, front = counts[(k, False)], counts[(k, True)]
+        row = f"{name:<14}{whole / 1e9:>8.2f}{front / 1e9:>11.2f}{(whole - front) / 1e9:>10.2f}   "
+        if previous:
+            row += f"{(front - previous[1]) / 1e9:>16.2f}{(whole - front - previous[0] + previous[1]) / 1e9:>10.2f}   "
+        else:
+            row += " " * 29
+        print(row + what)
+        previous = (whole, front)
+
+
 def export_tree(revision, directory):
     """Writes git revision `revision` of this repository into `directory`."""
     archive = subprocess.run(["git", "-C", ROOT, "archive", revision], check=True, capture_output=True).stdout
@@ -177,13 +217,18 @@ def main():
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--against", metavar="REV", help="also measure git revision REV, in the same run")
     parser.add_argument("--instructions", action="store_true", help="also count instructions under callgrind")
+    parser.add_argument("--stages", action="store_true", help="only: where a lowered graph's cost goes, by stage")
     args = parser.parse_args()
     if shutil.which(args.cxx) is None:
         sys.exit(f"compile_cost: compiler {args.cxx} not found")
     if args.rounds == 0 and not args.instructions:
         sys.exit("compile_cost: --rounds 0 measures nothing without --instructions")
-    if args.instructions and shutil.which("valgrind") is None:
-        sys.exit("compile_cost: --instructions needs valgrind")
+    if (args.instructions or args.stages) and shutil.which("valgrind") is None:
+        sys.exit("compile_cost: --instructions and --stages need valgrind")
+    if args.stages:
+        with tempfile.TemporaryDirectory() as out_dir:
+            print_stages(args.cxx, ROOT, out_dir)
+        return 0
 
     with tempfile.TemporaryDirectory() as out_dir:
         roots = {"now": ROOT}
