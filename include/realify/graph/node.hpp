@@ -4,9 +4,10 @@
 // (node<op::mul, input_node<...>, node<op::reshape, ...>>), so dtype, "is it
 // complex", rank and (when every input is fixed-shape) the static shape are
 // known at compile time. Run-time attributes — dims, shapes, scalars — are
-// the node object's (node_attrs, shared by its copies). Every node gets an identity when it is built;
-// copies keep it, so two outputs that share a subexpression share the node
-// (RoPE's xq_out and xk_out both reading freqs_cis are one merged subgraph).
+// the node object's (node_attrs, shared by its copies). Every node gets an
+// identity when it is built; copies keep it, so two outputs that share a
+// subexpression share the node (RoPE's xq_out and xk_out both reading
+// freqs_cis are one merged subgraph).
 //
 // "Is complex" is decided here by the type only: input<float> is real whatever
 // its run-time shape, so a real parameter with a trailing extent 2 is never
@@ -145,14 +146,14 @@ struct scalar_node : node_base {
 };
 
 namespace detail {
-/// What the copies of a node share: its children, in one heap block with one
-/// reference count. A node is then its identity, its attributes and one
-/// pointer whatever the graph under it, so each builder call moves a pointer
+/// What the copies of a node share: its children and its attributes, each in
+/// a heap block with one reference count. A node is then its identity and two
+/// pointers whatever the graph under it, so each builder call moves pointers
 /// and a node used twice (a DAG) is held once; children held by value made
 /// each builder call's code and each node's size grow with the graph under
 /// it. Not a std::shared_ptr: its control block is a type, with its code,
-/// per node type; this count is compiled once and the block is freed
-/// through one function pointer.
+/// per node type; this count is compiled once and a block is freed through
+/// one function pointer.
 struct shared_block {
     mutable std::atomic<std::size_t> references{1};
     void (*destroy)(const shared_block*) noexcept = nullptr;
@@ -177,6 +178,7 @@ public:
 private:
     const shared_block* m_block;
 };
+
 /// A node's attributes, shared by its copies like its children: a node
 /// moves or copies one pointer, not a vector and a string, and the code that
 /// allocates and frees them is compiled once (src/graph/node.cpp), not in
@@ -185,7 +187,9 @@ struct attrs_block : shared_block {
     node_attrs attrs;
 };
 block_ptr share_attrs(node_attrs&& a);
-inline const node_attrs& attrs_of(const block_ptr& p) noexcept { return static_cast<const attrs_block*>(p.get())->attrs; }
+inline const node_attrs& attrs_of(const block_ptr& p) noexcept {
+    return static_cast<const attrs_block*>(p.get())->attrs;
+}
 
 /// The attributes of a node that has none (a user op's node).
 const node_attrs& no_attrs() noexcept;
