@@ -131,9 +131,9 @@ def instructions_of(cxx, root, source, extra, out_dir):
         return total
 
 
-def count_instructions(cxx, roots, out_dir):
-    """Instructions per (tree, unit), every compilation in parallel (the counts do not depend on the load)."""
-    jobs = {(tree, name): (roots[tree], source, extra) for name, source, extra in UNITS for tree in roots}
+def count_instructions(cxx, jobs, out_dir):
+    """Instructions per job (key: (root, source, extra flags)), every compilation in parallel (the counts do
+    not depend on the load)."""
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = {key: pool.submit(instructions_of, cxx, root, source, extra, out_dir)
                    for key, (root, source, extra) in jobs.items()}
@@ -143,25 +143,19 @@ def count_instructions(cxx, roots, out_dir):
 def print_stages(cxx, root, out_dir):
     """The instructions of each stage of stages.cpp, whole and front end alone, and what each stage adds."""
     source = "tools/compile_cost/stages.cpp"
-    jobs = {(k, front): [f"-DREALIFY_STAGE={k}"] + (["-fsyntax-only"] if front else [])
+    jobs = {(k, front): (root, source, [f"-DREALIFY_STAGE={k}"] + (["-fsyntax-only"] if front else []))
             for k in range(len(STAGES)) for front in (False, True)}
-    hello = ("hello", False)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = {key: pool.submit(instructions_of, cxx, root, source, extra, out_dir) for key, extra in jobs.items()}
-        futures[hello] = pool.submit(instructions_of, cxx, root, "tools/compile_cost/xtensor_hello.cpp", [], out_dir)
-        counts = {key: future.result() for key, future in futures.items()}
-    print(f"G instructions; the xtensor hello-world: {counts[hello] / 1e9:.2f}")
+    jobs["hello"] = (root, "tools/compile_cost/xtensor_hello.cpp", [])
+    counts = count_instructions(cxx, jobs, out_dir)
+    print(f"G instructions; the xtensor hello-world: {counts['hello'] / 1e9:.2f}")
     print(f"{'stage':<14}{'whole':>8}{'front end':>11}{'code gen':>10}   {'adds: front end':>16}{'code gen':>10}   what")
     previous = None
     for k, (name, what) in enumerate(STAGES):
-        whole, front = counts[(k, False)], counts[(k, True)]
-        row = f"{name:<14}{whole / 1e9:>8.2f}{front / 1e9:>11.2f}{(whole - front) / 1e9:>10.2f}   "
-        if previous:
-            row += f"{(front - previous[1]) / 1e9:>16.2f}{(whole - front - previous[0] + previous[1]) / 1e9:>10.2f}   "
-        else:
-            row += " " * 29
+        front, code = counts[(k, True)], counts[(k, False)] - counts[(k, True)]
+        row = f"{name:<14}{(front + code) / 1e9:>8.2f}{front / 1e9:>11.2f}{code / 1e9:>10.2f}   "
+        row += f"{(front - previous[0]) / 1e9:>16.2f}{(code - previous[1]) / 1e9:>10.2f}   " if previous else " " * 29
         print(row + what)
-        previous = (whole, front)
+        previous = (front, code)
 
 
 def export_tree(revision, directory):
@@ -237,7 +231,8 @@ def main():
             os.mkdir(before)
             export_tree(args.against, before)
             roots = {"before": before, "now": ROOT}
-        instructions = count_instructions(args.cxx, roots, out_dir) if args.instructions else None
+        jobs = {(tree, name): (roots[tree], source, extra) for name, source, extra in UNITS for tree in roots}
+        instructions = count_instructions(args.cxx, jobs, out_dir) if args.instructions else None
         if args.rounds == 0:
             print_instructions(instructions, list(roots))
             if args.json:

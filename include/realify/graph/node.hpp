@@ -183,13 +183,14 @@ private:
 /// moves or copies one pointer, not a vector and a string, and the code that
 /// allocates and frees them is compiled once (src/graph/node.cpp), not in
 /// every builder call.
-struct attrs_block : shared_block {
-    node_attrs attrs;
+class shared_attrs {
+public:
+    explicit shared_attrs(node_attrs&& a);
+    const node_attrs& get() const noexcept;
+
+private:
+    block_ptr m_block;
 };
-block_ptr share_attrs(node_attrs&& a);
-inline const node_attrs& attrs_of(const block_ptr& p) noexcept {
-    return static_cast<const attrs_block*>(p.get())->attrs;
-}
 
 /// The attributes of a node that has none (a user op's node).
 const node_attrs& no_attrs() noexcept;
@@ -219,12 +220,12 @@ template <class Tag, class... Children>
 struct node : node_base {
     using tag = Tag;
     using children_type = std::tuple<Children...>;
-    explicit node(node_attrs a, Children... c) : m_attrs(detail::share_attrs(std::move(a))), m_children(std::move(c)...) {}
-    const node_attrs& attrs() const noexcept { return detail::attrs_of(m_attrs); }
+    explicit node(node_attrs a, Children... c) : m_attrs(std::move(a)), m_children(std::move(c)...) {}
+    const node_attrs& attrs() const noexcept { return m_attrs.get(); }
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
-    detail::block_ptr m_attrs;
+    detail::shared_attrs m_attrs;
     detail::shared_children<Children...> m_children;
 };
 
