@@ -119,8 +119,9 @@ adaptor or strided view of `std::complex<T>`, or a real tensor for real-output o
   (see below).
 
 Any layout is honoured: offsets, strides, transposed, column-major, negative strides. Nothing
-is allocated, except to evaluate an operand that has no memory (a lazy xtensor expression) and
-the matrix products' temporary (below).
+is allocated, except to evaluate an operand that has no memory (a lazy xtensor expression), to
+copy, packed, a `complex_layout` whose [re, im] axis is not contiguous (a real tensor read as
+complex across a non-last axis), and the matrix products' temporary (below).
 
 ## Matrix products
 

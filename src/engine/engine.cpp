@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 
+#include "realify/checked_size.hpp"
 #include "realify/errors.hpp"
 #include "realify/kernels/real_output.hpp"
 #include "realify/simd/elementwise.hpp"
@@ -304,6 +305,17 @@ void check_disjoint(std::string_view op, std::span<const tensor_ref> inputs, con
 void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to) {
     const std::array<bool, 1> kinds{from.complex};
     evaluate(op, std::span(&from, 1), to, builtin_kernel(builtin::copy, from.type, kinds));
+}
+
+tensor_ref packed_copy::pack(std::string_view op, const tensor_ref& from) {
+    const std::size_t bytes = static_cast<std::size_t>(from.width()) * size_of(from.type);
+    const std::size_t count = realify::detail::checked_element_count(op, "the packed copy of shape", from.shape, bytes);
+    m_memory.reset(new std::byte[std::max<std::size_t>(count * bytes, 1)]);  // operator new: aligned for any component
+    tensor_ref to = from;
+    to.data = m_memory.get();
+    to.strides = row_major_strides(from.shape, from.width());
+    copy_ref(op, from, to);
+    return to;
 }
 
 bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape) {

@@ -20,17 +20,6 @@ namespace realify::engine {
 
 namespace {
 
-/// Is t laid out packed (row-major, contiguous) over the axes [from, rank)?
-/// Axes of extent 1 are ignored.
-bool packed_from(const tensor_ref& t, std::size_t from) noexcept {
-    std::ptrdiff_t packed = t.width();
-    for (std::size_t a = t.rank(); a-- > from;) {
-        if (t.shape[a] != 1 && t.strides[a] != packed) return false;
-        packed *= static_cast<std::ptrdiff_t>(t.shape[a]);
-    }
-    return true;
-}
-
 template <class T>
 bool run_rows(const tensor_ref& x, const tensor_ref& y, const tensor_ref& out) {
     const dims& shape = out.shape;

@@ -242,11 +242,56 @@ TEST(EagerApi, StridedAndTransposedInputsTakeTheGeneralPath) {
     const auto s = to_complex_tensor(realify::sub(ls, C(1, 1)));
     for (std::size_t i = 0; i < 2; ++i)
         for (std::size_t j = 0; j < 3; ++j) EXPECT_EQ(s(i, j), stepped(i, j) - C(1, 1));
-    // a real layout whose [re, im] axis is not adjacent is evaluated first
+    // a real layout whose [re, im] axis is not adjacent is copied, packed, first
     xt::xtensor<double, 2> planar = {{1, 2, 3}, {4, 5, 6}};  // rows = re, im
     auto interleaved = realify::as_complex_layout(xt::transpose(planar));
     const auto a = realify::abs(interleaved);
-    EXPECT_DOUBLE_EQ(a(2), std::hypot(3.0, 6.0));
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_DOUBLE_EQ(a(i), std::hypot(planar(0, i), planar(1, i)));
+    // … reversed and offset too, against a packed operand, in float, and into out=
+    xt::xtensor<float, 3> planes = xt::zeros<float>({2, 3, 5});  // (re | im, rows, cols)
+    for (std::size_t i = 0; i < planes.size(); ++i) planes.flat(i) = float(i % 7) - 2.5f + 0.25f * float(i);
+    auto reversed = xt::view(planes, xt::all(), xt::range(2, 0, -1), xt::range(1, 5));  // (2, 2, 4)
+    auto pairs = realify::as_complex_layout(xt::transpose(reversed, {1, 2, 0}));        // (2, 4) complex
+    xt::xtensor<std::complex<float>, 2> y = xt::zeros<std::complex<float>>({2, 4});
+    for (std::size_t i = 0; i < y.size(); ++i) y.flat(i) = std::complex<float>(0.5f * float(i), 1.0f - float(i));
+    const auto product = realify::mul(pairs, complex_layout_of(y));
+    xt::xtensor<std::complex<float>, 2> into = xt::zeros<std::complex<float>>({2, 4});
+    realify::mul(complex_layout_of(y), pairs, realify::out(into));
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 4; ++j) {
+            const std::complex<float> p(reversed(0, i, j), reversed(1, i, j));
+            const std::complex<float> want = p * y(i, j);
+            EXPECT_FLOAT_EQ(product.real_layout()(i, j, 0), want.real());
+            EXPECT_FLOAT_EQ(product.real_layout()(i, j, 1), want.imag());
+            EXPECT_FLOAT_EQ(into(i, j).real(), want.real());
+            EXPECT_FLOAT_EQ(into(i, j).imag(), want.imag());
+        }
+    // … and empty
+    xt::xtensor<double, 2> no_pairs = xt::zeros<double>({2, 0});
+    EXPECT_EQ(realify::exp(realify::as_complex_layout(xt::transpose(no_pairs))).size(), 0u);
+}
+
+TEST(EagerApi, ReshapeAndRollWhereNoViewFitsGoThroughAPackedCopy) {
+    using C = std::complex<double>;
+    xt::xtensor<C, 2> x = xt::zeros<C>({3, 4});
+    for (std::size_t i = 0; i < x.size(); ++i) x.flat(i) = C(double(i) - 5, 0.25 * double(i));
+    const auto tx = xt::transpose(x);  // (4, 3): no reshape of it is a view
+    const xt::xarray<C> packed = tx;
+    for (const bool layout : {false, true}) {
+        SCOPED_TRACE(layout ? "complex layout" : "std::complex view");
+        // out= into a transposed buffer: no view of the output fits either
+        xt::xtensor<C, 2> buffer = xt::zeros<C>({6, 2});
+        auto into = xt::transpose(buffer);  // (2, 6)
+        if (layout) realify::reshape(complex_layout_of(tx), {2, 6}, realify::out(into));
+        else realify::reshape(tx, {2, 6}, realify::out(into));
+        EXPECT_EQ(xt::xarray<C>(into), ref::reshape<double>(packed, {2, 6}));
+        xt::xtensor<C, 2> rolled_buffer = xt::zeros<C>({3, 4});
+        auto rolled = xt::transpose(rolled_buffer);  // (4, 3)
+        if (layout) realify::roll(complex_layout_of(tx), {5}, {}, realify::out(rolled));
+        else realify::roll(tx, {5}, {}, realify::out(rolled));
+        EXPECT_EQ(xt::xarray<C>(rolled), ref::roll<double>(packed, {5}));
+        EXPECT_EQ(xt::xarray<C>(realify::roll(tx, {-7})), ref::roll<double>(packed, {-7}));
+    }
 }
 
 TEST(EagerApi, ShapeErrorsNameTheOpAndTheShapes) {

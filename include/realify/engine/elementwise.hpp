@@ -57,6 +57,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -125,6 +126,20 @@ bool mul_rows(const tensor_ref& x, const tensor_ref& y, const tensor_ref& out);
 /// to = from, element for element (same shape), in from's own component
 /// type: the copy of the shape ops, cat and stack.
 void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to);
+
+/// A packed copy of a tensor, owned: where an operand's memory cannot be
+/// read as the engine needs it (a complex_layout whose [re, im] axis is not
+/// contiguous), it is copied once into one of these — compiled once, not per
+/// operand type.
+class packed_copy {
+public:
+    /// Copies `from` (any layout, its own component type and kind) row-major
+    /// into this object's memory, replacing what it held; the ref of the copy.
+    tensor_ref pack(std::string_view op, const tensor_ref& from);
+
+private:
+    std::unique_ptr<std::byte[]> m_memory;
+};
 
 /// Refuses (layout_error) an out that overlaps any input at all: for ops
 /// that write out in several steps (cat, stack, roll), where even an input

@@ -147,6 +147,27 @@ inline std::array<std::ptrdiff_t, max_rank> row_major_strides(const dims& shape,
 
 // ---- views: the description moved, the memory untouched -------------------------------
 
+/// Is t laid out packed (row-major, contiguous) over the axes [from, rank)?
+/// Axes of extent 1 are ignored.
+inline bool packed_from(const tensor_ref& t, std::size_t from) noexcept {
+    std::ptrdiff_t packed = t.width();
+    for (std::size_t a = t.rank(); a-- > from;) {
+        if (t.shape[a] != 1 && t.strides[a] != packed) return false;
+        packed *= static_cast<std::ptrdiff_t>(t.shape[a]);
+    }
+    return true;
+}
+
+/// A real (…, 2) tensor read as complex (the trailing axis made implicit),
+/// or nullopt when that axis is not [re, im] side by side (extent 2, stride 1).
+inline std::optional<tensor_ref> pairs_as_complex(const tensor_ref& t) noexcept {
+    if (t.complex || t.rank() == 0 || t.shape[t.rank() - 1] != 2 || t.strides[t.rank() - 1] != 1) return std::nullopt;
+    tensor_ref r = t;
+    --r.shape.rank;
+    r.complex = true;
+    return r;
+}
+
 /// The axes in the order `perm` (a permutation of 0 … rank − 1, checked by the caller).
 inline tensor_ref permuted(const tensor_ref& t, std::span<const std::size_t> perm) noexcept {
     tensor_ref r = t;

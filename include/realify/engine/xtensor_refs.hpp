@@ -1,9 +1,10 @@
 // tensor_refs of the eager API's arguments: complex layouts, xtensor
 // containers, adaptors and strided views of std::complex<T> or of real
 // types, numbers — read where they are, whatever their strides and offset.
-// Only an operand with no memory (a lazy xtensor expression, or a
-// complex_layout whose [re, im] axis is not contiguous) is evaluated, once,
-// into a temporary the input keeps: the only allocation an out= call makes.
+// Only an operand with no memory (a lazy xtensor expression) is evaluated,
+// once, into a temporary the input keeps, and only a complex_layout whose
+// [re, im] axis is not contiguous is copied, once, packed (in compiled code):
+// the only allocations an out= call makes.
 #pragma once
 
 #include <array>
@@ -18,6 +19,7 @@
 
 #include <xtensor/xarray.hpp>
 
+#include "realify/engine/elementwise.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
@@ -55,26 +57,32 @@ tensor_ref ref_of_memory(std::string_view op, const E& e) {
 /// nullopt when its [re, im] axis is not contiguous.
 template <class E>
 std::optional<tensor_ref> ref_of_pairs(std::string_view op, const E& e) {
-    tensor_ref r = ref_of_memory(op, e);
-    if (r.shape[r.rank() - 1] != 2 || r.strides[r.rank() - 1] != 1) return std::nullopt;
-    --r.shape.rank;
-    r.complex = true;
-    return r;
+    return pairs_as_complex(ref_of_memory(op, e));
 }
 
+/// The expression of a tensor operand (a complex_layout's: its real (…, 2) layout).
 template <class A>
-struct storage {
-    using type = char;  // numbers: no temporary
+decltype(auto) expression_of(const A& a) {
+    if constexpr (complex_layout_operand<A>) return a.real_layout();
+    else return (a);
+}
+
+/// Whether a tensor operand's expression lives in memory (else it is lazy).
+template <class A>
+inline constexpr bool in_memory_v =
+    realify::detail::strided_in_memory<const std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>&>;
+
+/// The evaluation of a lazy expression operand (instantiated per expression
+/// type); nothing for the others.
+template <class A>
+struct evaluated {
+    using type = char;
 };
 template <class A>
-    requires complex_layout_operand<A>
-struct storage<A> {
-    using type = xt::xarray<typename A::real_type>;
-};
-template <class A>
-    requires complex_container_operand<A> || real_tensor_operand<A>
-struct storage<A> {
-    using type = xt::xarray<std::remove_cv_t<typename A::value_type>>;
+    requires tensor_operand<A> && (!in_memory_v<A>)
+struct evaluated<A> {
+    using E = std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>;
+    using type = xt::xarray<std::remove_cv_t<typename E::value_type>>;
 };
 
 /// The value a number is read as: its own type when the engine has it.
@@ -90,22 +98,18 @@ template <class A>
 class input {
 public:
     input(std::string_view op, const A& a) {
-        if constexpr (complex_layout_operand<A>) {
-            const auto& real = a.real_layout();
-            if constexpr (realify::detail::strided_in_memory<const typename A::expression_type&>) {
-                if (auto r = detail::ref_of_pairs(op, real)) {
-                    m_ref = *r;
-                    return;
-                }
-            }
-            m_storage.emplace(real);
-            m_ref = *detail::ref_of_pairs(op, *m_storage);
-        } else if constexpr (complex_container_operand<A> || real_tensor_operand<A>) {
-            if constexpr (realify::detail::strided_in_memory<const A&>) {
-                m_ref = detail::ref_of_memory(op, a);
+        if constexpr (tensor_operand<A>) {
+            const auto& e = detail::expression_of(a);
+            if constexpr (detail::in_memory_v<A>) {
+                m_ref = detail::ref_of_memory(op, e);
             } else {
-                m_storage.emplace(a);
-                m_ref = detail::ref_of_memory(op, *m_storage);
+                m_evaluated.emplace(e);
+                m_ref = detail::ref_of_memory(op, *m_evaluated);
+            }
+            if constexpr (complex_layout_operand<A>) {
+                // read as complex where it is, else from a packed copy, made once
+                if (auto r = pairs_as_complex(m_ref)) m_ref = *r;
+                else m_ref = *pairs_as_complex(m_packed.pack(op, m_ref));
             }
         } else if constexpr (complex_number_operand<A>) {
             m_number = {static_cast<double>(a.real()), static_cast<double>(a.imag())};
@@ -126,7 +130,8 @@ public:
 
 private:
     tensor_ref m_ref;
-    std::optional<typename detail::storage<A>::type> m_storage;
+    std::optional<typename detail::evaluated<A>::type> m_evaluated;
+    packed_copy m_packed;
     std::conditional_t<number_operand<A>, detail::number_t<A>, char> m_number{};
 };
 

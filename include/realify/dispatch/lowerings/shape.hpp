@@ -102,25 +102,15 @@ inline realify::detail::dim_vector extents_of(const tensor_ref& t) {
     return realify::detail::dim_vector(t.shape.begin(), t.shape.end());
 }
 
-/// A contiguous copy of operand `in` (element type of A), for the reshapes
-/// no view can express; kept alive by the caller.
-template <class A>
-auto contiguous_copy(std::string_view op, const tensor_ref& in) {
-    using R = result_t<element_t<A>, dynamic_rank>;
-    return allocated<R>(op, in.shape, [&](const tensor_ref& to) { copy_ref(op, in, to); });
-}
-
 /// Writes `in` reshaped to `target` (same count, row-major order) into `to`:
-/// through a view of the input, else of the output, else of a contiguous
-/// copy of the input.
-template <class A>
-void reshape_into(std::string_view op, const tensor_ref& in, const engine::dims& target, const tensor_ref& to) {
+/// through a view of the input, else of the output, else of a packed copy
+/// of the input.
+inline void reshape_into(std::string_view op, const tensor_ref& in, const engine::dims& target, const tensor_ref& to) {
     check_result_shape(op, to, target);
     if (const auto v = engine::reshaped_view(in, target)) return copy_ref(op, *v, to);
     if (const auto w = engine::reshaped_view(to, in.shape)) return copy_ref(op, in, *w);
-    auto copy = contiguous_copy<A>(op, in);
-    auto o = out(copy);
-    copy_ref(op, *engine::reshaped_view(out_ref(op, o), target), to);
+    engine::packed_copy copy;
+    copy_ref(op, *engine::reshaped_view(copy.pack(op, in), target), to);
 }
 
 /// A reshape-like op (reshape, view, flatten, squeeze, unsqueeze): Self::target(in ref, params…) is the new shape.
@@ -134,13 +124,13 @@ struct reshape_lowering {
         const engine::input<A> in(Self::op::name, a);
         const engine::dims target = Self::target(in.ref(), p...);
         return allocated<shape_result_t<rank_rule::dynamic, A>>(
-            Self::op::name, target, [&](const tensor_ref& to) { reshape_into<A>(Self::op::name, in.ref(), target, to); });
+            Self::op::name, target, [&](const tensor_ref& to) { reshape_into(Self::op::name, in.ref(), target, to); });
     }
     template <class B, class A, class... P>
     static void apply_into(out_arg<B>& o, const A& a, const P&... p) {
         check_out_type<element_t<A>, B>();
         const engine::input<A> in(Self::op::name, a);
-        reshape_into<A>(Self::op::name, in.ref(), Self::target(in.ref(), p...), out_ref(Self::op::name, o));
+        reshape_into(Self::op::name, in.ref(), Self::target(in.ref(), p...), out_ref(Self::op::name, o));
     }
 };
 
@@ -565,7 +555,6 @@ struct roll_shifted_dims {
             if (!empty) shape_detail::copy_ref(op::name, from, into);
         }
     }
-    template <class A>
     static void write(const tensor_ref& t, const dim_list& shifts, const dim_list& dims, const tensor_ref& to) {
         shape_detail::check_result_shape(op::name, to, t.shape);
         const std::array<tensor_ref, 1> source{t};
@@ -578,11 +567,9 @@ struct roll_shifted_dims {
             const auto from = engine::reshaped_view(t, flat);
             const auto into = engine::reshaped_view(to, flat);
             if (from && into) return write_axes(*from, axis, shift, *into);
-            // a layout that does not flatten: roll a contiguous copy, then copy it out
-            auto source_copy = shape_detail::contiguous_copy<A>(op::name, t);
-            auto rolled = shape_detail::contiguous_copy<A>(op::name, t);
-            auto s = out(source_copy), r = out(rolled);
-            const tensor_ref source_ref = out_ref(op::name, s), rolled_ref = out_ref(op::name, r);
+            // a layout that does not flatten: roll a packed copy into another, then copy it out
+            engine::packed_copy source_copy, rolled_copy;
+            const tensor_ref source_ref = source_copy.pack(op::name, t), rolled_ref = rolled_copy.pack(op::name, t);
             write_axes(*engine::reshaped_view(source_ref, flat), axis, shift, *engine::reshaped_view(rolled_ref, flat));
             return shape_detail::copy_ref(op::name, rolled_ref, to);
         }
@@ -609,13 +596,13 @@ struct roll_shifted_dims {
     static auto apply(const A& a, const dim_list& shifts, const dim_list& dims = {}) {
         const engine::input<A> in(op::name, a);
         return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::same, A>>(
-            op::name, in.ref().shape, [&](const tensor_ref& to) { write<A>(in.ref(), shifts, dims, to); });
+            op::name, in.ref().shape, [&](const tensor_ref& to) { write(in.ref(), shifts, dims, to); });
     }
     template <class B, class A>
     static void apply_into(out_arg<B>& o, const A& a, const dim_list& shifts, const dim_list& dims = {}) {
         check_out_type<element_t<A>, B>();
         const engine::input<A> in(op::name, a);
-        write<A>(in.ref(), shifts, dims, out_ref(op::name, o));
+        write(in.ref(), shifts, dims, out_ref(op::name, o));
     }
 };
 
