@@ -19,6 +19,9 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "realify/engine/elementwise.hpp"
+#include "realify/engine/tensor_ref.hpp"
+#include "realify/engine/xtensor_refs.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"
@@ -149,49 +152,37 @@ auto as_operand(const tensor_value<T>& v) {
 template <bool Complex, class T>
 using operand_t = decltype(as_operand<Complex>(std::declval<const tensor_value<T>&>()));
 
-/// The value of an argument: complex tensors become their (…,2) real layout
-/// through realify::complex_layout_of — zero copy for contiguous row-major
-/// memory, one contiguous copy otherwise; real tensors likewise.
+/// The value of an argument, read where it is when its memory is packed
+/// (row-major, contiguous; complex tensors as their (…,2) real layout), else
+/// copied once, packed — by the engine's compiled copy for any container,
+/// adaptor or view in memory, by xtensor for a lazy expression.
 template <class A>
 auto bind_argument(const A& arg) {
-    using D = std::remove_cvref_t<A>;
-    using E = std::remove_cv_t<typename D::value_type>;
-    constexpr bool is_complex = is_std_complex<E>::value;
+    using E = std::remove_cv_t<typename std::remove_cvref_t<A>::value_type>;
     using T = typename component_of<E>::type;
     tensor_value<T> v;
-    v.complex = is_complex;
-    const auto& s = arg.shape();
-    v.shape.assign(s.begin(), s.end());
-    auto adopt = [&](const auto& real) {
-        using R = std::remove_cvref_t<decltype(real)>;
-        if constexpr (requires { real.data(); real.data_offset(); } && R::static_layout == xt::layout_type::row_major) {
-            v.data = const_cast<T*>(realify::detail::first_element(real));
-        } else {
-            auto copy = std::make_shared<xt::xarray<T>>(real);
-            v.data = copy->data();
-            v.keep = std::move(copy);
-        }
-    };
-    if constexpr (is_complex) {
-        const auto layout = realify::complex_layout_of(arg);
-        adopt(layout.real_layout());
-    } else if constexpr (requires { arg.data(); arg.strides(); }) {
-        bool contiguous = true;
-        std::ptrdiff_t expected = 1;
-        for (std::size_t i = s.size(); i-- > 0;) {
-            if (s[i] != 1 && static_cast<std::ptrdiff_t>(arg.strides()[i]) != expected) contiguous = false;
-            expected *= static_cast<std::ptrdiff_t>(s[i]);
-        }
-        if (contiguous) {
+    v.complex = is_std_complex<E>::value;
+    v.shape.assign(arg.shape().begin(), arg.shape().end());
+    if constexpr (requires { arg.data_offset(); } && std::remove_cvref_t<A>::static_layout == xt::layout_type::row_major) {
+        // packed by its type: nothing to check, nothing instantiated for a copy
+        if constexpr (is_std_complex<E>::value)
+            v.data = const_cast<T*>(realify::detail::as_real_pointer(realify::detail::first_element(arg)));
+        else
             v.data = const_cast<T*>(realify::detail::first_element(arg));
+    } else if constexpr (realify::detail::strided_in_memory<const A&> && engine::has_component_v<T>) {
+        // (an element type the engine does not read is refused where the input was declared)
+        const engine::tensor_ref ref = engine::detail::ref_of_memory("graph::program", arg);
+        if (engine::packed_from(ref, 0)) {
+            v.data = static_cast<T*>(ref.data);
         } else {
-            auto copy = std::make_shared<xt::xarray<T>>(arg);
-            v.data = copy->data();
+            auto copy = std::make_shared<engine::packed_copy>();
+            v.data = static_cast<T*>(copy->pack("graph::program", ref).data);
             v.keep = std::move(copy);
         }
     } else {
-        auto copy = std::make_shared<xt::xarray<T>>(arg);
-        v.data = copy->data();
+        auto copy = std::make_shared<xt::xarray<E>>(arg);
+        if constexpr (is_std_complex<E>::value) v.data = realify::detail::as_real_pointer(copy->data());
+        else v.data = copy->data();
         v.keep = std::move(copy);
     }
     return v;
