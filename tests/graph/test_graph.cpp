@@ -1044,6 +1044,28 @@ TEST(GraphOut, BufferThatOverlapsItselfIsRefused) {
     EXPECT_TRUE(xt::all(xt::equal(row, 0.0)));
 }
 
+// Arguments of any layout: a packed one is read where it is (no copy kept),
+// a transposed, stepped or reversed one is copied once, packed, and a lazy
+// expression evaluated once; each gives what its packed copy gives.
+TEST(GraphProgram, ArgumentsOfEveryLayoutGiveWhatTheirPackedCopiesGive) {
+    auto x = graph::input<cd>("x");
+    auto w = graph::input<double>("w");
+    auto prog = graph::lower(graph::exp(x) * w + x);
+    const xt::xarray<cd> big = random_complex({6, 8}, 71);
+    const xt::xarray<double> real = random_real({8, 6}, 72);
+    const auto want = [&](const auto& a, const auto& b) {
+        return xt::xarray<cd>(prog(xt::xarray<cd>(a), xt::xarray<double>(b)));
+    };
+    const auto check = [&](const auto& a, const auto& b) {
+        expect_close(xt::xarray<cd>(prog(a, b)), want(a, b), 0);
+    };
+    check(big, xt::transpose(real));                                      // packed, transposed
+    check(xt::transpose(xt::transpose(big)), real(0, 0) + xt::transpose(real));  // lazy real
+    check(xt::view(big, xt::range(5, 0, -2), xt::range(1, 8, 3)),        // reversed, stepped
+          xt::view(xt::transpose(real), xt::range(0, 3), xt::range(0, 3)));
+    check(xt::view(big, 2, xt::all()), xt::view(real, xt::all(), 1));     // a row, a column
+}
+
 // Two outputs may not share memory: the same buffer twice, or overlapping
 // slices, is refused before either is written. Disjoint interleaved slices
 // of one array (alternate rows) are two separate buffers and are accepted.

@@ -127,10 +127,10 @@ bool mul_rows(const tensor_ref& x, const tensor_ref& y, const tensor_ref& out);
 /// type: the copy of the shape ops, cat and stack.
 void copy_ref(std::string_view op, const tensor_ref& from, const tensor_ref& to);
 
-/// A packed copy of a tensor, owned: where an operand's memory cannot be
-/// read as the engine needs it (a complex_layout whose [re, im] axis is not
-/// contiguous), it is copied once into one of these — compiled once, not per
-/// operand type.
+/// A packed copy of a tensor, owned: where memory must be read packed — a
+/// complex_layout whose [re, im] axis is not contiguous, a reshape no view
+/// fits, a graph argument — it is copied once into one of these, by code
+/// compiled once (not per operand type).
 class packed_copy {
 public:
     /// Copies `from` (any layout, its own component type and kind) row-major
