@@ -145,8 +145,6 @@ inline std::array<std::ptrdiff_t, max_rank> row_major_strides(const dims& shape,
     return strides;
 }
 
-// ---- views: the description moved, the memory untouched -------------------------------
-
 /// Is t laid out packed (row-major, contiguous) over the axes [from, rank)?
 /// Axes of extent 1 are ignored.
 inline bool packed_from(const tensor_ref& t, std::size_t from) noexcept {
@@ -157,6 +155,8 @@ inline bool packed_from(const tensor_ref& t, std::size_t from) noexcept {
     }
     return true;
 }
+
+// ---- views: the description moved, the memory untouched -------------------------------
 
 /// A real (…, 2) tensor read as complex (the trailing axis made implicit),
 /// or nullopt when that axis is not [re, im] side by side (extent 2, stride 1).

@@ -53,37 +53,20 @@ tensor_ref ref_of_memory(std::string_view op, const E& e) {
     return r;
 }
 
-/// The ref of a real (…, 2) expression in memory read as complex, or
-/// nullopt when its [re, im] axis is not contiguous.
-template <class E>
-std::optional<tensor_ref> ref_of_pairs(std::string_view op, const E& e) {
-    return pairs_as_complex(ref_of_memory(op, e));
-}
-
 /// The expression of a tensor operand (a complex_layout's: its real (…, 2) layout).
 template <class A>
 decltype(auto) expression_of(const A& a) {
     if constexpr (complex_layout_operand<A>) return a.real_layout();
     else return (a);
 }
+template <class A>
+using expression_t = std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>;
 
-/// Whether a tensor operand's expression lives in memory (else it is lazy).
-template <class A>
-inline constexpr bool in_memory_v =
-    realify::detail::strided_in_memory<const std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>&>;
-
-/// The evaluation of a lazy expression operand (instantiated per expression
-/// type); nothing for the others.
-template <class A>
-struct evaluated {
-    using type = char;
-};
-template <class A>
-    requires tensor_operand<A> && (!in_memory_v<A>)
-struct evaluated<A> {
-    using E = std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>;
-    using type = xt::xarray<std::remove_cv_t<typename E::value_type>>;
-};
+/// The evaluation of a lazy expression (instantiated per expression type);
+/// nothing for one in memory.
+template <class E>
+using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, char,
+                                       xt::xarray<std::remove_cv_t<typename E::value_type>>>;
 
 /// The value a number is read as: its own type when the engine has it.
 template <class N>
@@ -92,24 +75,53 @@ using number_t = std::conditional_t<complex_number_operand<N>, std::complex<doub
 
 }  // namespace detail
 
+/// The memory of a tensor expression as the engine reads it, and what it
+/// holds for that: the expression's own memory when it has some (any
+/// container, adaptor or strided view), else its evaluation (a lazy xtensor
+/// expression, evaluated once by xtensor); on request, a packed copy of it
+/// (made once, by compiled code). Not copyable: the ref points into it.
+template <class E>
+class expression_memory {
+public:
+    expression_memory(std::string_view op, const E& e) {
+        if constexpr (holds_evaluation) m_ref = detail::ref_of_memory(op, m_evaluated.emplace(e));
+        else m_ref = detail::ref_of_memory(op, e);
+    }
+    expression_memory(const expression_memory&) = delete;
+    expression_memory& operator=(const expression_memory&) = delete;
+
+    const tensor_ref& ref() const noexcept { return m_ref; }
+
+    /// Replaces the ref by that of a packed copy of its memory.
+    const tensor_ref& pack(std::string_view op) {
+        m_ref = m_packed.pack(op, m_ref);
+        m_holds_copy = true;
+        return m_ref;
+    }
+
+    /// Whether ref() points into memory this object holds (not the expression's).
+    bool holds_memory() const noexcept { return holds_evaluation || m_holds_copy; }
+
+private:
+    static constexpr bool holds_evaluation = !realify::detail::strided_in_memory<const E&>;
+    tensor_ref m_ref;
+    std::optional<detail::evaluated_t<E>> m_evaluated;
+    packed_copy m_packed;
+    bool m_holds_copy = false;
+};
+
 /// One operand of an eager op as the engine reads it. Keeps the temporary
 /// (or the number) its ref points into: not copyable.
 template <class A>
 class input {
 public:
-    input(std::string_view op, const A& a) {
+    input(std::string_view op, const A& a) : m_memory(memory_of(op, a)) {
         if constexpr (tensor_operand<A>) {
-            const auto& e = detail::expression_of(a);
-            if constexpr (detail::in_memory_v<A>) {
-                m_ref = detail::ref_of_memory(op, e);
-            } else {
-                m_evaluated.emplace(e);
-                m_ref = detail::ref_of_memory(op, *m_evaluated);
-            }
+            m_ref = m_memory.ref();
             if constexpr (complex_layout_operand<A>) {
                 // read as complex where it is, else from a packed copy, made once
                 if (auto r = pairs_as_complex(m_ref)) m_ref = *r;
-                else m_ref = *pairs_as_complex(m_packed.pack(op, m_ref));
+                else m_ref = *pairs_as_complex(m_memory.pack(op));
             }
         } else if constexpr (complex_number_operand<A>) {
             m_number = {static_cast<double>(a.real()), static_cast<double>(a.imag())};
@@ -129,9 +141,15 @@ public:
     const tensor_ref& ref() const noexcept { return m_ref; }
 
 private:
+    struct no_memory {};
+    using memory = std::conditional_t<tensor_operand<A>, expression_memory<detail::expression_t<A>>, no_memory>;
+    static memory memory_of(std::string_view op, const A& a) {
+        if constexpr (tensor_operand<A>) return memory(op, detail::expression_of(a));
+        else return no_memory{};
+    }
+
     tensor_ref m_ref;
-    std::optional<typename detail::evaluated<A>::type> m_evaluated;
-    packed_copy m_packed;
+    memory m_memory;  // (not an optional: GCC 12 then warns of the packed copy as maybe uninitialized)
     std::conditional_t<number_operand<A>, detail::number_t<A>, char> m_number{};
 };
 
@@ -179,7 +197,7 @@ tensor_ref output_ref(std::string_view op, B& buffer) {
     if constexpr (!realify::detail::writable_buffer<B&>()) {
         return tensor_ref{};  // refused by realify::out's static_assert already: no second error
     } else if constexpr (complex_layout_operand<B>) {
-        if (auto r = detail::ref_of_pairs(op, buffer.real_layout())) return *r;
+        if (auto r = pairs_as_complex(detail::ref_of_memory(op, buffer.real_layout()))) return *r;
         throw_layout_error(op, "out's [re, im] axis is not contiguous (stride " +
                                    std::to_string(buffer.real_layout().strides().back()) + ")");
     } else {

@@ -19,7 +19,6 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
-#include "realify/engine/elementwise.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/engine/xtensor_refs.hpp"
 #include "realify/graph/ir.hpp"
@@ -155,7 +154,8 @@ using operand_t = decltype(as_operand<Complex>(std::declval<const tensor_value<T
 /// The value of an argument, read where it is when its memory is packed
 /// (row-major, contiguous; complex tensors as their (…,2) real layout), else
 /// copied once, packed — by the engine's compiled copy for any container,
-/// adaptor or view in memory, by xtensor for a lazy expression.
+/// adaptor or view in memory, by xtensor for a lazy expression
+/// (engine::expression_memory).
 template <class A>
 auto bind_argument(const A& arg) {
     using E = std::remove_cv_t<typename std::remove_cvref_t<A>::value_type>;
@@ -169,21 +169,13 @@ auto bind_argument(const A& arg) {
             v.data = const_cast<T*>(realify::detail::as_real_pointer(realify::detail::first_element(arg)));
         else
             v.data = const_cast<T*>(realify::detail::first_element(arg));
-    } else if constexpr (realify::detail::strided_in_memory<const A&> && engine::has_component_v<T>) {
-        // (an element type the engine does not read is refused where the input was declared)
-        const engine::tensor_ref ref = engine::detail::ref_of_memory("graph::program", arg);
-        if (engine::packed_from(ref, 0)) {
-            v.data = static_cast<T*>(ref.data);
-        } else {
-            auto copy = std::make_shared<engine::packed_copy>();
-            v.data = static_cast<T*>(copy->pack("graph::program", ref).data);
-            v.keep = std::move(copy);
-        }
     } else {
-        auto copy = std::make_shared<xt::xarray<E>>(arg);
-        if constexpr (is_std_complex<E>::value) v.data = realify::detail::as_real_pointer(copy->data());
-        else v.data = copy->data();
-        v.keep = std::move(copy);
+        // any other layout, or a lazy expression: read where it is when packed,
+        // else from a copy the value keeps (engine/xtensor_refs.hpp)
+        auto memory = std::make_shared<engine::expression_memory<A>>("graph::program", arg);
+        if (!engine::packed_from(memory->ref(), 0)) memory->pack("graph::program");
+        v.data = static_cast<T*>(memory->ref().data);
+        if (memory->holds_memory()) v.keep = std::move(memory);
     }
     return v;
 }
