@@ -1,6 +1,7 @@
 #include "realify/graph/build_ir.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include "realify/graph/build_loop.hpp"
 

@@ -46,7 +46,6 @@
 //   };
 #pragma once
 
-#include <sstream>
 #include <algorithm>
 #include <array>
 #include <cstddef>
