@@ -63,9 +63,10 @@ template <class A>
 using expression_t = std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>;
 
 /// The evaluation of a lazy expression (instantiated per expression type);
-/// nothing for one in memory.
+/// nothing (an empty type) for one in memory.
+struct no_evaluation {};
 template <class E>
-using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, char,
+using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, no_evaluation,
                                        xt::xarray<std::remove_cv_t<typename E::value_type>>>;
 
 /// The value a number is read as: its own type when the engine has it.
@@ -83,8 +84,8 @@ using number_t = std::conditional_t<complex_number_operand<N>, std::complex<doub
 template <class E>
 class expression_memory {
 public:
-    expression_memory(std::string_view op, const E& e) {
-        if constexpr (holds_evaluation) m_ref = detail::ref_of_memory(op, m_evaluated.emplace(e));
+    expression_memory(std::string_view op, const E& e) : m_evaluated(evaluation_of(e)) {
+        if constexpr (holds_evaluation) m_ref = detail::ref_of_memory(op, m_evaluated);
         else m_ref = detail::ref_of_memory(op, e);
     }
     expression_memory(const expression_memory&) = delete;
@@ -95,19 +96,22 @@ public:
     /// Replaces the ref by that of a packed copy of its memory.
     const tensor_ref& pack(std::string_view op) {
         m_ref = m_packed.pack(op, m_ref);
-        m_holds_copy = true;
         return m_ref;
     }
 
     /// Whether ref() points into memory this object holds (not the expression's).
-    bool holds_memory() const noexcept { return holds_evaluation || m_holds_copy; }
+    bool holds_memory() const noexcept { return holds_evaluation || m_packed.holds_copy(); }
 
 private:
     static constexpr bool holds_evaluation = !realify::detail::strided_in_memory<const E&>;
+    static detail::evaluated_t<E> evaluation_of(const E& e) {
+        if constexpr (holds_evaluation) return detail::evaluated_t<E>(e);
+        else return {};
+    }
+
+    [[no_unique_address]] detail::evaluated_t<E> m_evaluated;
     tensor_ref m_ref;
-    std::optional<detail::evaluated_t<E>> m_evaluated;
     packed_copy m_packed;
-    bool m_holds_copy = false;
 };
 
 /// One operand of an eager op as the engine reads it. Keeps the temporary
