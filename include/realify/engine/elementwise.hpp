@@ -137,7 +137,7 @@ public:
     /// into this object's memory, replacing what it held; the ref of the copy.
     tensor_ref pack(std::string_view op, const tensor_ref& from);
 
-    /// Whether it holds a copy (pack succeeded at least once).
+    /// Whether it holds a copy (pack has been called).
     bool holds_copy() const noexcept { return m_memory != nullptr; }
 
 private:
