@@ -12,7 +12,14 @@
 int main() {
     xt::xtensor<std::complex<float>, 1> x = {{1.0f, 2.0f}, {-3.0f, 0.5f}};
     const auto y = realify::mul(x, x);
-    const bool eager = y(0) == std::complex<float>(-3.0f, 4.0f) && y(1) == std::complex<float>(8.75f, -3.0f);
+    // sum over a dims list: results of run-time rank (xt::xarray), which realify_simd allocates
+    // unless this unit changed xtensor's defaults (the pkg-config test also builds it with
+    // XTENSOR_USE_XSIMD: then the unit makes them itself)
+    const auto total = realify::sum(x, {0});
+    const auto total_pairs = realify::sum(realify::complex_layout_of(x), {0}).real_layout();
+    const bool eager = y(0) == std::complex<float>(-3.0f, 4.0f) && y(1) == std::complex<float>(8.75f, -3.0f) &&
+                       total.dimension() == 0 && total() == std::complex<float>(-2.0f, 2.5f) &&
+                       total_pairs.dimension() == 1 && total_pairs(0) == -2.0f && total_pairs(1) == 2.5f;
     // position 0 rotates by angle 0: RoPE leaves the first position as it is
     xt::xtensor<float, 4> q(std::array<std::size_t, 4>{1, 2, 1, 4}), k(std::array<std::size_t, 4>{1, 2, 1, 4});
     for (std::size_t i = 0; i < q.size(); ++i) q.data()[i] = k.data()[i] = static_cast<float>(i + 1);

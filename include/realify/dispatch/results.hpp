@@ -19,6 +19,7 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "realify/engine/runtime_rank.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/shape_traits.hpp"
@@ -74,6 +75,12 @@ R allocate_result(const engine::dims& shape) {
         return R::from_shape(s);
     }
 }
+
+// The results of run-time rank are allocated once, in realify_simd
+// (realify/engine/runtime_rank.hpp).
+#define REALIFY_DECLARE_ALLOCATE_RESULT(R) extern template R allocate_result<R>(const engine::dims&);
+REALIFY_RUNTIME_RANK_TENSORS(REALIFY_DECLARE_ALLOCATE_RESULT)
+#undef REALIFY_DECLARE_ALLOCATE_RESULT
 
 }  // namespace dispatch
 }  // namespace realify

@@ -20,6 +20,7 @@
 #include <xtensor/xarray.hpp>
 
 #include "realify/engine/elementwise.hpp"
+#include "realify/engine/runtime_rank.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
@@ -52,6 +53,9 @@ tensor_ref ref_of_memory(std::string_view op, const E& e) {
     }
     return r;
 }
+#define REALIFY_DECLARE_REF_OF_MEMORY(E) extern template tensor_ref ref_of_memory<E>(std::string_view, const E&);
+REALIFY_RUNTIME_RANK_ARRAYS(REALIFY_DECLARE_REF_OF_MEMORY)
+#undef REALIFY_DECLARE_REF_OF_MEMORY
 
 /// The expression of a tensor operand (a complex_layout's: its real (…, 2) layout).
 template <class A>
@@ -208,5 +212,8 @@ tensor_ref output_ref(std::string_view op, B& buffer) {
         return detail::ref_of_memory(op, buffer);
     }
 }
+#define REALIFY_DECLARE_OUTPUT_REF(B) extern template tensor_ref output_ref<B>(std::string_view, B&);
+REALIFY_RUNTIME_RANK_TENSORS(REALIFY_DECLARE_OUTPUT_REF)
+#undef REALIFY_DECLARE_OUTPUT_REF
 
 }  // namespace realify::engine
