@@ -40,7 +40,13 @@ a count that does not move with the host's load (the CPU time of the same
 unit moves by a quarter on a shared host), at about fifty times a
 compilation's time, the units compiled in parallel on every core. It prints
 each unit's count and its ratio to the hello-world's; the targets are still
-judged on CPU time. --rounds 0 skips the timed compilations.
+judged on CPU time. --rounds 0 skips the timed compilations. With GCC it
+also prints the size GCC estimates for the unit before and after its
+inliner (from -fdump-ipa-inline-details): GCC inlines until the unit has
+grown to 1.4 x the larger of that size and 10000 (its inline-unit-growth
+and large-unit-insns), so a unit that ends at 14000 spends code removed
+from it on more inlining — its instructions move little until its size
+before inlining falls well below that.
 
 --stages, instead of all this, says where the compile cost of a lowered graph
 goes: tools/compile_cost/stages.cpp (Llama's RoPE graph) compiled at each
@@ -131,6 +137,21 @@ def instructions_of(cxx, root, source, extra, out_dir):
         return total
 
 
+def inline_sizes_of(cxx, root, source, extra, out_dir):
+    """GCC's estimate of the unit's size before and after its inliner, or None (another compiler)."""
+    with tempfile.TemporaryDirectory(dir=out_dir) as work:
+        command = command_of(cxx, root, source, extra, work)
+        dump = os.path.join(work, "inline.dump")
+        if subprocess.run(command + ["-fdump-ipa-inline-details=" + dump], capture_output=True).returncode != 0:
+            return None
+        with open(dump, errors="replace") as f:
+            for line in f:  # "Unit growth for small function inlining: 12321->13982 (13%)"
+                if line.startswith("Unit growth for small function inlining:"):
+                    before, after = line.split(":")[1].split()[0].split("->")
+                    return int(before), int(after)
+    return None
+
+
 def count_instructions(cxx, jobs, out_dir):
     """Instructions per job (key: (root, source, extra flags)), every compilation in parallel (the counts do
     not depend on the load)."""
@@ -138,6 +159,11 @@ def count_instructions(cxx, jobs, out_dir):
         futures = {key: pool.submit(instructions_of, cxx, root, source, extra, out_dir)
                    for key, (root, source, extra) in jobs.items()}
         return {key: future.result() for key, future in futures.items()}
+
+
+def count_inline_sizes(cxx, jobs, out_dir):
+    """GCC's size estimates before and after inlining per job (as count_instructions)."""
+    return {key: inline_sizes_of(cxx, root, source, extra, out_dir) for key, (root, source, extra) in jobs.items()}
 
 
 def print_stages(cxx, root, out_dir):
@@ -192,14 +218,16 @@ def targets_of(median, peaks, tree):
     }
 
 
-def print_instructions(instructions, trees):
-    """The instruction counts, in billions, and their ratios to the hello-world's."""
-    print(f"{'unit':<16}" + "".join(f"{tree + ': G instr':>18}{'x hello':>9}" for tree in trees))
+def print_instructions(instructions, sizes, trees):
+    """The instruction counts, in billions, their ratios to the hello-world's and GCC's inlining sizes."""
+    print(f"{'unit':<16}" + "".join(f"{tree + ': G instr':>18}{'x hello':>9}{'GCC size inlined':>18}" for tree in trees))
     for name, _, _ in UNITS:
         row = f"{name:<16}"
         for tree in trees:
             count = instructions[(tree, name)]
+            size = sizes[(tree, name)]
             row += f"{count / 1e9:>18.2f}{count / instructions[(tree, 'xtensor_hello')]:>9.2f}"
+            row += f"{f'{size[0]} -> {size[1]}' if size else '-':>18}"
         print(row)
     print()
 
@@ -233,18 +261,20 @@ def main():
             roots = {"before": before, "now": ROOT}
         jobs = {(tree, name): (roots[tree], source, extra) for name, source, extra in UNITS for tree in roots}
         instructions = count_instructions(args.cxx, jobs, out_dir) if args.instructions else None
+        sizes = count_inline_sizes(args.cxx, jobs, out_dir) if args.instructions else None
         if args.rounds == 0:
-            print_instructions(instructions, list(roots))
+            print_instructions(instructions, sizes, list(roots))
             if args.json:
                 with open(args.json, "w") as f:
                     json.dump({"instructions": {f"{t}/{n}": v for (t, n), v in instructions.items()},
+                               "gcc_inline_sizes": {f"{t}/{n}": v for (t, n), v in sizes.items()},
                                "rounds": 0, "cxx": args.cxx, "against": args.against}, f, indent=2)
             return 0
         median, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
 
     trees = list(roots)
     if instructions:
-        print_instructions(instructions, trees)
+        print_instructions(instructions, sizes, trees)
     header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'peak MB':>9}{'text KB':>9}{'GGC MB':>8}"
                                        for tree in trees)
     print(header)
@@ -270,6 +300,7 @@ def main():
                        "peak_mb": {f"{t}/{n}": v for (t, n), v in peaks.items()},
                        "text_kb_and_ggc_mb": {f"{t}/{n}": v for (t, n), v in counts.items()},
                        "instructions": {f"{t}/{n}": v for (t, n), v in (instructions or {}).items()},
+                       "gcc_inline_sizes": {f"{t}/{n}": v for (t, n), v in (sizes or {}).items()},
                        "results": results, "rounds": args.rounds, "cxx": args.cxx, "against": args.against},
                       f, indent=2)
     return 1 if missed else 0
