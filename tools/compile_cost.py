@@ -43,10 +43,10 @@ each unit's count and its ratio to the hello-world's; the targets are still
 judged on CPU time. --rounds 0 skips the timed compilations. With GCC it
 also prints the size GCC estimates for the unit before and after its
 inliner (from -fdump-ipa-inline-details): GCC inlines until the unit has
-grown to 1.4 x the larger of that size and 10000 (its inline-unit-growth
-and large-unit-insns), so a unit that ends at 14000 spends code removed
-from it on more inlining — its instructions move little until its size
-before inlining falls well below that.
+grown to 1.4 x the larger of its size without cold code and 10000 (its
+inline-unit-growth and large-unit-insns), so a unit that ends at 14000
+spends code removed from it on more inlining — its instructions move
+little until its size before inlining falls well below that.
 
 --stages, instead of all this, says where the compile cost of a lowered graph
 goes: tools/compile_cost/stages.cpp (Llama's RoPE graph) compiled at each
