@@ -9,13 +9,7 @@ set(ENV{PKG_CONFIG_PATH} "${PREFIX}/${LIBDIR}/pkgconfig")
 file(MAKE_DIRECTORY "${BINARY_DIR}")
 foreach(_case "realify;consumer_main.cpp" "realify-eigen;consumer_eigen_main.cpp"
               "realify;consumer_core_main.cpp;-DXTENSOR_USE_XSIMD")
-  list(GET _case 0 _package)
-  list(GET _case 1 _source)
-  set(_defines "")
-  list(LENGTH _case _length)
-  if(_length GREATER 2)
-    list(SUBLIST _case 2 -1 _defines)
-  endif()
+  list(POP_FRONT _case _package _source)  # what remains: the case's defines
   get_filename_component(_name "${_source}" NAME_WE)
   execute_process(COMMAND "${PKG_CONFIG}" --cflags --libs ${_package}
     OUTPUT_VARIABLE _flags RESULT_VARIABLE _result OUTPUT_STRIP_TRAILING_WHITESPACE)
@@ -25,7 +19,7 @@ foreach(_case "realify;consumer_main.cpp" "realify-eigen;consumer_eigen_main.cpp
   message(STATUS "pkg-config ${_package}: ${_flags}")
   separate_arguments(_flags UNIX_COMMAND "${_flags}")
   set(_exe "${BINARY_DIR}/${_package}_${_name}")
-  execute_process(COMMAND "${CXX}" -std=c++20 -O1 ${_defines} "${SOURCE_DIR}/${_source}" ${_flags} -o "${_exe}"
+  execute_process(COMMAND "${CXX}" -std=c++20 -O1 ${_case} "${SOURCE_DIR}/${_source}" ${_flags} -o "${_exe}"
     RESULT_VARIABLE _result)
   if(NOT _result EQUAL 0)
     message(FATAL_ERROR "building ${_source} with the flags of ${_package}.pc failed")
