@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <xtensor/xarray.hpp>
+#include <xtensor/xtensor.hpp>
 
 #include "realify/engine/elementwise.hpp"
 #include "realify/engine/runtime_rank.hpp"
@@ -25,6 +26,7 @@
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
 #include "realify/layout/pointer_cast.hpp"
+#include "realify/layout/shape_traits.hpp"
 #include "realify/ops/operand.hpp"
 #include "realify/ops/out.hpp"
 
@@ -66,12 +68,15 @@ decltype(auto) expression_of(const A& a) {
 template <class A>
 using expression_t = std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>;
 
-/// The evaluation of a lazy expression (instantiated per expression type);
-/// nothing (an empty type) for one in memory.
+/// The evaluation of a lazy expression (instantiated per expression type):
+/// an xt::xtensor when its rank is static (xtensor's assignment of fixed
+/// rank is smaller code than xt::xarray's); nothing (an empty type) for one
+/// in memory.
 struct no_evaluation {};
+template <class E, class V = std::remove_cv_t<typename E::value_type>, std::size_t Rank = static_rank_v<E>>
+using evaluation_t = std::conditional_t<Rank == dynamic_rank, xt::xarray<V>, xt::xtensor<V, Rank == dynamic_rank ? 0 : Rank>>;
 template <class E>
-using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, no_evaluation,
-                                       xt::xarray<std::remove_cv_t<typename E::value_type>>>;
+using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, no_evaluation, evaluation_t<E>>;
 
 /// The value a number is read as: its own type when the engine has it.
 template <class N>
