@@ -13,6 +13,9 @@
 // operand of a complex128 product, a [re, im] axis that is not contiguous)
 // is evaluated first.
 //
+// The batched product's plan (its shapes checked, each batch's offsets) is
+// compiled once, in realify_simd (src/dispatch/lowerings/linalg.cpp).
+//
 // out=: the product is written straight into the caller's buffer when that
 // is row-major contiguous, of the product's component type and shares no
 // memory with an operand; otherwise it is computed into a temporary and
@@ -137,10 +140,7 @@ dims argument_shape(std::string_view op, const X& x) {
     return result;
 }
 
-[[noreturn]] inline void mismatch(std::string_view op, const dims& a, const dims& b) {
-    throw shape_error("realify::" + std::string(op) + ": shapes " + realify::detail::format_sequence(a) + " and " +
-                      realify::detail::format_sequence(b) + " cannot be multiplied");
-}
+[[noreturn]] void mismatch(std::string_view op, const dims& a, const dims& b);
 
 /// A stack of matrices (…, rows, cols) as the GEMM reads an operand: its
 /// ref, a 1-D one made a row (1 × k) on the left or a column (k × 1) on the
@@ -164,52 +164,8 @@ struct product_plan {
 };
 
 /// `shown_a`/`shown_b` are the shapes the error messages name (the user's).
-inline product_plan plan_product(std::string_view op, const tensor_ref& a, const tensor_ref& b, const dims& shown_a,
-                                 const dims& shown_b) {
-    const std::size_t ra = a.rank(), rb = b.rank();
-    product_plan plan;
-    plan.m = a.shape[ra - 2];
-    plan.k = a.shape[ra - 1];
-    plan.n = b.shape[rb - 1];
-    if (b.shape[rb - 2] != plan.k) mismatch(op, shown_a, shown_b);
-    // the batch dims: NumPy's broadcast of the operands' leading dims
-    const std::size_t batch_rank = std::max(ra, rb) - 2;
-    plan.batch.rank = batch_rank;
-    std::size_t count = 1;
-    for (std::size_t d = 0; d < batch_rank; ++d) {
-        std::size_t& out = plan.batch.extent[d];
-        out = 1;
-        for (const tensor_ref* operand : {&a, &b}) {
-            const std::size_t r = operand->rank() - 2;
-            if (d + r < batch_rank) continue;  // the operand has no such dim: broadcast
-            const std::size_t extent = operand->shape[d + r - batch_rank];
-            if (extent == out || extent == 1) continue;
-            if (out == 1) out = extent;
-            else mismatch(op, shown_a, shown_b);
-        }
-        count *= out;
-    }
-    plan.a_offsets.resize(count);
-    plan.b_offsets.resize(count);
-    std::array<std::size_t, engine::max_rank> index{};
-    auto offset_of = [&](const tensor_ref& operand) {
-        const std::size_t r = operand.rank() - 2;
-        std::ptrdiff_t offset = 0;
-        for (std::size_t i = 0; i < r; ++i)
-            if (operand.shape[i] != 1)
-                offset += static_cast<std::ptrdiff_t>(index[batch_rank - r + i]) * operand.strides[i];
-        return offset;
-    };
-    for (std::size_t done = 0; done < count; ++done) {
-        plan.a_offsets[done] = offset_of(a);
-        plan.b_offsets[done] = offset_of(b);
-        for (std::size_t i = batch_rank; i-- > 0;) {
-            if (++index[i] < plan.batch[i]) break;
-            index[i] = 0;
-        }
-    }
-    return plan;
-}
+product_plan plan_product(std::string_view op, const tensor_ref& a, const tensor_ref& b, const dims& shown_a,
+                                 const dims& shown_b);
 
 template <class T, class Input>
 simd::gemm_operand<T> gemm_operand_of(const Input& in, const tensor_ref& as, const offset_vector& offsets) {
@@ -241,12 +197,7 @@ T* data_of(Result& result) {
 }
 
 /// Is t row-major contiguous (what the GEMM writes)?
-inline bool row_major(const engine::tensor_ref& t) {
-    const auto expected = engine::row_major_strides(t.shape, t.width());
-    for (std::size_t a = 0; a < t.rank(); ++a)
-        if (t.shape[a] > 1 && t.strides[a] != expected[a]) return false;
-    return true;
-}
+bool row_major(const engine::tensor_ref& t);
 
 /// Writes the product into o's buffer (see the header comment): `run(out)`
 /// computes it into contiguous memory.

@@ -17,6 +17,7 @@
 
 #include "realify/dispatch/lowerings/shape.hpp"
 #include "realify/engine/reduce.hpp"
+#include "realify/ops/shape_inference.hpp"
 
 namespace realify::dispatch {
 namespace lowering {

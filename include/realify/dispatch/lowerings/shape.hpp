@@ -8,17 +8,20 @@
 // are what these views do to it; a real tensor simply has no such axis. The
 // names in the table keep those adjustments' names.
 //
+// What does not depend on an operand's type — the argument checks, the
+// views and the copies they write — is compiled once, in realify_simd
+// (src/dispatch/lowerings/shape.cpp); a unit instantiates only the reading
+// of its operands and the allocation of its results.
+//
 // Results own their memory (alias() excepted): rank-preserving ops return a
 // tensor of the operand's static rank, ops whose rank depends on run-time
 // arguments an xt::xarray (or complex_layout<xt::xarray<T>>), see
 // realify/dispatch/results.hpp.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <limits>
-#include <numeric>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,10 +31,8 @@
 
 #include <xtensor/xarray.hpp>
 
-#include "realify/checked_size.hpp"
 #include "realify/dispatch/lowerings/common.hpp"
 #include "realify/engine/join.hpp"
-#include "realify/ops/shape_inference.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
@@ -86,32 +87,15 @@ struct view_lowering {
 };
 
 /// out must have the result's shape (a shape_error naming both).
-inline void check_result_shape(std::string_view op, const tensor_ref& to, const engine::dims& expected) {
-    if (to.shape == expected) return;
-    realify::detail::throw_size_error(op, "out has shape " + realify::detail::format_sequence(to.shape) + ", the result has shape " +
-                                              realify::detail::format_sequence(expected));
-}
+void check_result_shape(std::string_view op, const tensor_ref& to, const engine::dims& expected);
 
 /// A dim of a tensor of rank `rank` as an axis (PyTorch's wrap).
-inline std::size_t axis_of(std::string_view op, std::ptrdiff_t dim, std::size_t rank) {
-    return realify::detail::wrap_dim(op, dim, rank);
-}
-
-/// The extents of t as the shape-inference routines take them.
-inline realify::detail::dim_vector extents_of(const tensor_ref& t) {
-    return realify::detail::dim_vector(t.shape.begin(), t.shape.end());
-}
+std::size_t axis_of(std::string_view op, std::ptrdiff_t dim, std::size_t rank);
 
 /// Writes `in` reshaped to `target` (same count, row-major order) into `to`:
 /// through a view of the input, else of the output, else of a packed copy
 /// of the input.
-inline void reshape_into(std::string_view op, const tensor_ref& in, const engine::dims& target, const tensor_ref& to) {
-    check_result_shape(op, to, target);
-    if (const auto v = engine::reshaped_view(in, target)) return copy_ref(op, *v, to);
-    if (const auto w = engine::reshaped_view(to, in.shape)) return copy_ref(op, in, *w);
-    engine::packed_copy copy;
-    copy_ref(op, *engine::reshaped_view(copy.pack(op, in), target), to);
-}
+void reshape_into(std::string_view op, const tensor_ref& in, const engine::dims& target, const tensor_ref& to);
 
 /// A reshape-like op (reshape, view, flatten, squeeze, unsqueeze): Self::target(in ref, params…) is the new shape.
 template <class Self>
@@ -145,44 +129,21 @@ struct permute_append_last : shape_detail::view_lowering<permute_append_last, ra
     using op = ::realify::op::permute;
     static constexpr std::string_view name = "permute_append_last";
     static constexpr std::string_view formula = "permute(layout, dims + [n]); a real tensor: permute(x, dims)";
-    static tensor_ref view(const tensor_ref& t, const dim_list& dims) {
-        const std::size_t n = t.rank();
-        if (dims.size() != n)
-            realify::detail::throw_size_error(op::name, std::to_string(dims.size()) + " dims given for a tensor of rank " + std::to_string(n));
-        std::array<std::size_t, engine::max_rank> perm{};
-        std::array<bool, engine::max_rank> seen{};
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t axis = shape_detail::axis_of(op::name, dims[i], n);
-            if (seen[axis]) realify::detail::throw_size_error(op::name, "dims " + realify::detail::format_sequence(dims) + " repeat a dimension");
-            seen[axis] = true;
-            perm[i] = axis;
-        }
-        return engine::permuted(t, std::span(perm.data(), n));
-    }
+    static tensor_ref view(const tensor_ref& t, const dim_list& dims);
 };
 
 struct transpose_shifted_dims : shape_detail::view_lowering<transpose_shifted_dims, rank_rule::same> {
     using op = ::realify::op::transpose;
     static constexpr std::string_view name = "transpose_shifted_dims";
     static constexpr std::string_view formula = "swap(layout, d0', d1'), d' = d < 0 ? d − 1 : d";
-    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim0, std::ptrdiff_t dim1) {
-        std::array<std::size_t, engine::max_rank> perm{};
-        std::iota(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(t.rank()), std::size_t{0});
-        std::swap(perm[shape_detail::axis_of(op::name, dim0, t.rank())], perm[shape_detail::axis_of(op::name, dim1, t.rank())]);
-        return engine::permuted(t, std::span(perm.data(), t.rank()));
-    }
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim0, std::ptrdiff_t dim1);
 };
 
 struct t_keep_last : shape_detail::view_lowering<t_keep_last, rank_rule::same> {
     using op = ::realify::op::t;
     static constexpr std::string_view name = "t_keep_last";
     static constexpr std::string_view formula = "rank ≤ 2: permute(layout, [1, 0, 2])";
-    static tensor_ref view(const tensor_ref& t) {
-        if (t.rank() > 2) realify::detail::throw_size_error(op::name, "expects a tensor of rank <= 2, got rank " + std::to_string(t.rank()));
-        if (t.rank() < 2) return t;
-        const std::array<std::size_t, 2> perm{1, 0};
-        return engine::permuted(t, perm);
-    }
+    static tensor_ref view(const tensor_ref& t);
 };
 
 // ---- select, getitem, slice, narrow ----------------------------------------------------------
@@ -191,16 +152,13 @@ struct select_shifted_dim : shape_detail::view_lowering<select_shifted_dim, rank
     using op = ::realify::op::select;
     static constexpr std::string_view name = "select_shifted_dim";
     static constexpr std::string_view formula = "layout[…, index, …, :] at d' = d < 0 ? d − 1 : d";
-    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim, std::ptrdiff_t index) {
-        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
-        return engine::selected(t, axis, realify::detail::wrap_index(op::name, "index", index, t.shape[axis], dim));
-    }
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim, std::ptrdiff_t index);
 };
 struct getitem_select0 : shape_detail::view_lowering<getitem_select0, rank_rule::minus_one> {
     using op = ::realify::op::getitem;
     static constexpr std::string_view name = "getitem_select0";
     static constexpr std::string_view formula = "layout[index] (select along dim 0)";
-    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t index) { return select_shifted_dim::view(t, 0, index); }
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t index);
 };
 
 struct slice_shifted_dim : shape_detail::view_lowering<slice_shifted_dim, rank_rule::same> {
@@ -208,31 +166,14 @@ struct slice_shifted_dim : shape_detail::view_lowering<slice_shifted_dim, rank_r
     static constexpr std::string_view name = "slice_shifted_dim";
     static constexpr std::string_view formula = "layout[…, start:end:step, …, :] at d' = d < 0 ? d − 1 : d";
     static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim = 0, std::ptrdiff_t start = 0,
-                           std::ptrdiff_t end = std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t step = 1) {
-        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
-        if (step <= 0) realify::detail::throw_size_error(op::name, "step must be positive, got " + std::to_string(step));
-        const std::size_t first = realify::detail::clamp_slice_bound(start, t.shape[axis]);
-        const std::size_t stop = realify::detail::clamp_slice_bound(end, t.shape[axis]);
-        const auto stride = static_cast<std::size_t>(step);
-        return engine::sliced(t, axis, first, realify::detail::slice_length(first, stop, stride), stride);
-    }
+                           std::ptrdiff_t end = std::numeric_limits<std::ptrdiff_t>::max(), std::ptrdiff_t step = 1);
 };
 
 struct narrow_shifted_dim : shape_detail::view_lowering<narrow_shifted_dim, rank_rule::same> {
     using op = ::realify::op::narrow;
     static constexpr std::string_view name = "narrow_shifted_dim";
     static constexpr std::string_view formula = "layout[…, start:start+length, …, :]";
-    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length) {
-        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
-        const auto size = static_cast<std::ptrdiff_t>(t.shape[axis]);
-        // PyTorch: start in [−size, size], 0 ≤ length ≤ size − start (never start + length: it may overflow).
-        const std::ptrdiff_t first = start < 0 && start >= -size ? start + size : start;
-        if (first < 0 || first > size || length < 0 || length > size - first) {
-            realify::detail::throw_size_error(op::name, "start " + std::to_string(start) + " and length " + std::to_string(length) +
-                                                            " do not fit dimension " + std::to_string(dim) + " of size " + std::to_string(size));
-        }
-        return engine::sliced(t, axis, static_cast<std::size_t>(first), static_cast<std::size_t>(length), 1);
-    }
+    static tensor_ref view(const tensor_ref& t, std::ptrdiff_t dim, std::ptrdiff_t start, std::ptrdiff_t length);
 };
 
 // ---- expand, flip, repeat ----------------------------------------------------------------------
@@ -241,44 +182,14 @@ struct expand_append_two : shape_detail::view_lowering<expand_append_two, rank_r
     using op = ::realify::op::expand;
     static constexpr std::string_view name = "expand_append_two";
     static constexpr std::string_view formula = "broadcast(layout, sizes + [2]), −1 keeps a dim";
-    static tensor_ref view(const tensor_ref& t, const dim_list& sizes) {
-        const auto shape = shape_detail::extents_of(t);
-        if (sizes.size() < shape.size()) {
-            realify::detail::throw_size_error(op::name, std::to_string(sizes.size()) + " sizes given for a tensor of rank " +
-                                                            std::to_string(shape.size()));
-        }
-        std::vector<std::size_t> target(sizes.size());
-        const std::size_t lead = sizes.size() - shape.size();
-        for (std::size_t i = 0; i < sizes.size(); ++i) {
-            const bool existing = i >= lead;
-            if (sizes[i] == -1) {
-                if (!existing) realify::detail::throw_size_error(op::name, "-1 is not allowed for a new leading dimension");
-                target[i] = shape[i - lead];
-            } else if (sizes[i] < 0) {
-                realify::detail::throw_size_error(op::name, "size " + std::to_string(sizes[i]) + " in " + realify::detail::format_sequence(sizes) +
-                                                                " is negative (only -1, keep the dim, is allowed)");
-            } else {
-                target[i] = static_cast<std::size_t>(sizes[i]);
-                if (existing && shape[i - lead] != 1 && shape[i - lead] != target[i]) {
-                    realify::detail::throw_size_error(op::name, "cannot expand shape " + realify::detail::format_sequence(shape) + " to " +
-                                                                    realify::detail::format_sequence(sizes));
-                }
-            }
-        }
-        realify::detail::checked_element_count(op::name, "shape", target, static_cast<std::size_t>(t.width()) * engine::size_of(t.type));
-        return engine::broadcast_to(t, engine::make_dims(op::name, target));
-    }
+    static tensor_ref view(const tensor_ref& t, const dim_list& sizes);
 };
 
 struct flip_shifted_dims : shape_detail::view_lowering<flip_shifted_dims, rank_rule::same> {
     using op = ::realify::op::flip;
     static constexpr std::string_view name = "flip_shifted_dims";
     static constexpr std::string_view formula = "flip(layout, [d < 0 ? d − 1 : d …])";
-    static tensor_ref view(const tensor_ref& t, const dim_list& dims) {
-        tensor_ref r = t;
-        for (std::ptrdiff_t d : dims) r = engine::flipped(r, shape_detail::axis_of(op::name, d, t.rank()));
-        return r;
-    }
+    static tensor_ref view(const tensor_ref& t, const dim_list& dims);
 };
 
 /// repeat: out[i] = a[i mod s] per dim — a read as (1, s0, 1, s1, …) broadcast
@@ -291,41 +202,9 @@ struct repeat_append_one {
     static constexpr bool accepts = tensor_operand<A>;
 
     /// The result's shape, checked.
-    static engine::dims target(const tensor_ref& t, const std::vector<std::size_t>& repeats) {
-        if (repeats.size() < t.rank()) {
-            realify::detail::throw_size_error(op::name, std::to_string(repeats.size()) + " repeats given for a tensor of rank " +
-                                                            std::to_string(t.rank()));
-        }
-        if (2 * repeats.size() > engine::max_rank)
-            realify::detail::throw_size_error(op::name, "more than " + std::to_string(engine::max_rank / 2) + " repeats are not supported");
-        const std::size_t lead = repeats.size() - t.rank();
-        std::vector<std::size_t> result;
-        for (std::size_t i = 0; i < repeats.size(); ++i) {
-            const std::size_t r = realify::detail::checked_signed_size(op::name, "repeat count", repeats[i]);
-            result.push_back(realify::detail::checked_mul(op::name, "repeated extent", r, i < lead ? 1 : t.shape[i - lead]));
-        }
-        realify::detail::checked_element_count(op::name, "shape", result, static_cast<std::size_t>(t.width()) * engine::size_of(t.type));
-        return engine::make_dims(op::name, result);
-    }
+    static engine::dims target(const tensor_ref& t, const std::vector<std::size_t>& repeats);
     /// Copies t repeated into `to` (of shape target(t, repeats)).
-    static void write(const tensor_ref& t, const std::vector<std::size_t>& repeats, const tensor_ref& to) {
-        shape_detail::check_result_shape(op::name, to, target(t, repeats));
-        const std::size_t lead = repeats.size() - t.rank();
-        tensor_ref from = t, into = to;
-        from.shape.rank = into.shape.rank = 2 * repeats.size();
-        for (std::size_t i = 0; i < repeats.size(); ++i) {
-            const std::size_t s = i < lead ? 1 : t.shape[i - lead];
-            from.shape.extent[2 * i] = into.shape.extent[2 * i] = repeats[i];
-            from.shape.extent[2 * i + 1] = into.shape.extent[2 * i + 1] = s;
-            from.strides[2 * i] = 0;
-            from.strides[2 * i + 1] = i < lead ? 0 : t.strides[i - lead];
-            into.strides[2 * i] = to.strides[i] * static_cast<std::ptrdiff_t>(s);
-            into.strides[2 * i + 1] = to.strides[i];
-        }
-        const std::array<tensor_ref, 1> sources{t};
-        engine::check_disjoint(op::name, sources, to);
-        shape_detail::copy_ref(op::name, from, into);
-    }
+    static void write(const tensor_ref& t, const std::vector<std::size_t>& repeats, const tensor_ref& to);
     template <class A>
     static auto apply(const A& a, const std::vector<std::size_t>& repeats) {
         const engine::input<A> in(op::name, a);
@@ -342,70 +221,57 @@ struct repeat_append_one {
 
 // ---- reshape, view, flatten, unsqueeze, squeeze -----------------------------------------------------
 
+namespace shape_detail {
 /// reshape / view / unsafe_view: PyTorch's shape inference (one −1 allowed).
-template <class Tag>
-struct reshape_of {
-    static engine::dims target(const tensor_ref& t, const dim_list& shape) {
-        return engine::make_dims(Tag::name, realify::detail::reshape_extents(Tag::name, shape, shape_detail::extents_of(t)));
-    }
-};
+engine::dims reshape_target(std::string_view op, const tensor_ref& t, const dim_list& shape);
+}  // namespace shape_detail
 struct reshape_append_two : shape_detail::reshape_lowering<reshape_append_two> {
     using op = ::realify::op::reshape;
     static constexpr std::string_view name = "reshape_append_two";
     static constexpr std::string_view formula = "reshape(layout, shape + [2])";
-    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return reshape_of<op>::target(t, shape); }
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return shape_detail::reshape_target(op::name, t, shape); }
 };
 struct view_append_two : shape_detail::reshape_lowering<view_append_two> {
     using op = ::realify::op::view;
     static constexpr std::string_view name = "view_append_two";
     static constexpr std::string_view formula = "reshape(layout, shape + [2])";
-    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return reshape_of<op>::target(t, shape); }
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return shape_detail::reshape_target(op::name, t, shape); }
 };
 struct unsafe_view_append_two : shape_detail::reshape_lowering<unsafe_view_append_two> {
     using op = ::realify::op::unsafe_view;
     static constexpr std::string_view name = "unsafe_view_append_two";
     static constexpr std::string_view formula = "reshape(layout, shape + [2])";
-    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return reshape_of<op>::target(t, shape); }
+    static engine::dims target(const tensor_ref& t, const dim_list& shape) { return shape_detail::reshape_target(op::name, t, shape); }
 };
 struct flatten_keep_last : shape_detail::reshape_lowering<flatten_keep_last> {
     using op = ::realify::op::flatten;
     static constexpr std::string_view name = "flatten_keep_last";
     static constexpr std::string_view formula = "reshape(layout, merged dims + [2])";
-    static engine::dims target(const tensor_ref& t, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1) {
-        return engine::make_dims(op::name, realify::detail::flatten_extents(op::name, shape_detail::extents_of(t), start, end));
-    }
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t start = 0, std::ptrdiff_t end = -1);
 };
 struct unsqueeze_shifted_dim : shape_detail::reshape_lowering<unsqueeze_shifted_dim> {
     using op = ::realify::op::unsqueeze;
     static constexpr std::string_view name = "unsqueeze_shifted_dim";
     static constexpr std::string_view formula = "unsqueeze(layout, d < 0 ? d − 1 : d)";
-    static engine::dims target(const tensor_ref& t, std::ptrdiff_t dim) {
-        return engine::make_dims(op::name, realify::detail::unsqueeze_extents(op::name, shape_detail::extents_of(t), dim));
-    }
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t dim);
 };
 struct squeeze_keep_last : shape_detail::reshape_lowering<squeeze_keep_last> {
     using op = ::realify::op::squeeze;
     static constexpr std::string_view name = "squeeze_keep_last";
     static constexpr std::string_view formula = "drop extent-1 dims except the trailing 2";
-    static engine::dims target(const tensor_ref& t) {
-        return engine::make_dims(op::name, realify::detail::squeeze_all_extents(shape_detail::extents_of(t)));
-    }
+    static engine::dims target(const tensor_ref& t);
 };
 struct squeeze_dim_shifted : shape_detail::reshape_lowering<squeeze_dim_shifted> {
     using op = ::realify::op::squeeze_dim;
     static constexpr std::string_view name = "squeeze_dim_shifted";
     static constexpr std::string_view formula = "squeeze(layout, d < 0 ? d − 1 : d)";
-    static engine::dims target(const tensor_ref& t, std::ptrdiff_t dim) {
-        return engine::make_dims(op::name, realify::detail::squeeze_extents(op::name, shape_detail::extents_of(t), {dim}));
-    }
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t dim);
 };
 struct squeeze_dims_shifted : shape_detail::reshape_lowering<squeeze_dims_shifted> {
     using op = ::realify::op::squeeze_dims;
     static constexpr std::string_view name = "squeeze_dims_shifted";
     static constexpr std::string_view formula = "squeeze(layout, [d < 0 ? d − 1 : d …])";
-    static engine::dims target(const tensor_ref& t, const dim_list& dims) {
-        return engine::make_dims(op::name, realify::detail::squeeze_extents(op::name, shape_detail::extents_of(t), dims));
-    }
+    static engine::dims target(const tensor_ref& t, const dim_list& dims);
 };
 
 // ---- cat, stack ------------------------------------------------------------------------------------
@@ -476,15 +342,11 @@ struct split_shifted_dim {
     template <class A>
     static auto apply(const A& a, std::size_t split_size, std::ptrdiff_t dim = 0) {
         const engine::input<A> in(op::name, a);
-        const tensor_ref& t = in.ref();
-        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
-        const std::size_t extent = t.shape[axis];
-        if (split_size == 0 && extent != 0) realify::detail::throw_size_error(op::name, "split_size must be positive");
-        std::vector<std::size_t> sizes;  // never done + split_size: split_size may be near SIZE_MAX
-        for (std::size_t done = 0; done < extent; done += sizes.back()) sizes.push_back(std::min(split_size, extent - done));
-        if (sizes.empty()) sizes.push_back(0);
-        return shape_detail::split_pieces<A>(op::name, t, sizes, axis);
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, in.ref().rank());
+        return shape_detail::split_pieces<A>(op::name, in.ref(), sizes(in.ref().shape[axis], split_size), axis);
     }
+    /// The pieces' sizes along an axis of extent `extent`.
+    static std::vector<std::size_t> sizes(std::size_t extent, std::size_t split_size);
 };
 struct split_with_sizes_shifted_dim {
     using op = ::realify::op::split_with_sizes;
@@ -495,19 +357,12 @@ struct split_with_sizes_shifted_dim {
     template <class A>
     static auto apply(const A& a, const std::vector<std::size_t>& sizes, std::ptrdiff_t dim = 0) {
         const engine::input<A> in(op::name, a);
-        const tensor_ref& t = in.ref();
-        const std::size_t axis = shape_detail::axis_of(op::name, dim, t.rank());
-        std::size_t total = 0;
-        for (std::size_t size : sizes) {
-            total = realify::detail::checked_add(op::name, "sum of sizes", total,
-                                                 realify::detail::checked_signed_size(op::name, "size", size));
-        }
-        if (total != t.shape[axis]) {
-            realify::detail::throw_size_error(op::name, "sizes " + realify::detail::format_sequence(sizes) + " do not sum to dimension " +
-                                                            std::to_string(dim) + " of size " + std::to_string(t.shape[axis]));
-        }
-        return shape_detail::split_pieces<A>(op::name, t, sizes, axis);
+        const std::size_t axis = shape_detail::axis_of(op::name, dim, in.ref().rank());
+        check_sizes(sizes, dim, in.ref().shape[axis]);
+        return shape_detail::split_pieces<A>(op::name, in.ref(), sizes, axis);
     }
+    /// `sizes` must sum to the extent of dim.
+    static void check_sizes(const std::vector<std::size_t>& sizes, std::ptrdiff_t dim, std::size_t extent);
 };
 struct chunk_shifted_dim {
     using op = ::realify::op::chunk;
@@ -517,12 +372,13 @@ struct chunk_shifted_dim {
     static constexpr bool accepts = tensor_operand<A>;
     template <class A>
     static auto apply(const A& a, std::size_t chunks, std::ptrdiff_t dim = 0) {
-        if (chunks == 0) realify::detail::throw_size_error(op::name, "chunks must be positive");
+        check_chunks(chunks);
         const engine::input<A> in(op::name, a);
         const std::size_t size = in.ref().shape[shape_detail::axis_of(op::name, dim, in.ref().rank())];
         const std::size_t split_size = size == 0 ? 1 : (size - 1) / chunks + 1;  // ceil, without size + chunks − 1
         return split_shifted_dim::apply(a, split_size, dim);
     }
+    static void check_chunks(std::size_t chunks);
 };
 
 // ---- roll ------------------------------------------------------------------------------------------------
@@ -539,59 +395,8 @@ struct roll_shifted_dims {
 
     /// The rolled copy of t along `axes` by `shifts` (in [0, extent)) into `to`.
     static void write_axes(const tensor_ref& t, std::span<const std::size_t> axes, std::span<const std::size_t> shifts,
-                           const tensor_ref& to) {
-        const std::size_t combinations = std::size_t{1} << axes.size();
-        for (std::size_t mask = 0; mask < combinations; ++mask) {
-            tensor_ref from = t, into = to;
-            bool empty = false;
-            for (std::size_t j = 0; j < axes.size(); ++j) {
-                const std::size_t n = t.shape[axes[j]], k = shifts[j];
-                const bool tail = (mask >> j) & 1;  // the last k elements move to the front
-                const std::size_t length = tail ? k : n - k;
-                empty = empty || length == 0;
-                from = engine::sliced(from, axes[j], tail ? n - k : 0, length, 1);
-                into = engine::sliced(into, axes[j], tail ? 0 : k, length, 1);
-            }
-            if (!empty) shape_detail::copy_ref(op::name, from, into);
-        }
-    }
-    static void write(const tensor_ref& t, const dim_list& shifts, const dim_list& dims, const tensor_ref& to) {
-        shape_detail::check_result_shape(op::name, to, t.shape);
-        const std::array<tensor_ref, 1> source{t};
-        engine::check_disjoint(op::name, source, to);
-        if (t.count() == 0) return;
-        if (dims.empty()) {
-            if (shifts.size() != 1) realify::detail::throw_size_error(op::name, "without dims, exactly one shift is expected");
-            const engine::dims flat = engine::make_dims(op::name, std::array<std::size_t, 1>{t.count()});
-            const std::array<std::size_t, 1> axis{0}, shift{realify::detail::reduce_shift(shifts[0], t.count())};
-            const auto from = engine::reshaped_view(t, flat);
-            const auto into = engine::reshaped_view(to, flat);
-            if (from && into) return write_axes(*from, axis, shift, *into);
-            // a layout that does not flatten: roll a packed copy into another, then copy it out
-            engine::packed_copy source_copy, rolled_copy;
-            const tensor_ref source_ref = source_copy.pack(op::name, t), rolled_ref = rolled_copy.pack(op::name, t);
-            write_axes(*engine::reshaped_view(source_ref, flat), axis, shift, *engine::reshaped_view(rolled_ref, flat));
-            return shape_detail::copy_ref(op::name, rolled_ref, to);
-        }
-        if (shifts.size() != dims.size()) {
-            realify::detail::throw_size_error(op::name, std::to_string(shifts.size()) + " shifts for " + std::to_string(dims.size()) + " dims");
-        }
-        // shifts of a repeated dim add up (applied one after the other)
-        std::array<std::size_t, engine::max_rank> total{};
-        for (std::size_t i = 0; i < dims.size(); ++i) {
-            const std::size_t axis = shape_detail::axis_of(op::name, dims[i], t.rank());
-            const std::size_t n = t.shape[axis];
-            total[axis] = (total[axis] + realify::detail::reduce_shift(shifts[i], n)) % n;
-        }
-        std::array<std::size_t, engine::max_rank> axes{}, amounts{};
-        std::size_t rolled = 0;
-        for (std::size_t a = 0; a < t.rank(); ++a) {
-            if (total[a] == 0) continue;
-            axes[rolled] = a;
-            amounts[rolled++] = total[a];
-        }
-        write_axes(t, std::span(axes.data(), rolled), std::span(amounts.data(), rolled), to);
-    }
+                           const tensor_ref& to);
+    static void write(const tensor_ref& t, const dim_list& shifts, const dim_list& dims, const tensor_ref& to);
     template <class A>
     static auto apply(const A& a, const dim_list& shifts, const dim_list& dims = {}) {
         const engine::input<A> in(op::name, a);
