@@ -27,12 +27,6 @@
 
 namespace realify {
 
-namespace detail {
-/// An owning container of element type V and rank Rank (xarray when dynamic).
-template <class V, std::size_t Rank>
-using owning_tensor_t = std::conditional_t<Rank == dynamic_rank, xt::xarray<V>, xt::xtensor<V, Rank == dynamic_rank ? 0 : Rank>>;
-}  // namespace detail
-
 namespace dispatch {
 
 /// True when some operand is a complex_layout (or a vector of them: cat, stack).

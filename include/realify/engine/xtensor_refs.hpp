@@ -73,10 +73,9 @@ using expression_t = std::remove_cvref_t<decltype(expression_of(std::declval<con
 /// rank is smaller code than xt::xarray's); nothing (an empty type) for one
 /// in memory.
 struct no_evaluation {};
-template <class E, class V = std::remove_cv_t<typename E::value_type>, std::size_t Rank = static_rank_v<E>>
-using evaluation_t = std::conditional_t<Rank == dynamic_rank, xt::xarray<V>, xt::xtensor<V, Rank == dynamic_rank ? 0 : Rank>>;
 template <class E>
-using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, no_evaluation, evaluation_t<E>>;
+using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, no_evaluation,
+                                       realify::detail::owning_tensor_t<std::remove_cv_t<typename E::value_type>, static_rank_v<E>>>;
 
 /// The value a number is read as: its own type when the engine has it.
 template <class N>

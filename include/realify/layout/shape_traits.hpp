@@ -13,6 +13,7 @@
 
 #include <xtensor/xshape.hpp>
 #include <xtensor/xstorage.hpp>
+#include <xtensor/xtensor_forward.hpp>
 
 #include "realify/version.hpp"
 
@@ -85,6 +86,12 @@ inline constexpr bool has_fixed_shape_v = detail::is_fixed_shape<typename std::d
 /// vector when the rank is dynamic.
 template <std::size_t Rank>
 using shape_for_rank_t = std::conditional_t<Rank == dynamic_rank, xt::svector<std::size_t, 4>, std::array<std::size_t, Rank>>;
+
+namespace detail {
+/// An owning container of element type V and rank Rank (xt::xarray when dynamic).
+template <class V, std::size_t Rank>
+using owning_tensor_t = std::conditional_t<Rank == dynamic_rank, xt::xarray<V>, xt::xtensor<V, Rank == dynamic_rank ? 0 : Rank>>;
+}  // namespace detail
 
 /// Rank one larger / one smaller, dynamic staying dynamic.
 inline constexpr std::size_t rank_plus_one(std::size_t rank) { return rank == dynamic_rank ? rank : rank + 1; }

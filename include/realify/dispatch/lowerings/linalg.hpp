@@ -165,7 +165,7 @@ struct product_plan {
 
 /// `shown_a`/`shown_b` are the shapes the error messages name (the user's).
 product_plan plan_product(std::string_view op, const tensor_ref& a, const tensor_ref& b, const dims& shown_a,
-                                 const dims& shown_b);
+                          const dims& shown_b);
 
 template <class T, class Input>
 simd::gemm_operand<T> gemm_operand_of(const Input& in, const tensor_ref& as, const offset_vector& offsets) {
