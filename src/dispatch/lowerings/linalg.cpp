@@ -65,11 +65,4 @@ linalg_detail::product_plan linalg_detail::plan_product(std::string_view op, con
     return plan;
 }
 
-bool linalg_detail::row_major(const engine::tensor_ref& t) {
-    const auto expected = engine::row_major_strides(t.shape, t.width());
-    for (std::size_t a = 0; a < t.rank(); ++a)
-        if (t.shape[a] > 1 && t.strides[a] != expected[a]) return false;
-    return true;
-}
-
 }  // namespace realify::dispatch::lowering

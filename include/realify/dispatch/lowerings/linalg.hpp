@@ -196,9 +196,6 @@ T* data_of(Result& result) {
     else return reinterpret_cast<T*>(result.data());  // std::complex<T> is an array of two T
 }
 
-/// Is t row-major contiguous (what the GEMM writes)?
-bool row_major(const engine::tensor_ref& t);
-
 /// Writes the product into o's buffer (see the header comment): `run(out)`
 /// computes it into contiguous memory.
 template <class Result, class T, bool Complex, class Run, class Buffer>
@@ -208,7 +205,7 @@ void write_into(std::string_view op, const dims& shape, const Run& run, const te
     const engine::tensor_ref out = out_ref(op, o);
     const std::array<engine::tensor_ref, 2> inputs{a, b};
     const bool overlapping = engine::check_result_out(op, inputs, out, shape);
-    if (!overlapping && out.type == engine::component_of<T>() && out.complex == Complex && row_major(out)) {
+    if (!overlapping && out.type == engine::component_of<T>() && out.complex == Complex && engine::packed_from(out, 0)) {
         run(static_cast<T*>(out.data));
     } else {
         auto result = allocate_result<Result>(shape);
