@@ -318,6 +318,28 @@ tensor_ref packed_copy::pack(std::string_view op, const tensor_ref& from) {
     return to;
 }
 
+tensor_ref strided_ref(std::string_view op, void* data, component type, bool complex, std::span<const std::size_t> extents,
+                       std::span<const std::ptrdiff_t> strides) {
+    tensor_ref r;
+    r.data = data;
+    r.type = type;
+    r.complex = complex;
+    r.shape = make_dims(op, extents);
+    for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = (complex ? 2 : 1) * strides[a];
+    return r;
+}
+
+const tensor_ref& memory_ref::pack(std::string_view op) {
+    m_ref = m_packed.pack(op, m_ref);
+    return m_ref;
+}
+
+void memory_ref::read_pairs(std::string_view op) {
+    // a complex layout's trailing extent is 2 by its type's check: packed, the pairs are contiguous
+    if (auto r = pairs_as_complex(m_ref)) m_ref = *r;
+    else m_ref = *pairs_as_complex(pack(op));
+}
+
 bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape) {
     detail::check_out_shape(op, out, shape);
     detail::check_no_internal_overlap(op, out);

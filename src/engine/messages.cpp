@@ -61,6 +61,13 @@ void check_complex_viewable(const char* where, std::span<const std::size_t> shap
     throw layout_error(message.str());
 }
 
+[[noreturn]] void throw_not_complex_layout(std::span<const std::size_t> real_shape) {
+    throw layout_error(
+        "realify::complex_layout: a complex layout needs a trailing axis of extent 2 ([real, imag]); got a real "
+        "expression of shape " +
+        format_sequence(real_shape));
+}
+
 }  // namespace detail
 
 namespace engine {
@@ -70,6 +77,16 @@ namespace engine {
 }
 [[noreturn]] void throw_layout_error(std::string_view op, const std::string& what) {
     throw layout_error("realify::" + std::string(op) + ": " + what);
+}
+
+tensor_ref output_pairs(std::string_view op, const tensor_ref& memory) {
+    if (auto r = pairs_as_complex(memory)) return *r;
+    const std::ptrdiff_t stride = memory.rank() == 0 ? 0 : memory.strides[memory.rank() - 1];
+    throw_layout_error(op, "out's [re, im] axis is not contiguous (stride " + std::to_string(stride) + ")");
+}
+
+[[noreturn]] void throw_rank_error(std::string_view op) {
+    throw_shape_error(op, "tensors of more than " + std::to_string(max_rank) + " dimensions are not supported");
 }
 
 }  // namespace engine

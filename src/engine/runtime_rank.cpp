@@ -18,12 +18,6 @@ namespace engine {
 #define REALIFY_OUTPUT_REF(B) template tensor_ref output_ref<B>(std::string_view, B&);
 REALIFY_RUNTIME_RANK_TENSORS(REALIFY_OUTPUT_REF)
 #undef REALIFY_OUTPUT_REF
-
-namespace detail {
-#define REALIFY_REF_OF_MEMORY(E) template tensor_ref ref_of_memory<E>(std::string_view, const E&);
-REALIFY_RUNTIME_RANK_ARRAYS(REALIFY_REF_OF_MEMORY)
-#undef REALIFY_REF_OF_MEMORY
-}  // namespace detail
 }  // namespace engine
 
 }  // namespace realify

@@ -519,6 +519,28 @@ TEST(EagerShape, SizeArithmeticNeverWraps) {
     expect_error(shape_error_message([&] { (void)realify::stack(std::vector<part>(2, huge), 0); }), "stack");
 }
 
+// The reading of operands and out= buffers reports, naming the op, what it
+// cannot read: an out whose [re, im] axis is not contiguous, a tensor of more
+// dimensions than the engine walks.
+TEST(EagerShape, UnreadableOperandsAreNamed) {
+    const xt::xtensor<std::complex<float>, 2> x = xt::ones<std::complex<float>>({2, 2});
+    xt::xtensor<float, 3> planes = xt::zeros<float>({2, 2, 4});
+    auto spread = realify::as_complex_layout(xt::view(planes, xt::all(), xt::all(), xt::range(0, 4, 2)));  // stride 2
+    try {
+        realify::exp(complex_layout_of(x), realify::out(spread));
+        FAIL() << "expected a layout_error";
+    } catch (const realify::layout_error& e) {
+        EXPECT_EQ(std::string(e.what()), "realify::exp: out's [re, im] axis is not contiguous (stride 2)");
+    }
+    EXPECT_TRUE(xt::all(xt::equal(planes, 0.0f)));  // nothing written
+
+    const std::vector<std::size_t> too_many(realify::engine::max_rank + 1, 1);
+    const xt::xarray<std::complex<double>> deep = xt::ones<std::complex<double>>(too_many);
+    const std::string message = shape_error_message([&] { (void)realify::exp(deep); });
+    EXPECT_EQ(message, "realify::exp: tensors of more than " + std::to_string(realify::engine::max_rank) +
+                           " dimensions are not supported");
+}
+
 TEST(EagerShape, ReductionsAndProducts) {
     const auto x = sample({2, 3, 4});
     const auto a = complex_layout_of(x);

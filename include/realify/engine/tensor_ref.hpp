@@ -122,17 +122,25 @@ struct tensor_ref {
 /// src/engine/messages.cpp).
 [[noreturn]] void throw_shape_error(std::string_view op, const std::string& what);
 [[noreturn]] void throw_layout_error(std::string_view op, const std::string& what);
+/// "realify::<op>: tensors of more than max_rank dimensions are not supported".
+[[noreturn]] void throw_rank_error(std::string_view op);
 
 /// A shape of the given extents; more than max_rank is a shape_error.
 template <class Extents>
 dims make_dims(std::string_view op, const Extents& extents) {
     dims d;
     for (const auto& e : extents) {
-        if (d.rank == max_rank) throw_shape_error(op, "tensors of more than " + std::to_string(max_rank) + " dimensions are not supported");
+        if (d.rank == max_rank) throw_rank_error(op);
         d.extent[d.rank++] = static_cast<std::size_t>(e);
     }
     return d;
 }
+
+/// The ref of memory at `data` of these extents and strides (in elements:
+/// doubled for complex elements); more than max_rank axes is a shape_error.
+/// Compiled once (src/engine/engine.cpp).
+tensor_ref strided_ref(std::string_view op, void* data, component type, bool complex, std::span<const std::size_t> extents,
+                       std::span<const std::ptrdiff_t> strides);
 
 /// Row-major strides of `shape` for elements of `width` components.
 inline std::array<std::ptrdiff_t, max_rank> row_major_strides(const dims& shape, std::ptrdiff_t width) noexcept {
@@ -167,6 +175,10 @@ inline std::optional<tensor_ref> pairs_as_complex(const tensor_ref& t) noexcept 
     r.complex = true;
     return r;
 }
+
+/// An out= buffer's memory, a real (…, 2) layout, read as complex; a
+/// layout_error naming the op when its [re, im] axis is not contiguous.
+tensor_ref output_pairs(std::string_view op, const tensor_ref& memory);
 
 /// The axes in the order `perm` (a permutation of 0 … rank − 1, checked by the caller).
 inline tensor_ref permuted(const tensor_ref& t, std::span<const std::size_t> perm) noexcept {

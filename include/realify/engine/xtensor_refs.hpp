@@ -10,6 +10,7 @@
 #include <array>
 #include <complex>
 #include <cstddef>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -39,25 +40,20 @@ namespace detail {
 template <class E>
 tensor_ref ref_of_memory(std::string_view op, const E& e) {
     using V = std::remove_cv_t<typename E::value_type>;
-    tensor_ref r;
-    r.shape = make_dims(op, e.shape());
-    const auto& strides = e.strides();
+    const auto& e_shape = e.shape();  // (a reference: contiguous_sequence may return its argument)
+    const auto& e_strides = e.strides();
+    const auto& shape = realify::detail::contiguous_sequence<std::size_t>(e_shape);
+    const auto& strides = realify::detail::contiguous_sequence<std::ptrdiff_t>(e_strides);
+    const std::span<const std::size_t> extents(shape.data(), shape.size());
+    const std::span<const std::ptrdiff_t> steps(strides.data(), strides.size());
     if constexpr (complex_scalar<V>) {
         using T = real_part_t<V>;
-        r.data = const_cast<T*>(realify::detail::as_real_pointer(realify::detail::first_element(e)));
-        r.type = component_of<T>();
-        r.complex = true;
-        for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = 2 * static_cast<std::ptrdiff_t>(strides[a]);
+        const T* data = realify::detail::as_real_pointer(realify::detail::first_element(e));
+        return strided_ref(op, const_cast<T*>(data), component_of<T>(), true, extents, steps);
     } else {
-        r.data = const_cast<V*>(realify::detail::first_element(e));
-        r.type = component_of<V>();
-        for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = static_cast<std::ptrdiff_t>(strides[a]);
+        return strided_ref(op, const_cast<V*>(realify::detail::first_element(e)), component_of<V>(), false, extents, steps);
     }
-    return r;
 }
-#define REALIFY_DECLARE_REF_OF_MEMORY(E) extern template tensor_ref ref_of_memory<E>(std::string_view, const E&);
-REALIFY_RUNTIME_RANK_ARRAYS(REALIFY_DECLARE_REF_OF_MEMORY)
-#undef REALIFY_DECLARE_REF_OF_MEMORY
 
 /// The expression of a tensor operand (a complex_layout's: its real (…, 2) layout).
 template <class A>
@@ -90,21 +86,11 @@ using number_t = std::conditional_t<complex_number_operand<N>, std::complex<doub
 /// expression, evaluated once by xtensor); on request, a packed copy of it
 /// (made once, by compiled code). Not copyable: the ref points into it.
 template <class E>
-class expression_memory {
+class expression_memory : public memory_ref {
 public:
     expression_memory(std::string_view op, const E& e) : m_evaluated(evaluation_of(e)) {
         if constexpr (holds_evaluation) m_ref = detail::ref_of_memory(op, m_evaluated);
         else m_ref = detail::ref_of_memory(op, e);
-    }
-    expression_memory(const expression_memory&) = delete;
-    expression_memory& operator=(const expression_memory&) = delete;
-
-    const tensor_ref& ref() const noexcept { return m_ref; }
-
-    /// Replaces the ref by that of a packed copy of its memory.
-    const tensor_ref& pack(std::string_view op) {
-        m_ref = m_packed.pack(op, m_ref);
-        return m_ref;
     }
 
     /// Whether ref() points into memory this object holds (not the expression's).
@@ -118,8 +104,32 @@ private:
     }
 
     [[no_unique_address]] detail::evaluated_t<E> m_evaluated;
+};
+
+/// A number as the engine reads it: a ref of rank 0 to its value, held here
+/// in its own type (one the engine has). Not copyable: the ref points into it.
+class number_memory {
+public:
+    template <class N>
+    explicit number_memory(const N& value) noexcept {
+        static_assert(sizeof(N) <= sizeof(m_value) && alignof(N) <= alignof(std::complex<double>));
+        ::new (static_cast<void*>(m_value)) N(value);
+        m_ref.data = m_value;
+        if constexpr (std::is_same_v<N, std::complex<double>>) {
+            m_ref.type = component::float64;
+            m_ref.complex = true;
+        } else {
+            m_ref.type = component_of<N>();
+        }
+    }
+    number_memory(const number_memory&) = delete;
+    number_memory& operator=(const number_memory&) = delete;
+
+    const tensor_ref& ref() const noexcept { return m_ref; }
+
+private:
     tensor_ref m_ref;
-    packed_copy m_packed;
+    alignas(std::complex<double>) std::byte m_value[sizeof(std::complex<double>)];
 };
 
 /// One operand of an eager op as the engine reads it. Keeps the temporary
@@ -128,41 +138,27 @@ template <class A>
 class input {
 public:
     input(std::string_view op, const A& a) : m_memory(memory_of(op, a)) {
-        if constexpr (tensor_operand<A>) {
-            m_ref = m_memory.ref();
-            if constexpr (complex_layout_operand<A>) {
-                // read as complex where it is, else from a packed copy, made once
-                if (auto r = pairs_as_complex(m_ref)) m_ref = *r;
-                else m_ref = *pairs_as_complex(m_memory.pack(op));
-            }
-        } else if constexpr (complex_number_operand<A>) {
-            m_number = {static_cast<double>(a.real()), static_cast<double>(a.imag())};
-            m_ref.data = &m_number;
-            m_ref.type = component::float64;
-            m_ref.complex = true;
-        } else {
-            static_assert(real_number_operand<A>, "realify: an operand must be a tensor or a number");
-            m_number = static_cast<detail::number_t<A>>(a);
-            m_ref.data = &m_number;
-            m_ref.type = component_of<detail::number_t<A>>();
-        }
+        if constexpr (complex_layout_operand<A>) m_memory.read_pairs(op);
     }
     input(const input&) = delete;
     input& operator=(const input&) = delete;
 
-    const tensor_ref& ref() const noexcept { return m_ref; }
+    const tensor_ref& ref() const noexcept { return m_memory.ref(); }
 
 private:
-    struct no_memory {};
-    using memory = std::conditional_t<tensor_operand<A>, expression_memory<detail::expression_t<A>>, no_memory>;
+    using memory = std::conditional_t<tensor_operand<A>, expression_memory<detail::expression_t<A>>, number_memory>;
     static memory memory_of(std::string_view op, const A& a) {
-        if constexpr (tensor_operand<A>) return memory(op, detail::expression_of(a));
-        else return no_memory{};
+        if constexpr (tensor_operand<A>) {
+            return memory(op, detail::expression_of(a));
+        } else if constexpr (complex_number_operand<A>) {
+            return memory(std::complex<double>(static_cast<double>(a.real()), static_cast<double>(a.imag())));
+        } else {
+            static_assert(real_number_operand<A>, "realify: an operand must be a tensor or a number");
+            return memory(static_cast<detail::number_t<A>>(a));
+        }
     }
 
-    tensor_ref m_ref;
-    memory m_memory;  // (not an optional: GCC 12 then warns of the packed copy as maybe uninitialized)
-    std::conditional_t<number_operand<A>, detail::number_t<A>, char> m_number{};
+    memory m_memory;
 };
 
 /// The operands of a list (cat's, stack's) as the engine reads them: one
@@ -209,9 +205,7 @@ tensor_ref output_ref(std::string_view op, B& buffer) {
     if constexpr (!realify::detail::writable_buffer<B&>()) {
         return tensor_ref{};  // refused by realify::out's static_assert already: no second error
     } else if constexpr (complex_layout_operand<B>) {
-        if (auto r = pairs_as_complex(detail::ref_of_memory(op, buffer.real_layout()))) return *r;
-        throw_layout_error(op, "out's [re, im] axis is not contiguous (stride " +
-                                   std::to_string(buffer.real_layout().strides().back()) + ")");
+        return output_pairs(op, detail::ref_of_memory(op, buffer.real_layout()));
     } else {
         return detail::ref_of_memory(op, buffer);
     }

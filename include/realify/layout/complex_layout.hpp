@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
-#include <sstream>
+#include <span>
 #include <type_traits>
 #include <utility>
 
@@ -59,11 +59,8 @@ public:
     explicit complex_layout(Arg&& expression) : m_expression(std::forward<Arg>(expression)) {
         const auto& real_shape = m_expression.shape();
         if (real_shape.size() == 0 || real_shape[real_shape.size() - 1] != 2) {
-            std::ostringstream message;
-            message << "realify::complex_layout: a complex layout needs a trailing axis of extent 2 "
-                       "([real, imag]); got a real expression of shape "
-                    << detail::format_sequence(real_shape);
-            throw layout_error(message.str());
+            const auto& s = detail::contiguous_sequence<std::size_t>(real_shape);
+            detail::throw_not_complex_layout(std::span<const std::size_t>(s.data(), s.size()));
         }
     }
 

@@ -37,20 +37,26 @@ namespace detail {
 void check_complex_viewable(const char* where, std::span<const std::size_t> shape,
                             std::span<const std::ptrdiff_t> strides, std::size_t offset);
 
-/// The same for any shape and strides sequence: copied into a small vector
-/// when it is not already contiguous std::size_t / std::ptrdiff_t.
+/// A shape or strides sequence as contiguous T, for the compiled checks: the
+/// sequence itself when it is (std::array, xtensor's svector), else a copy.
+template <class T, class Sequence>
+decltype(auto) contiguous_sequence(const Sequence& s) {
+    if constexpr (std::is_convertible_v<const Sequence&, std::span<const T>>) return (s);
+    else return xt::svector<T, 6>(s.begin(), s.end());
+}
+
+/// The same for any shape and strides sequence.
 template <class Shape, class Strides>
 void check_complex_viewable(const char* where, const Shape& shape, const Strides& strides, std::size_t offset) {
-    if constexpr (std::is_convertible_v<const Shape&, std::span<const std::size_t>> &&
-                  std::is_convertible_v<const Strides&, std::span<const std::ptrdiff_t>>) {
-        check_complex_viewable(where, std::span<const std::size_t>(shape), std::span<const std::ptrdiff_t>(strides), offset);
-    } else {
-        const xt::svector<std::size_t, 6> s(shape.begin(), shape.end());
-        const xt::svector<std::ptrdiff_t, 6> t(strides.begin(), strides.end());
-        check_complex_viewable(where, std::span<const std::size_t>(s.data(), s.size()),
-                               std::span<const std::ptrdiff_t>(t.data(), t.size()), offset);
-    }
+    const auto& s = contiguous_sequence<std::size_t>(shape);
+    const auto& t = contiguous_sequence<std::ptrdiff_t>(strides);
+    check_complex_viewable(where, std::span<const std::size_t>(s.data(), s.size()),
+                           std::span<const std::ptrdiff_t>(t.data(), t.size()), offset);
 }
+
+/// layout_error: a complex layout needs a trailing axis of extent 2, naming
+/// the real shape it got. Compiled once (realify_simd).
+[[noreturn]] void throw_not_complex_layout(std::span<const std::size_t> real_shape);
 
 template <class E>
 auto view_as_complex_impl(E& e) {
