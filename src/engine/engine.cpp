@@ -329,6 +329,8 @@ tensor_ref strided_ref(std::string_view op, void* data, component type, bool com
     return r;
 }
 
+memory_ref::~memory_ref() = default;
+
 const tensor_ref& memory_ref::pack(std::string_view op) {
     m_ref = m_packed.pack(op, m_ref);
     return m_ref;

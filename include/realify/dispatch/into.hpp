@@ -8,7 +8,6 @@
 #include <complex>
 #include <cstddef>
 #include <optional>
-#include <span>
 #include <string_view>
 #include <type_traits>
 
@@ -72,9 +71,8 @@ engine::tensor_ref out_ref(std::string_view op, out_arg<B>& o) {
 /// Runs `kernel` over the operands into o's buffer.
 template <class B, class... A>
 void evaluate_into(std::string_view op, const engine::block_kernel& kernel, out_arg<B>& o, const A&... operands) {
-    engine::with_input_refs(
-        op, [&](std::span<const engine::tensor_ref> refs) { engine::evaluate(op, refs, out_ref(op, o), kernel); },
-        operands...);
+    const engine::inputs<A...> in(op, operands...);
+    engine::evaluate(op, in.refs(), out_ref(op, o), kernel);
 }
 
 /// The component type (float32/float64) kernels of element type V compute in.

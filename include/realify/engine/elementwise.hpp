@@ -150,6 +150,7 @@ private:
 class memory_ref {
 public:
     memory_ref() = default;
+    ~memory_ref();  // compiled: frees the packed copy, if any
     memory_ref(const memory_ref&) = delete;
     memory_ref& operator=(const memory_ref&) = delete;
 

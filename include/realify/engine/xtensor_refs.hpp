@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <xtensor/xarray.hpp>
@@ -178,26 +179,30 @@ private:
 };
 
 namespace detail {
-template <std::size_t N, class F>
-decltype(auto) with_inputs(std::string_view, std::array<tensor_ref, N>& refs, std::size_t, F& f) {
-    return f(std::span<const tensor_ref>(refs));
-}
-template <std::size_t N, class F, class A, class... Rest>
-decltype(auto) with_inputs(std::string_view op, std::array<tensor_ref, N>& refs, std::size_t i, F& f, const A& a,
-                           const Rest&... rest) {
-    const input<A> in(op, a);
-    refs[i] = in.ref();
-    return with_inputs(op, refs, i + 1, f, rest...);
-}
+template <std::size_t I, class A>
+struct indexed_input {
+    indexed_input(std::string_view op, const A& a) : in(op, a) {}
+    input<A> in;
+};
+template <class Indices, class... A>
+class inputs_of;
+template <std::size_t... I, class... A>
+class inputs_of<std::index_sequence<I...>, A...> : indexed_input<I, A>... {
+public:
+    inputs_of(std::string_view op, const A&... operands)
+        : indexed_input<I, A>(op, operands)..., m_refs{static_cast<const indexed_input<I, A>&>(*this).in.ref()...} {}
+
+    std::span<const tensor_ref> refs() const noexcept { return m_refs; }
+
+private:
+    std::array<tensor_ref, sizeof...(A)> m_refs;
+};
 }  // namespace detail
 
-/// Returns f(std::span<const tensor_ref>) called with the refs of the
-/// operands (their temporaries alive for the call).
-template <class F, class... A>
-decltype(auto) with_input_refs(std::string_view op, F&& f, const A&... operands) {
-    std::array<tensor_ref, sizeof...(A)> refs;
-    return detail::with_inputs(op, refs, 0, f, operands...);
-}
+/// The operands of a call as the engine reads them: one input each, read
+/// in order, kept alive as long as this object; refs() in the same order.
+template <class... A>
+using inputs = detail::inputs_of<std::index_sequence_for<A...>, A...>;
 
 /// The ref of an out= buffer (checked by realify::out to be in memory).
 template <class B>

@@ -11,7 +11,6 @@
 #include <complex>
 #include <cstddef>
 #include <optional>
-#include <span>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -55,15 +54,11 @@ using element_of = std::conditional_t<Complex, std::complex<T>, T>;
 /// results.hpp) and filled by `kernel`.
 template <class R, class... A>
 R allocate_and_evaluate(std::string_view op, const engine::block_kernel& kernel, const A&... operands) {
-    return engine::with_input_refs(
-        op,
-        [&](std::span<const engine::tensor_ref> refs) {
-            R result = allocate_result<R>(engine::broadcast_shape(op, refs));
-            auto o = out(result);
-            engine::evaluate(op, refs, out_ref(op, o), kernel);
-            return result;
-        },
-        operands...);
+    const engine::inputs<A...> in(op, operands...);
+    R result = allocate_result<R>(engine::broadcast_shape(op, in.refs()));
+    auto o = out(result);
+    engine::evaluate(op, in.refs(), out_ref(op, o), kernel);
+    return result;
 }
 
 /// The same into an out= buffer, for a result of element type V.

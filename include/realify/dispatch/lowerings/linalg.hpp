@@ -351,9 +351,8 @@ struct einsum_gemm {
         const auto all = std::forward_as_tuple(args...);
         const std::string_view equation = std::get<sizeof...(A) - 1>(all);
         return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-            return engine::with_input_refs(
-                op::name, [&](std::span<const engine::tensor_ref> refs) -> decltype(auto) { return f(refs, equation); },
-                std::get<I>(all)...);
+            const engine::inputs<std::tuple_element_t<I, std::tuple<A...>>...> in(op::name, std::get<I>(all)...);
+            return f(in.refs(), equation);
         }(std::make_index_sequence<sizeof...(A) - 1>{});
     }
     template <class... A>

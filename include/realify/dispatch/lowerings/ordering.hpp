@@ -94,9 +94,8 @@ struct clamp_reals {
                 const std::array<engine::step_operand, 2> operands{x, loop.input(next++)};
                 loop.append(simd::elementwise_op::clamp_max, operands);
             }
-            return engine::with_input_refs(
-                op::name, [&](std::span<const engine::tensor_ref> refs) -> decltype(auto) { return f.template operator()<T>(refs, loop, present...); },
-                present...);
+            const engine::inputs<std::remove_cvref_t<decltype(present)>...> in(op::name, present...);
+            return f.template operator()<T>(in.refs(), loop, present...);
         };
         if constexpr (is_none_v<L>) return run(a, hi);
         else if constexpr (is_none_v<H>) return run(a, lo);
