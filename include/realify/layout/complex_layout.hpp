@@ -64,6 +64,17 @@ public:
         }
     }
 
+    complex_layout(const complex_layout&) = default;
+    complex_layout(complex_layout&&) = default;
+    complex_layout& operator=(const complex_layout&) = default;
+    complex_layout& operator=(complex_layout&&) = default;
+    // Out of line, one copy per type in a unit: a layout a user holds (an
+    // eager result) is destroyed at its scope's end and on every exception
+    // path after it, and xtensor's destructor inlined at each of those was a
+    // seventh of an eager unit's code. A call per destroyed layout costs
+    // nothing next to the op that made it.
+    [[gnu::noinline]] ~complex_layout();
+
     /// The real (…,2) expression this layout marks.
     const expression_type& real_layout() const noexcept { return m_expression; }
     expression_type& real_layout() noexcept { return m_expression; }
@@ -89,6 +100,9 @@ public:
 private:
     E m_expression;
 };
+
+template <class E>
+complex_layout<E>::~complex_layout() = default;
 
 template <class T>
 struct is_complex_layout : std::false_type {};
