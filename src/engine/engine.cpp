@@ -325,7 +325,7 @@ tensor_ref strided_ref(std::string_view op, void* data, component type, bool com
     r.type = type;
     r.complex = complex;
     r.shape = make_dims(op, extents);
-    for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = (complex ? 2 : 1) * strides[a];
+    for (std::size_t a = 0; a < r.rank(); ++a) r.strides[a] = r.width() * strides[a];
     return r;
 }
 
