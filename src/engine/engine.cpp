@@ -6,6 +6,7 @@
 // (realify_isa_sources): the only arithmetic here is in the built-ins,
 // whose formulas are the element kernels' (realify/kernels).
 #include "realify/engine/elementwise.hpp"
+#include "realify/engine/operands.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,6 +15,7 @@
 #include <cstddef>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -329,17 +331,55 @@ tensor_ref strided_ref(std::string_view op, void* data, component type, bool com
     return r;
 }
 
-memory_ref::~memory_ref() = default;
+operand_memory::~operand_memory() = default;
 
-const tensor_ref& memory_ref::pack(std::string_view op) {
+const tensor_ref& operand_memory::pack(std::string_view op) {
     m_ref = m_packed.pack(op, m_ref);
     return m_ref;
 }
 
-void memory_ref::read_pairs(std::string_view op) {
+void operand_memory::read_pairs(std::string_view op) {
     // a complex layout's trailing extent is 2 by its type's check: packed, the pairs are contiguous
     if (auto r = pairs_as_complex(m_ref)) m_ref = *r;
     else m_ref = *pairs_as_complex(pack(op));
+}
+
+operand_list::operand_list(std::string_view op, std::span<const operand> operands) {
+    std::byte* memory = m_inline_memory;
+    std::byte* refs = m_inline_refs;
+    if (operands.size() > inline_count) {
+        // one block: the memories, then the refs (operator new aligns for both)
+        static_assert(sizeof(operand_memory) % alignof(tensor_ref) == 0);
+        m_heap.reset(new std::byte[operands.size() * (sizeof(operand_memory) + sizeof(tensor_ref))]);
+        memory = m_heap.get();
+        refs = memory + operands.size() * sizeof(operand_memory);
+    }
+    m_memory = reinterpret_cast<operand_memory*>(memory);
+    m_refs = reinterpret_cast<tensor_ref*>(refs);
+    try {
+        for (const operand& o : operands) {
+            operand_memory& m = *::new (static_cast<void*>(m_memory + m_count)) operand_memory;
+            try {
+                o.read(op, o.object, m);
+            } catch (...) {
+                m.~operand_memory();
+                throw;
+            }
+            ::new (static_cast<void*>(m_refs + m_count)) tensor_ref(m.ref());
+            ++m_count;
+        }
+    } catch (...) {
+        destroy();
+        throw;
+    }
+}
+
+operand_list::~operand_list() { destroy(); }
+
+void operand_list::destroy() noexcept {
+    static_assert(std::is_trivially_destructible_v<tensor_ref>);
+    for (std::size_t i = m_count; i-- > 0;) m_memory[i].~operand_memory();
+    m_count = 0;
 }
 
 bool check_result_out(std::string_view op, std::span<const tensor_ref> inputs, const tensor_ref& out, const dims& shape) {

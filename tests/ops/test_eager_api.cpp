@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
@@ -539,6 +540,31 @@ TEST(EagerShape, UnreadableOperandsAreNamed) {
     const std::string message = shape_error_message([&] { (void)realify::exp(deep); });
     EXPECT_EQ(message, "realify::exp: tensors of more than " + std::to_string(realify::engine::max_rank) +
                            " dimensions are not supported");
+}
+
+// More operands than a call holds in place (cat's list: read onto the
+// heap), lazy expressions (evaluated and kept while the call runs) and
+// strided views, and a read that fails after others succeeded: what was
+// read is freed (the sanitizer builds check), and the error names the op.
+TEST(EagerShape, LongOperandListsAreReadAndFreed) {
+    using C = std::complex<double>;
+    const xt::xarray<C> x = sample({2, 3});
+    const xt::xarray<C> shifted = x + C(1, -1);
+    auto lazy = x + C(1, -1);
+    const xt::xarray<C> from_lazy = realify::cat(std::vector<decltype(lazy)>(5, lazy), 0);
+    EXPECT_EQ(from_lazy, xt::concatenate(xt::xtuple(shifted, shifted, shifted, shifted, shifted), 0));
+
+    const xt::xarray<C> wide = sample({2, 6});
+    auto strided = xt::view(wide, xt::all(), xt::range(0, 6, 2));
+    const xt::xarray<C> every_other = strided;
+    const xt::xarray<C> from_views = realify::cat(std::vector<decltype(strided)>(4, strided), 1);
+    EXPECT_EQ(from_views, xt::concatenate(xt::xtuple(every_other, every_other, every_other, every_other), 1));
+
+    const xt::xarray<C> deep = xt::ones<C>(std::vector<std::size_t>(realify::engine::max_rank + 1, 1));
+    const std::vector<decltype(lazy)> last_unreadable{lazy, lazy, lazy, deep + C(1, -1)};
+    EXPECT_EQ(shape_error_message([&] { (void)realify::cat(last_unreadable, 0); }),
+              "realify::cat: tensors of more than " + std::to_string(realify::engine::max_rank) +
+                  " dimensions are not supported");
 }
 
 TEST(EagerShape, ReductionsAndProducts) {

@@ -71,7 +71,7 @@ engine::tensor_ref out_ref(std::string_view op, out_arg<B>& o) {
 /// Runs `kernel` over the operands into o's buffer.
 template <class B, class... A>
 void evaluate_into(std::string_view op, const engine::block_kernel& kernel, out_arg<B>& o, const A&... operands) {
-    const engine::inputs<A...> in(op, operands...);
+    const engine::operand_list in(op, engine::operands_of(operands...));
     engine::evaluate(op, in.refs(), out_ref(op, o), kernel);
 }
 

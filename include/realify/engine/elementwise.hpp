@@ -144,30 +144,6 @@ private:
     std::unique_ptr<std::byte[]> m_memory;
 };
 
-/// The part of an expression's memory that does not depend on the
-/// expression's type: the ref the engine reads, and the packed copy it may
-/// read instead (compiled once).
-class memory_ref {
-public:
-    memory_ref() = default;
-    ~memory_ref();  // compiled: frees the packed copy, if any
-    memory_ref(const memory_ref&) = delete;
-    memory_ref& operator=(const memory_ref&) = delete;
-
-    const tensor_ref& ref() const noexcept { return m_ref; }
-
-    /// Replaces the ref by that of a packed copy of its memory.
-    const tensor_ref& pack(std::string_view op);
-
-    /// Reads the memory, a real (…, 2) layout, as complex: where it is when
-    /// its [re, im] axis is contiguous, else from a packed copy, made once.
-    void read_pairs(std::string_view op);
-
-protected:
-    tensor_ref m_ref;
-    packed_copy m_packed;
-};
-
 /// Refuses (layout_error) an out that overlaps any input at all: for ops
 /// that write out in several steps (cat, stack, roll), where even an input
 /// equal to out would be read after being overwritten.

@@ -10,8 +10,7 @@
 #include <array>
 #include <complex>
 #include <cstddef>
-#include <new>
-#include <optional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,6 +22,7 @@
 #include <xtensor/xtensor.hpp>
 
 #include "realify/engine/elementwise.hpp"
+#include "realify/engine/operands.hpp"
 #include "realify/engine/runtime_rank.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/layout/complex_layout.hpp"
@@ -62,17 +62,12 @@ decltype(auto) expression_of(const A& a) {
     if constexpr (complex_layout_operand<A>) return a.real_layout();
     else return (a);
 }
-template <class A>
-using expression_t = std::remove_cvref_t<decltype(expression_of(std::declval<const A&>()))>;
 
 /// The evaluation of a lazy expression (instantiated per expression type):
 /// an xt::xtensor when its rank is static (xtensor's assignment of fixed
-/// rank is smaller code than xt::xarray's); nothing (an empty type) for one
-/// in memory.
-struct no_evaluation {};
+/// rank is smaller code than xt::xarray's).
 template <class E>
-using evaluated_t = std::conditional_t<realify::detail::strided_in_memory<const E&>, no_evaluation,
-                                       realify::detail::owning_tensor_t<std::remove_cv_t<typename E::value_type>, static_rank_v<E>>>;
+using evaluated_t = realify::detail::owning_tensor_t<std::remove_cv_t<typename E::value_type>, static_rank_v<E>>;
 
 /// The value a number is read as: its own type when the engine has it.
 template <class N>
@@ -81,128 +76,70 @@ using number_t = std::conditional_t<complex_number_operand<N>, std::complex<doub
 
 }  // namespace detail
 
-/// The memory of a tensor expression as the engine reads it, and what it
-/// holds for that: the expression's own memory when it has some (any
-/// container, adaptor or strided view), else its evaluation (a lazy xtensor
-/// expression, evaluated once by xtensor); on request, a packed copy of it
-/// (made once, by compiled code). Not copyable: the ref points into it.
-template <class E>
-class expression_memory : public memory_ref {
-public:
-    expression_memory(std::string_view op, const E& e) : m_evaluated(evaluation_of(e)) {
-        if constexpr (holds_evaluation) m_ref = detail::ref_of_memory(op, m_evaluated);
-        else m_ref = detail::ref_of_memory(op, e);
-    }
-
-    /// Whether ref() points into memory this object holds (not the expression's).
-    bool holds_memory() const noexcept { return holds_evaluation || m_packed.holds_copy(); }
-
-private:
-    static constexpr bool holds_evaluation = !realify::detail::strided_in_memory<const E&>;
-    static detail::evaluated_t<E> evaluation_of(const E& e) {
-        if constexpr (holds_evaluation) return detail::evaluated_t<E>(e);
-        else return {};
-    }
-
-    [[no_unique_address]] detail::evaluated_t<E> m_evaluated;
-};
-
-/// A number as the engine reads it: a ref of rank 0 to its value, held here
-/// in its own type (one the engine has). Not copyable: the ref points into it.
-class number_memory {
-public:
-    template <class N>
-    explicit number_memory(const N& value) noexcept {
-        static_assert(sizeof(N) <= sizeof(m_value) && alignof(N) <= alignof(std::complex<double>));
-        ::new (static_cast<void*>(m_value)) N(value);
-        m_ref.data = m_value;
-        if constexpr (std::is_same_v<N, std::complex<double>>) {
-            m_ref.type = component::float64;
-            m_ref.complex = true;
+/// Reads operand `a` into `into`: a tensor where it is (any container,
+/// adaptor or strided view; a complex_layout's pairs as complex, from a
+/// packed copy when its [re, im] axis is not contiguous), a lazy xtensor
+/// expression from its evaluation (by xtensor, once, kept by `into`), a
+/// number as a rank-0 ref to its value.
+template <class A>
+void read_operand(std::string_view op, const A& a, operand_memory& into) {
+    if constexpr (tensor_operand<A>) {
+        const auto& e = detail::expression_of(a);
+        using E = std::remove_cvref_t<decltype(e)>;
+        if constexpr (realify::detail::strided_in_memory<const E&>) {
+            into.set_ref(detail::ref_of_memory(op, e));
         } else {
-            m_ref.type = component_of<N>();
+            using evaluation = detail::evaluated_t<E>;
+            auto* evaluated = new evaluation(e);
+            into.keep(evaluated, [](void* p) { delete static_cast<evaluation*>(p); });
+            into.set_ref(detail::ref_of_memory(op, *evaluated));
         }
+        if constexpr (complex_layout_operand<A>) into.read_pairs(op);
+    } else if constexpr (complex_number_operand<A>) {
+        into.hold_number(std::complex<double>(static_cast<double>(a.real()), static_cast<double>(a.imag())));
+    } else {
+        static_assert(real_number_operand<A>, "realify: an operand must be a tensor or a number");
+        into.hold_number(static_cast<detail::number_t<A>>(a));
     }
-    number_memory(const number_memory&) = delete;
-    number_memory& operator=(const number_memory&) = delete;
+}
 
-    const tensor_ref& ref() const noexcept { return m_ref; }
+/// Operand `a` for compiled code: the object (std::addressof: xtensor
+/// expressions overload &) and its type's reader (one function per operand
+/// type, whatever the call).
+template <class A>
+operand operand_of(const A& a) noexcept {
+    return {std::addressof(a), [](std::string_view op, const void* object, operand_memory& into) {
+                read_operand(op, *static_cast<const A*>(object), into);
+            }};
+}
 
-private:
-    tensor_ref m_ref;
-    alignas(std::complex<double>) std::byte m_value[sizeof(std::complex<double>)];
-};
-
-/// One operand of an eager op as the engine reads it. Keeps the temporary
-/// (or the number) its ref points into: not copyable.
+/// One operand of an eager op as the engine reads it (the ops of one
+/// operand: shape ops, reductions, …). Keeps the memory its ref points into:
+/// not copyable.
 template <class A>
 class input {
 public:
-    input(std::string_view op, const A& a) : m_memory(memory_of(op, a)) {
-        if constexpr (complex_layout_operand<A>) m_memory.read_pairs(op);
-    }
-    input(const input&) = delete;
-    input& operator=(const input&) = delete;
+    input(std::string_view op, const A& a) { read_operand(op, a, m_memory); }
 
     const tensor_ref& ref() const noexcept { return m_memory.ref(); }
 
 private:
-    using memory = std::conditional_t<tensor_operand<A>, expression_memory<detail::expression_t<A>>, number_memory>;
-    static memory memory_of(std::string_view op, const A& a) {
-        if constexpr (tensor_operand<A>) {
-            return memory(op, detail::expression_of(a));
-        } else if constexpr (complex_number_operand<A>) {
-            return memory(std::complex<double>(static_cast<double>(a.real()), static_cast<double>(a.imag())));
-        } else {
-            static_assert(real_number_operand<A>, "realify: an operand must be a tensor or a number");
-            return memory(static_cast<detail::number_t<A>>(a));
-        }
-    }
-
-    memory m_memory;
+    operand_memory m_memory;
 };
 
-/// The operands of a list (cat's, stack's) as the engine reads them: one
-/// input each, kept alive as long as the list.
-template <class A>
-class input_list {
-public:
-    input_list(std::string_view op, const std::vector<A>& parts) : m_inputs(parts.size()), m_refs(parts.size()) {
-        for (std::size_t i = 0; i < parts.size(); ++i) m_refs[i] = m_inputs[i].emplace(op, parts[i]).ref();
-    }
-
-    std::span<const tensor_ref> refs() const noexcept { return m_refs; }
-
-private:
-    std::vector<std::optional<input<A>>> m_inputs;  // sized once: an input neither copies nor moves
-    std::vector<tensor_ref> m_refs;
-};
-
-namespace detail {
-template <std::size_t I, class A>
-struct indexed_input {
-    indexed_input(std::string_view op, const A& a) : in(op, a) {}
-    input<A> in;
-};
-template <class Indices, class... A>
-class inputs_of;
-template <std::size_t... I, class... A>
-class inputs_of<std::index_sequence<I...>, A...> : indexed_input<I, A>... {
-public:
-    inputs_of(std::string_view op, const A&... operands)
-        : indexed_input<I, A>(op, operands)..., m_refs{static_cast<const indexed_input<I, A>&>(*this).in.ref()...} {}
-
-    std::span<const tensor_ref> refs() const noexcept { return m_refs; }
-
-private:
-    std::array<tensor_ref, sizeof...(A)> m_refs;
-};
-}  // namespace detail
-
-/// The operands of a call as the engine reads them: one input each, read
-/// in order, kept alive as long as this object; refs() in the same order.
+/// The operands of a call for compiled code (engine::operand_list reads
+/// them): one (object, reader) pair each, in order.
 template <class... A>
-using inputs = detail::inputs_of<std::index_sequence_for<A...>, A...>;
+std::array<operand, sizeof...(A)> operands_of(const A&... operands) noexcept {
+    return {operand_of(operands)...};
+}
+/// … of a list (cat's, stack's).
+template <class A>
+std::vector<operand> operands_of(const std::vector<A>& parts) {
+    std::vector<operand> list(parts.size());
+    for (std::size_t i = 0; i < parts.size(); ++i) list[i] = operand_of(parts[i]);
+    return list;
+}
 
 /// The ref of an out= buffer (checked by realify::out to be in memory).
 template <class B>

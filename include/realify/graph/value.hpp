@@ -155,7 +155,7 @@ using operand_t = decltype(as_operand<Complex>(std::declval<const tensor_value<T
 /// (row-major, contiguous; complex tensors as their (…,2) real layout), else
 /// copied once, packed — by the engine's compiled copy for any container,
 /// adaptor or view in memory, by xtensor for a lazy expression
-/// (engine::expression_memory).
+/// (engine::read_operand).
 template <class A>
 auto bind_argument(const A& arg) {
     using E = std::remove_cv_t<typename std::remove_cvref_t<A>::value_type>;
@@ -172,7 +172,8 @@ auto bind_argument(const A& arg) {
     } else {
         // any other layout, or a lazy expression: read where it is when packed,
         // else from a copy the value keeps (engine/xtensor_refs.hpp)
-        auto memory = std::make_shared<engine::expression_memory<A>>("graph::program", arg);
+        auto memory = std::make_shared<engine::operand_memory>();
+        engine::read_operand("graph::program", arg, *memory);
         if (!engine::packed_from(memory->ref(), 0)) memory->pack("graph::program");
         v.data = static_cast<T*>(memory->ref().data);
         if (memory->holds_memory()) v.keep = std::move(memory);

@@ -11,6 +11,7 @@
 #include <complex>
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -50,15 +51,21 @@ inline constexpr std::array<bool, sizeof...(A)> complex_kinds{complex_operand<A>
 template <bool Complex, class T>
 using element_of = std::conditional_t<Complex, std::complex<T>, T>;
 
-/// The broadcast of the operands, allocated as result type R (see
-/// results.hpp) and filled by `kernel`.
+/// The broadcast of the operands read, allocated as result type R (see
+/// results.hpp) and filled by `kernel`: one function per result type.
+template <class R>
+R evaluate_fresh(std::string_view op, const engine::block_kernel& kernel, std::span<const engine::operand> operands) {
+    const engine::operand_list in(op, operands);
+    R result = allocate_result<R>(engine::broadcast_shape(op, in.refs()));
+    engine::evaluate(op, in.refs(), engine::output_ref(op, result), kernel);
+    return result;
+}
+
+/// The same on the operands: a call site is their (object, reader) pairs
+/// and one call, whatever their types.
 template <class R, class... A>
 R allocate_and_evaluate(std::string_view op, const engine::block_kernel& kernel, const A&... operands) {
-    const engine::inputs<A...> in(op, operands...);
-    R result = allocate_result<R>(engine::broadcast_shape(op, in.refs()));
-    auto o = out(result);
-    engine::evaluate(op, in.refs(), out_ref(op, o), kernel);
-    return result;
+    return evaluate_fresh<R>(op, kernel, engine::operands_of(operands...));
 }
 
 /// The same into an out= buffer, for a result of element type V.

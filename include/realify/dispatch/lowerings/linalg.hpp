@@ -351,7 +351,7 @@ struct einsum_gemm {
         const auto all = std::forward_as_tuple(args...);
         const std::string_view equation = std::get<sizeof...(A) - 1>(all);
         return [&]<std::size_t... I>(std::index_sequence<I...>) -> decltype(auto) {
-            const engine::inputs<std::tuple_element_t<I, std::tuple<A...>>...> in(op::name, std::get<I>(all)...);
+            const engine::operand_list in(op::name, engine::operands_of(std::get<I>(all)...));
             return f(in.refs(), equation);
         }(std::make_index_sequence<sizeof...(A) - 1>{});
     }

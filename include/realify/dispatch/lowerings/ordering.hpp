@@ -94,7 +94,7 @@ struct clamp_reals {
                 const std::array<engine::step_operand, 2> operands{x, loop.input(next++)};
                 loop.append(simd::elementwise_op::clamp_max, operands);
             }
-            const engine::inputs<std::remove_cvref_t<decltype(present)>...> in(op::name, present...);
+            const engine::operand_list in(op::name, engine::operands_of(present...));
             return f.template operator()<T>(in.refs(), loop, present...);
         };
         if constexpr (is_none_v<L>) return run(a, hi);

@@ -289,7 +289,7 @@ struct join_lowering {
     static constexpr bool accepts = tensor_list<std::remove_cvref_t<L>>;
     template <class A>
     static auto apply(const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
-        const engine::input_list<A> in(Tag::name, parts);
+        const engine::operand_list in(Tag::name, engine::operands_of(parts));
         return allocated<result_t<element_t<A>, result_rank_v<Rule, A>, std::vector<A>>>(
             Tag::name, engine::joined_shape(Tag::name, in.refs(), dim, Stack).first,
             [&](const tensor_ref& to) { engine::join(Tag::name, in.refs(), dim, Stack, to); });
@@ -297,7 +297,7 @@ struct join_lowering {
     template <class B, class A>
     static void apply_into(out_arg<B>& o, const std::vector<A>& parts, std::ptrdiff_t dim = 0) {
         check_out_type<element_t<A>, B>();
-        const engine::input_list<A> in(Tag::name, parts);
+        const engine::operand_list in(Tag::name, engine::operands_of(parts));
         engine::join(Tag::name, in.refs(), dim, Stack, out_ref(Tag::name, o));
     }
 };
