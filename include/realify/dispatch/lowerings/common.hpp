@@ -77,7 +77,7 @@ void evaluate_checked_into(std::string_view op, const engine::block_kernel& kern
 
 // ---- the compiled kernels ------------------------------------------------------------------
 
-/// The compiled op Op on operands A…: its result and its kernel.
+/// The compiled op Op on operands A…: its component type and its result.
 template <simd::elementwise_op Op, class... A>
 struct compiled {
     using T = promoted_real_t<A...>;
@@ -91,10 +91,6 @@ struct compiled {
     }();
     using element = element_of<complex_result, T>;
     using result = result_t<element, broadcast_rank_v<A...>, A...>;
-
-    static engine::block_kernel kernel(std::optional<std::complex<double>> constant) {
-        return engine::kernel_of(Op, engine::component_of<T>(), complex_kinds<A...>, constant);
-    }
 };
 
 /// Op's compiled kernel over the operands, into a fresh result; `constant`
@@ -102,14 +98,16 @@ struct compiled {
 template <simd::elementwise_op Op, class... A>
 auto run_compiled(std::string_view op, std::optional<std::complex<double>> constant, const A&... operands) {
     using C = compiled<Op, A...>;
-    return allocate_and_evaluate<typename C::result>(op, C::kernel(constant), operands...);
+    const engine::block_kernel kernel = engine::kernel_of(Op, engine::component_of<typename C::T>(), complex_kinds<A...>, constant);
+    return allocate_and_evaluate<typename C::result>(op, kernel, operands...);
 }
 /// … into an out= buffer.
 template <simd::elementwise_op Op, class B, class... A>
 void run_compiled_into(std::string_view op, out_arg<B>& o, std::optional<std::complex<double>> constant,
                        const A&... operands) {
     using C = compiled<Op, A...>;
-    evaluate_checked_into<typename C::element>(op, C::kernel(constant), o, operands...);
+    const engine::block_kernel kernel = engine::kernel_of(Op, engine::component_of<typename C::T>(), complex_kinds<A...>, constant);
+    evaluate_checked_into<typename C::element>(op, kernel, o, operands...);
 }
 
 /// The constant of an op as the kernels take it.
