@@ -338,7 +338,7 @@ void gemv_rows(const T* const* a, const T* b, const expansion<T>& e, index lengt
     using reg = vector_register<T>;
     using vec = typename reg::type;
     constexpr index lanes = reg::lanes;
-    vec x0_signs, x1_signs;
+    vec x0_signs{}, x1_signs{};  // every lane set below; initialised so GCC sees no uninitialised read
     for (index i = 0; i < lanes; i += 2) {
         x0_signs[i] = T(1);
         x0_signs[i + 1] = e.im_re;
