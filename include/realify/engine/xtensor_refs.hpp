@@ -2,9 +2,10 @@
 // containers, adaptors and strided views of std::complex<T> or of real
 // types, numbers — read where they are, whatever their strides and offset.
 // Only an operand with no memory (a lazy xtensor expression) is evaluated,
-// once, into a temporary the input keeps, and only a complex_layout whose
-// [re, im] axis is not contiguous is copied, once, packed (in compiled code):
-// the only allocations an out= call makes.
+// once, into a temporary its operand_memory keeps; only a complex_layout
+// whose [re, im] axis is not contiguous is copied, once, packed (in compiled
+// code); only a call of more than three operands holds them on the heap
+// (engine::operand_list): the only allocations an out= call makes.
 #pragma once
 
 #include <array>
