@@ -358,15 +358,10 @@ operand_list::operand_list(std::string_view op, std::span<const operand> operand
     m_refs = reinterpret_cast<tensor_ref*>(refs);
     try {
         for (const operand& o : operands) {
-            operand_memory& m = *::new (static_cast<void*>(m_memory + m_count)) operand_memory;
-            try {
-                o.read(op, o.object, m);
-            } catch (...) {
-                m.~operand_memory();
-                throw;
-            }
-            ::new (static_cast<void*>(m_refs + m_count)) tensor_ref(m.ref());
-            ++m_count;
+            // counted once constructed, so that a read that throws frees it with the others
+            operand_memory& m = *::new (static_cast<void*>(m_memory + m_count++)) operand_memory;
+            o.read(op, o.object, m);
+            ::new (static_cast<void*>(&m_refs[m_count - 1])) tensor_ref(m.ref());
         }
     } catch (...) {
         destroy();

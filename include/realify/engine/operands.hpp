@@ -100,7 +100,7 @@ private:
     static constexpr std::size_t inline_count = 3;
     void destroy() noexcept;
 
-    std::size_t m_count = 0;  // operands read (their memory and ref constructed)
+    std::size_t m_count = 0;  // operand memories constructed (after the constructor: operands read, with their refs)
     operand_memory* m_memory = nullptr;
     tensor_ref* m_refs = nullptr;
     std::unique_ptr<std::byte[]> m_heap;
