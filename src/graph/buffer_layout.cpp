@@ -21,6 +21,28 @@ buffer_layout packed_layout(void* data, const shape_vector& shape, std::size_t c
     return buffer_layout{data, shape, packed_strides(shape), component_bytes};
 }
 
+buffer_layout strided_layout(void* data, std::span<const std::size_t> shape, std::span<const std::ptrdiff_t> strides,
+                             bool complex, std::size_t component_bytes) {
+    buffer_layout b;
+    b.data = data;
+    b.component_bytes = component_bytes;
+    for (std::size_t a = 0; a < shape.size(); ++a) {
+        b.shape.push_back(shape[a]);
+        b.strides.push_back(strides[a] * (complex ? 2 : 1));
+    }
+    if (complex) {
+        b.shape.push_back(2);
+        b.strides.push_back(1);
+    }
+    return b;
+}
+
+void not_strided_memory(std::size_t index) {
+    throw layout_error("realify::graph::program: out buffer " + std::to_string(index) +
+                       " is not strided memory (a container, an adaptor or a strided view): an expression such as "
+                       "xt::broadcast or a view with index lists cannot be written");
+}
+
 std::size_t packed_from(const buffer_layout& b) {
     std::ptrdiff_t expected = 1;
     std::size_t p = b.shape.size();

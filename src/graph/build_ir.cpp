@@ -41,13 +41,44 @@ std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
 
 namespace {
 
+/// An input's label, "name : complex f32", or a constant's (no name): "complex f32".
+std::string value_label(const std::string* name, bool complex, std::string_view type) {
+    std::string label = name ? *name + " : " : std::string();
+    label += complex ? "complex " : "real ";
+    label += type;
+    return label;
+}
+
+/// `text` followed by "#id": the label of a node CSE never merges.
+std::string identity_label(std::string text, std::uint64_t id) {
+    text += '#';
+    text += std::to_string(id);
+    return text;
+}
+
+/// The label of a node: what explain() prints after its op, and what CSE compares.
+std::string label_of(const node_facts& f, node_object& x) {
+    switch (f.rule) {
+    case node_rule::input: return value_label(x.name, f.is_complex, f.type);
+    case node_rule::constant: return value_label(nullptr, f.is_complex, f.type);
+    case node_rule::number: return std::move(x.label);
+    case node_rule::cast: return "";
+    case node_rule::tensor_op: return identity_label("", x.id);  // its function is a run-time object: never merged by CSE
+    default:
+        // a user op's reference is a run-time object: two nodes of the same tag may
+        // compute different things, so they are never merged by CSE
+        if (f.custom) return identity_label(format_attrs(f.tag, *x.attrs), x.id);
+        return format_attrs(f.tag, *x.attrs);
+    }
+}
+
 /// The record of a node from its type's facts and its object (not yet placed in a graph).
 ir_node make_record(const node_facts& f, node_object&& x) {
     ir_node r;
     r.id = x.id;
     r.tag = f.tag;
     r.op = std::string(f.op);
-    r.label = std::move(x.label);
+    r.label = label_of(f, x);
     r.entry_point = "graph::" + r.op;
     r.rule = f.rule;
     r.shape = f.shape;
@@ -100,13 +131,6 @@ ir_node make_record(const node_facts& f, node_object&& x) {
 }
 
 }  // namespace
-
-std::string value_label(const std::string* name, bool complex, std::string_view type) {
-    std::string label = name ? *name + " : " : std::string();
-    label += complex ? "complex " : "real ";
-    label += type;
-    return label;
-}
 
 std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id) {
     if (auto it = g.slot_of.find(id); it != g.slot_of.end()) return it->second;

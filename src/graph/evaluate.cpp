@@ -16,4 +16,11 @@ const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_c
     return s ? &s : nullptr;
 }
 
+REALIFY_GRAPH_VALUE_CODE(, float)
+REALIFY_GRAPH_VALUE_CODE(, double)
+REALIFY_GRAPH_VIEW_EVALUATORS(, float)
+REALIFY_GRAPH_VIEW_EVALUATORS(, double)
+template std::any evaluate_cast<float, double>(const ir_node&, eval_context&, const buffer_layout*);
+template std::any evaluate_cast<double, float>(const ir_node&, eval_context&, const buffer_layout*);
+
 }  // namespace realify::graph::detail

@@ -134,7 +134,7 @@ namespace {
 
 /// shape_error / layout_error unless every buffer has its output's shape,
 /// overlaps no element of itself and shares no memory with another buffer.
-void check_buffers(const graph_ir& g, const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes) {
+void check_buffers(const graph_ir& g, std::span<const buffer_layout> buffers, const std::vector<shape_vector>& shapes) {
     const std::size_t count = buffers.size();
     for (std::size_t i = 0; i < count; ++i) {
         const shape_vector& bs = buffers[i].shape;
@@ -168,7 +168,7 @@ void check_buffers(const graph_ir& g, const std::vector<buffer_layout>& buffers,
 /// outputs left wait on one another, the first one waited for is evaluated
 /// aside (it has then read everything), to be copied in at its turn.
 /// `read`: the outputs whose value is already evaluated.
-std::vector<write_step> order_steps(const eval_context& ctx, const std::vector<buffer_layout>& buffers,
+std::vector<write_step> order_steps(const eval_context& ctx, std::span<const buffer_layout> buffers,
                                     std::vector<bool> read) {
     const graph_ir& g = *ctx.ir;
     const std::size_t count = buffers.size();
@@ -213,7 +213,7 @@ std::vector<write_step> order_steps(const eval_context& ctx, const std::vector<b
 /// of the steps. `shapes`: the outputs' logical shapes; `evaluated`: the
 /// outputs already evaluated (their shape was known only then).
 write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                       const std::vector<buffer_layout>& buffers, const std::vector<shape_vector>& shapes,
+                       std::span<const buffer_layout> buffers, const std::vector<shape_vector>& shapes,
                        const std::vector<bool>& evaluated) {
     const graph_ir& g = *ctx.ir;
     check_buffers(g, buffers, shapes);
@@ -261,7 +261,7 @@ void write_output(eval_context& ctx, const output_plan& plan) {
 }
 
 write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                         const std::vector<buffer_layout>& buffers, bool write) {
+                         std::span<const buffer_layout> buffers, bool write) {
     const graph_ir& g = *ctx.ir;
     const std::size_t count = g.outputs.size();
     std::vector<std::any> values(count);  // outputs evaluated before they are written

@@ -91,34 +91,46 @@ bool share_memory(const buffer_layout& a, const buffer_layout& b);
 /// one another.
 std::optional<stride_vector> restride(const shape_vector& from, const stride_vector& strides, const shape_vector& to);
 
+/// The layout of strided memory: `complex` elements of components of
+/// `component_bytes` at `data`, of element shape `shape` and element strides
+/// `strides`.
+buffer_layout strided_layout(void* data, std::span<const std::size_t> shape, std::span<const std::ptrdiff_t> strides,
+                             bool complex, std::size_t component_bytes);
+
+/// layout_error: out buffer `index` is not strided memory.
+[[noreturn]] void not_strided_memory(std::size_t index);
+
+/// A shape or strides as a span of V: in place when they are contiguous
+/// values of type V, else copied to `copy`.
+template <class V, class S>
+std::span<const V> values_of(const S& s, xt::svector<V, 6>& copy) {
+    if constexpr (requires { std::span<const V>(s); }) {
+        return std::span<const V>(s);
+    } else {
+        copy.assign(s.begin(), s.end());
+        return std::span<const V>(copy.data(), copy.size());
+    }
+}
+
 /// The layout of a caller's buffer; layout_error when it is not memory with
 /// strides (xt::broadcast, a view with index lists).
 template <class B>
 buffer_layout layout_of_buffer(B& buffer, std::size_t index) {
     using E = std::remove_cv_t<typename B::value_type>;
-    constexpr bool complex = is_std_complex<E>::value;
-    buffer_layout b;
     if constexpr (!realify::detail::strided_in_memory<B&>) {
-        throw layout_error("realify::graph::program: out buffer " + std::to_string(index) +
-                           " is not strided memory (a container, an adaptor or a strided view): an expression such as "
-                           "xt::broadcast or a view with index lists cannot be written");
+        not_strided_memory(index);
     } else {
-        b.component_bytes = sizeof(typename component_of<E>::type);
+        constexpr bool complex = is_std_complex<E>::value;
         auto* first = realify::detail::first_element(buffer);
-        if constexpr (complex) b.data = realify::detail::as_real_pointer(first);
-        else b.data = first;
-        const auto& shape = buffer.shape();
-        const auto& strides = buffer.strides();
-        for (std::size_t a = 0; a < shape.size(); ++a) {
-            b.shape.push_back(shape[a]);
-            b.strides.push_back(static_cast<std::ptrdiff_t>(strides[a]) * (complex ? 2 : 1));
-        }
-        if (complex) {
-            b.shape.push_back(2);
-            b.strides.push_back(1);
-        }
+        void* data;
+        if constexpr (complex) data = realify::detail::as_real_pointer(first);
+        else data = first;
+        xt::svector<std::size_t, 6> shape_copy;
+        xt::svector<std::ptrdiff_t, 6> strides_copy;
+        return strided_layout(data, values_of<std::size_t>(buffer.shape(), shape_copy),
+                              values_of<std::ptrdiff_t>(buffer.strides(), strides_copy), complex,
+                              sizeof(typename component_of<E>::type));
     }
-    return b;
 }
 
 /// The packed (row-major) layout of components of `component_bytes` bytes at

@@ -75,7 +75,8 @@ constexpr node_facts facts_of() {
 /// What a node's object adds to its type's facts.
 struct node_object {
     std::uint64_t id = 0;
-    std::string label;                            // label_of
+    const std::string* name = nullptr;            // inputs: the name given
+    std::string label;                            // numbers: the value as printed (the others' labels follow from the facts)
     const node_attrs* attrs = nullptr;            // op nodes: the attributes
     const std::type_info* value_type = nullptr;   // inputs: the type an argument must bind to
     std::complex<double> number{};                // numbers: the value
@@ -97,34 +98,12 @@ std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id);
 std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, std::span<const std::size_t> children,
                        std::span<const bool> boundary);
 
-/// An input's label, "name : complex f32", or a constant's (no name): "complex f32".
-std::string value_label(const std::string* name, bool complex, std::string_view type);
-
-/// The label of a node: what explain() prints after its op, and what CSE compares.
-template <class N>
-std::string label_of(const N& n) {
-    using Tr = traits_t<N>;
-    constexpr node_rule rule = rule_of<N>();
-    constexpr std::string_view type = type_name<typename Tr::real_type>();
-    if constexpr (rule == node_rule::input) {
-        return value_label(&n.name, Tr::is_complex, type);
-    } else if constexpr (rule == node_rule::constant) {
-        return value_label(nullptr, Tr::is_complex, type);
-    } else if constexpr (rule == node_rule::number) {
-        std::ostringstream s;
-        s << n.value;
-        return s.str();
-    } else if constexpr (rule == node_rule::cast) {
-        return "";
-    } else if constexpr (is_tensor_op_v<N>) {
-        return "#" + std::to_string(n.id);  // its function is a run-time object: never merged by CSE
-    } else if constexpr (is_custom_v<N>) {
-        // a user op's reference is a run-time object: two nodes of the same tag may
-        // compute different things, so they are never merged by CSE
-        return format_attrs(tag_id_of<N>(), n.attrs()) + "#" + std::to_string(n.id);
-    } else {
-        return format_attrs(tag_id_of<N>(), n.attrs());
-    }
+/// A number's label: its value, printed as its type prints.
+template <class S>
+std::string number_label(const S& value) {
+    std::ostringstream s;
+    s << value;
+    return s.str();
 }
 
 /// Adds n (and, first, its children) to the run-time mirror; a node shared
@@ -149,7 +128,10 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
              ...);
         }(std::make_index_sequence<count>{});
     }
-    node_object x{n.id, label_of(n)};
+    node_object x;
+    x.id = n.id;
+    if constexpr (facts.rule == node_rule::input) x.name = &n.name;
+    if constexpr (facts.rule == node_rule::number) x.label = number_label(n.value);
     if constexpr (requires { n.attrs(); }) x.attrs = &n.attrs();
     if constexpr (facts.rule == node_rule::input) x.value_type = &typeid(value_t<N>);
     if constexpr (facts.rule == node_rule::number) {

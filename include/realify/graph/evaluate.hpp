@@ -104,6 +104,17 @@ std::any evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layo
     return v;
 }
 
+// The evaluators that re-describe or convert memory, compiled once for float
+// and double, in realify_simd (src/graph/evaluate.cpp).
+#define REALIFY_GRAPH_VIEW_EVALUATORS(EXTERN, T)                                                              \
+    EXTERN template std::any evaluate_view_as_complex<T>(const ir_node&, eval_context&, const buffer_layout*); \
+    EXTERN template std::any evaluate_view_as_real<T>(const ir_node&, eval_context&, const buffer_layout*);    \
+    EXTERN template std::any evaluate_view<T>(const ir_node&, eval_context&, const buffer_layout*);
+REALIFY_GRAPH_VIEW_EVALUATORS(extern, float)
+REALIFY_GRAPH_VIEW_EVALUATORS(extern, double)
+extern template std::any evaluate_cast<float, double>(const ir_node&, eval_context&, const buffer_layout*);
+extern template std::any evaluate_cast<double, float>(const ir_node&, eval_context&, const buffer_layout*);
+
 template <class N>
 struct children_kinds;
 template <class Tag, class... C>

@@ -183,10 +183,8 @@ auto bind_argument(const A& arg) {
 
 /// An argument bound for a call: its value and the facts planning reads
 /// without knowing its type (graph/ir.hpp).
-template <class A>
-bound_input bind_input(const A& arg) {
-    auto v = bind_argument(arg);
-    using T = std::remove_pointer_t<decltype(v.data)>;
+template <class T>
+bound_input bound_from(tensor_value<T>&& v) {
     bound_input b;
     b.shape = v.shape;
     b.data = v.data;
@@ -195,6 +193,20 @@ bound_input bind_input(const A& arg) {
     b.borrowed = v.keep == nullptr;
     b.value = std::move(v);
     return b;
+}
+template <class A>
+bound_input bind_input(const A& arg) {
+    return bound_from(bind_argument(arg));
+}
+
+/// An argument of a call, its type erased: its address and the binder of its type.
+struct argument {
+    const void* object;
+    bound_input (*bind)(const void*);
+};
+template <class A>
+bound_input bind_erased(const void* arg) {
+    return bind_input(*static_cast<const A*>(arg));
 }
 
 /// The value of the node at `slot` in this call: memoised by canonical
@@ -263,6 +275,18 @@ struct typed_value_ops {
     }
     static constexpr value_ops table{&shape, &memory, &own};
 };
+
+// The value code of a component type — allocating, reading a child's value,
+// the IR's value table, an argument's bound form — is compiled once for float
+// and double (the component types of graph inputs), in realify_simd
+// (src/graph/evaluate.cpp): a unit that lowers a graph does not generate it.
+#define REALIFY_GRAPH_VALUE_CODE(EXTERN, T)                                       \
+    EXTERN template tensor_value<T> allocate<T>(const shape_vector&, bool);       \
+    EXTERN template const tensor_value<T>& value_as<T>(eval_context&, std::size_t); \
+    EXTERN template bound_input bound_from<T>(tensor_value<T>&&);                 \
+    EXTERN template struct typed_value_ops<T>;
+REALIFY_GRAPH_VALUE_CODE(extern, float)
+REALIFY_GRAPH_VALUE_CODE(extern, double)
 
 }  // namespace detail
 }  // namespace realify::graph

@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,7 +90,7 @@ void write_output(eval_context& ctx, const output_plan& plan);
 /// route and the order decided (plan_writes) — all before anything is
 /// written; then, when `write`, the steps run.
 write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
-                         const std::vector<buffer_layout>& buffers, bool write);
+                         std::span<const buffer_layout> buffers, bool write);
 
 }  // namespace detail
 }  // namespace realify::graph
