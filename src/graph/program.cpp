@@ -19,6 +19,10 @@ std::string input_name(const graph_ir& g, std::size_t position) {
     return label.substr(0, label.find(" : "));
 }
 
+namespace {
+
+/// layout_error unless the argument bound at `position` has the value type
+/// the input declares (a real tensor is never taken for a complex one).
 void check_input(const graph_ir& g, std::size_t position, const bound_input& b) {
     const ir_node& input = g.nodes[g.inputs[position]];
     if (b.value.type() == *input.value_type && b.complex == input.is_complex) return;
@@ -28,6 +32,27 @@ void check_input(const graph_ir& g, std::size_t position, const bound_input& b) 
       << " bits, and was given a tensor of another element type"
       << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
     throw layout_error(m.str());
+}
+
+/// realify::error when `given` is not the number of inputs.
+void check_argument_count(const graph_ir& g, std::size_t given) {
+    if (given == g.inputs.size()) return;
+    std::ostringstream m;
+    m << "realify::graph::program: " << g.inputs.size() << " inputs expected (";
+    for (std::size_t k = 0; k < g.inputs.size(); ++k) m << input_name(g, k) << ' ';
+    m << "), " << given << " given";
+    throw error(m.str());
+}
+
+}  // namespace
+
+std::vector<bound_input> bind_arguments(const graph_ir& g, std::span<const argument> args) {
+    check_argument_count(g, args.size());
+    std::vector<bound_input> bound;
+    bound.reserve(args.size());
+    for (const argument& a : args) bound.push_back(a.bind(a.object));
+    for (std::size_t k = 0; k < bound.size(); ++k) check_input(g, k, bound[k]);
+    return bound;
 }
 
 std::string describe_graph(const graph_ir& g, bool after) {
@@ -56,15 +81,6 @@ std::string describe_graph(const graph_ir& g, bool after) {
     return s.str();
 }
 
-void check_argument_count(const graph_ir& g, std::size_t given) {
-    if (given == g.inputs.size()) return;
-    std::ostringstream m;
-    m << "realify::graph::program: " << g.inputs.size() << " inputs expected (";
-    for (std::size_t k = 0; k < g.inputs.size(); ++k) m << input_name(g, k) << ' ';
-    m << "), " << given << " given";
-    throw error(m.str());
-}
-
 shape_vector result_shape(call_state& call, std::size_t slot) {
     if (const auto& known = call.shapes[slot]) return *known;
     return call.ctx.ir->resolve(slot).values->shape(value_at(call.ctx, slot));
@@ -80,7 +96,15 @@ void fill_result(call_state& call, std::size_t slot, void* data, bool complex, s
     if (v.components > 0) std::memcpy(data, v.data, v.components * component_bytes);
 }
 
-void finish_lowering(graph_ir& g, const pipeline& passes) {
+const pipeline& standard_passes() {
+    static const pipeline standard = pipeline::standard();
+    return standard;
+}
+
+std::shared_ptr<graph_ir> new_graph() { return std::make_shared<graph_ir>(); }
+
+void finish_lowering(graph_ir& g, std::span<const std::size_t> outputs, const pipeline& passes) {
+    g.outputs.assign(outputs.begin(), outputs.end());
     for (std::size_t k = 0; k < g.inputs.size(); ++k) g.nodes[g.inputs[k]].input_position = k;
     g.before = describe_graph(g, false);
     passes.run(g);

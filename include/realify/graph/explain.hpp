@@ -43,17 +43,21 @@ std::string explain(const graph_ir& g, const detected_counts& detected);
 
 /// Whether a live node is a matrix product.
 bool has_matrix_products(const graph_ir& g);
+
+/// explain()'s text. The matrix products' library is named here, not in
+/// realify_simd: it is realify_gemm's, which only a graph with them needs.
+inline std::string explain_program(const graph_ir& g, const detected_counts& detected) {
+    std::string text = explain(g, detected);
+    if (has_matrix_products(g)) text += "matrix products run on: " + std::string(simd::gemm_backend()) + "\n";
+    return text;
+}
 }  // namespace detail
 
 template <bool Strict, class... Outs>
 std::string explain(const program<Strict, Outs...>& p) {
     using detected = detect<Outs...>;
-    std::string text = detail::explain(p.ir(), {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
-                                                detected::unanchored_complex_outputs});
-    // here, not in realify_simd: the matrix products are realify_gemm's, which only a graph with them needs
-    if (detail::has_matrix_products(p.ir()))
-        text += "matrix products run on: " + std::string(simd::gemm_backend()) + "\n";
-    return text;
+    return detail::explain_program(p.ir(), {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
+                                            detected::unanchored_complex_outputs});
 }
 
 }  // namespace realify::graph

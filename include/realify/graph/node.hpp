@@ -195,20 +195,19 @@ private:
 /// The attributes of a node that has none (a user op's node).
 const node_attrs& no_attrs() noexcept;
 
-template <class... Children>
-struct children_block : shared_block {
-    std::tuple<Children...> children;
-    explicit children_block(Children&&... c) : children(std::move(c)...) { destroy = &destroy_block; }
-    static void destroy_block(const shared_block* b) noexcept { delete static_cast<const children_block*>(b); }
+/// Values shared by the copies of what holds them, read only: a node's
+/// children (a node never changes), a program's output nodes.
+template <class... X>
+struct tuple_block : shared_block {
+    std::tuple<X...> values;
+    explicit tuple_block(X&&... x) : values(std::move(x)...) { destroy = &destroy_block; }
+    static void destroy_block(const shared_block* b) noexcept { delete static_cast<const tuple_block*>(b); }
 };
-/// The children of a node, shared by its copies (read only: a node never changes).
-template <class... Children>
-class shared_children {
+template <class... X>
+class shared_tuple {
 public:
-    explicit shared_children(Children&&... c) : m_block(new children_block<Children...>(std::move(c)...)) {}
-    const std::tuple<Children...>& get() const noexcept {
-        return static_cast<const children_block<Children...>*>(m_block.get())->children;
-    }
+    explicit shared_tuple(X&&... x) : m_block(new tuple_block<X...>(std::move(x)...)) {}
+    const std::tuple<X...>& get() const noexcept { return static_cast<const tuple_block<X...>*>(m_block.get())->values; }
 
 private:
     block_ptr m_block;
@@ -226,7 +225,7 @@ struct node : node_base {
 
 private:
     detail::shared_attrs m_attrs;
-    detail::shared_children<Children...> m_children;
+    detail::shared_tuple<Children...> m_children;
 };
 
 /// A user op with no entry in the table (or one the table may not accept):
@@ -242,7 +241,7 @@ struct custom_node : node_base {
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
-    detail::shared_children<Children...> m_children;
+    detail::shared_tuple<Children...> m_children;
 };
 
 /// A node's name as a template argument (graph::tensor_op<"rms_norm">): it
@@ -269,7 +268,7 @@ struct tensor_op_node : node_base {
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
-    detail::shared_children<Children...> m_children;
+    detail::shared_tuple<Children...> m_children;
 };
 
 /// A tensor_op result's shape, declared so that the graph hands fn the
@@ -300,7 +299,7 @@ struct cast_node : node_base {
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
-    detail::shared_children<Child> m_children;
+    detail::shared_tuple<Child> m_children;
 };
 
 }  // namespace realify::graph

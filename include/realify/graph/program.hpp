@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -81,22 +82,13 @@ struct call_state {
 
 std::string input_name(const graph_ir& g, std::size_t position);
 
-/// layout_error unless the argument bound at `position` has the value type
-/// the input declares (a real tensor is never taken for a complex one).
-void check_input(const graph_ir& g, std::size_t position, const bound_input& b);
-
-/// realify::error when `given` is not the number of inputs.
-void check_argument_count(const graph_ir& g, std::size_t given);
-
 /// The arguments bound in the inputs' order (realify::error when there are
 /// not as many as inputs; layout_error for an argument of another type).
+std::vector<bound_input> bind_arguments(const graph_ir& g, std::span<const argument> args);
 template <class... Args>
 std::vector<bound_input> bind_arguments(const graph_ir& g, const Args&... args) {
-    check_argument_count(g, sizeof...(Args));
-    std::vector<bound_input> bound;
-    (bound.push_back(bind_input(args)), ...);
-    for (std::size_t k = 0; k < bound.size(); ++k) check_input(g, k, bound[k]);
-    return bound;
+    const std::array<argument, sizeof...(Args)> list{argument{std::addressof(args), &bind_erased<Args>}...};
+    return bind_arguments(g, std::span<const argument>(list));
 }
 
 /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
@@ -112,10 +104,17 @@ shape_vector result_shape(call_state& call, std::size_t slot);
 /// is copied in.
 void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes);
 
-/// Lowers the records of a built graph: numbers the inputs, keeps the
-/// graph as built (graph_ir::before), runs the passes, and records which
-/// inputs each output reads.
-void finish_lowering(graph_ir& g, const pipeline& passes);
+/// The standard passes, made once (pipeline::standard() is a copy to edit).
+const pipeline& standard_passes();
+
+/// A graph to add the records of a program's nodes to.
+std::shared_ptr<graph_ir> new_graph();
+
+/// Lowers the records of a built graph whose outputs are the records at
+/// `outputs`: numbers the inputs, keeps the graph as built
+/// (graph_ir::before), runs the passes, and records which inputs each
+/// output reads.
+void finish_lowering(graph_ir& g, std::span<const std::size_t> outputs, const pipeline& passes);
 
 }  // namespace detail
 
@@ -123,12 +122,13 @@ void finish_lowering(graph_ir& g, const pipeline& passes);
 template <bool Strict, class... Outs>
 class program {
 public:
-    explicit program(const pipeline& passes, Outs... outputs)
-        : m_outputs(std::make_shared<const std::tuple<Outs...>>(std::move(outputs)...)) {
-        auto g = std::make_shared<graph_ir>();
+    explicit program(const pipeline& passes, Outs... outputs) : m_outputs(std::move(outputs)...) {
+        std::shared_ptr<graph_ir> g = detail::new_graph();
         // the records point at the nodes held by m_outputs, which never move
-        std::apply([&](const auto&... o) { (g->outputs.push_back(detail::add_to_ir<Strict>(*g, o)), ...); }, *m_outputs);
-        detail::finish_lowering(*g, passes);
+        const auto slots = std::apply(
+            [&](const auto&... o) { return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(*g, o)...}; },
+            m_outputs.get());
+        detail::finish_lowering(*g, slots, passes);
         m_ir = std::move(g);
     }
 
@@ -170,7 +170,7 @@ public:
         for (std::size_t k = 0; k < m_ir->inputs.size(); ++k) r.push_back(detail::input_name(*m_ir, k));
         return r;
     }
-    const std::tuple<Outs...>& outputs() const noexcept { return *m_outputs; }
+    const std::tuple<Outs...>& outputs() const noexcept { return m_outputs.get(); }
 
     /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
     static std::string describe(const graph_ir& g, bool after) { return detail::describe_graph(g, after); }
@@ -219,21 +219,20 @@ private:
                       "for complex outputs, T for real ones).");
         static_assert((!std::is_const_v<B> && ...), "realify::graph::program: out() buffers must be writable (not const).");
         detail::call_state call(*m_ir, bind(args...));
-        std::vector<buffer_layout> layouts;
-        [&]<std::size_t... I>(std::index_sequence<I...>) {
-            (layouts.push_back(detail::layout_of_buffer(std::get<I>(buffers.buffers), I)), ...);
+        const auto layouts = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<buffer_layout, sizeof...(Outs)>{detail::layout_of_buffer(std::get<I>(buffers.buffers), I)...};
         }(std::index_sequence_for<Outs...>{});
         return detail::write_outputs(call.ctx, call.shapes, layouts, Write);
     }
 
-    std::shared_ptr<const std::tuple<Outs...>> m_outputs;
+    detail::shared_tuple<Outs...> m_outputs;  // shared by the program's copies
     std::shared_ptr<const graph_ir> m_ir;
 };
 
 /// Lowers the outputs with the standard passes (or `passes`).
 template <graph_node... Outs>
 auto lower(const Outs&... outputs) {
-    return program<false, Outs...>(pipeline::standard(), outputs...);
+    return program<false, Outs...>(detail::standard_passes(), outputs...);
 }
 template <graph_node... Outs>
 auto lower(const pipeline& passes, const Outs&... outputs) {
@@ -245,7 +244,7 @@ auto lower(strict_t, const pipeline& passes, const Outs&... outputs) {
 }
 template <graph_node... Outs>
 auto lower(strict_t, const Outs&... outputs) {
-    return program<true, Outs...>(pipeline::standard(), outputs...);
+    return program<true, Outs...>(detail::standard_passes(), outputs...);
 }
 
 }  // namespace realify::graph
