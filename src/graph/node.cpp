@@ -10,13 +10,36 @@ struct attrs_block : shared_block {
 };
 }  // namespace
 
+namespace {
+/// The attributes of every node without any, one block.
+const shared_attrs& none() {
+    static const shared_attrs attrs(node_attrs{});
+    return attrs;
+}
+}  // namespace
+
+shared_attrs::shared_attrs() noexcept : m_block(none().m_block) {}
+
 shared_attrs::shared_attrs(node_attrs&& a) : m_block(new attrs_block(std::move(a))) {}
 
 const node_attrs& shared_attrs::get() const noexcept { return static_cast<const attrs_block*>(m_block.get())->attrs; }
 
-const node_attrs& no_attrs() noexcept {
-    static const node_attrs none;
-    return none;
+const node_attrs& no_attrs() noexcept { return none().get(); }
+
+shared_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1, std::ptrdiff_t i2, std::ptrdiff_t i3) {
+    node_attrs a;
+    a.i0 = i0;
+    a.i1 = i1;
+    a.i2 = i2;
+    a.i3 = i3;
+    return a;
+}
+
+shared_attrs with_scalar(std::complex<double> s) {
+    node_attrs a;
+    a.scalar = s;
+    a.has_scalar = true;
+    return a;
 }
 
 }  // namespace realify::graph::detail

@@ -73,27 +73,13 @@ template <class X>
 inline constexpr bool is_complex_operand_v = complex_operand_of<X>();
 
 template <class Tag, class... X>
-auto make(node_attrs attrs, X&&... x) {
+auto make(shared_attrs attrs, X&&... x) {
     return node<Tag, std::remove_cvref_t<decltype(as_node(std::forward<X>(x)))>...>(std::move(attrs),
                                                                                     as_node(std::forward<X>(x))...);
 }
 inline node_attrs with_dims(dim_list d) {
     node_attrs a;
     a.dims = std::move(d);
-    return a;
-}
-inline node_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1 = 0, std::ptrdiff_t i2 = 0, std::ptrdiff_t i3 = 1) {
-    node_attrs a;
-    a.i0 = i0;
-    a.i1 = i1;
-    a.i2 = i2;
-    a.i3 = i3;
-    return a;
-}
-inline node_attrs with_scalar(std::complex<double> s) {
-    node_attrs a;
-    a.scalar = s;
-    a.has_scalar = true;
     return a;
 }
 
@@ -531,9 +517,9 @@ auto repeat(X x, dim_list repeats) {
 template <class Tag, class X>
 struct pieces {
     X source;
-    node_attrs attrs;
+    detail::shared_attrs attrs;
     node<Tag, X> operator[](std::size_t index) const {
-        node_attrs a = attrs;
+        node_attrs a = attrs.get();
         a.i2 = static_cast<std::ptrdiff_t>(index);
         return node<Tag, X>(std::move(a), source);
     }

@@ -185,7 +185,9 @@ private:
 /// every builder call.
 class shared_attrs {
 public:
-    explicit shared_attrs(node_attrs&& a);
+    /// No attributes: one block shared by every node without any.
+    shared_attrs() noexcept;
+    shared_attrs(node_attrs&& a);  // NOLINT: implicit, as the builders pass attributes they filled
     const node_attrs& get() const noexcept;
 
 private:
@@ -194,6 +196,10 @@ private:
 
 /// The attributes of a node that has none (a user op's node).
 const node_attrs& no_attrs() noexcept;
+
+/// Attributes of integers (dims, start, end, step …) or of a number.
+shared_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1 = 0, std::ptrdiff_t i2 = 0, std::ptrdiff_t i3 = 1);
+shared_attrs with_scalar(std::complex<double> s);
 
 /// Values shared by the copies of what holds them, read only: a node's
 /// children (a node never changes), a program's output nodes.
@@ -219,7 +225,7 @@ template <class Tag, class... Children>
 struct node : node_base {
     using tag = Tag;
     using children_type = std::tuple<Children...>;
-    explicit node(node_attrs a, Children... c) : m_attrs(std::move(a)), m_children(std::move(c)...) {}
+    explicit node(detail::shared_attrs a, Children... c) : m_attrs(std::move(a)), m_children(std::move(c)...) {}
     const node_attrs& attrs() const noexcept { return m_attrs.get(); }
     const children_type& children() const noexcept { return m_children.get(); }
 
