@@ -57,11 +57,11 @@ std::string identity_label(std::string text, std::uint64_t id) {
 }
 
 /// The label of a node: what explain() prints after its op, and what CSE compares.
-std::string label_of(const node_facts& f, node_object& x) {
+std::string label_of(const node_facts& f, const node_object& x) {
     switch (f.rule) {
     case node_rule::input: return value_label(x.name, f.is_complex, f.type);
     case node_rule::constant: return value_label(nullptr, f.is_complex, f.type);
-    case node_rule::number: return std::move(x.label);
+    case node_rule::number: return std::string(x.label);
     case node_rule::cast: return "";
     case node_rule::tensor_op: return identity_label("", x.id);  // its function is a run-time object: never merged by CSE
     default:
@@ -73,7 +73,7 @@ std::string label_of(const node_facts& f, node_object& x) {
 }
 
 /// The record of a node from its type's facts and its object (not yet placed in a graph).
-ir_node make_record(const node_facts& f, node_object&& x) {
+ir_node make_record(const node_facts& f, const node_object& x) {
     ir_node r;
     r.id = x.id;
     r.tag = f.tag;
@@ -96,12 +96,12 @@ ir_node make_record(const node_facts& f, node_object&& x) {
     r.fusable = f.rule == node_rule::fused;
     r.fallback = f.rule == node_rule::fallback;
     if (x.attrs) r.attrs = *x.attrs;
-    r.value_type = x.value_type;
+    r.value_type = f.value_type;
     r.number = x.number;
     r.object = x.object;
-    r.evaluator = x.evaluator;
-    r.values = x.values;
-    r.declared_shape = x.declared_shape;
+    r.evaluator = f.evaluator;
+    r.values = f.values;
+    r.declared_shape = f.declared_shape;
     switch (f.rule) {
     case node_rule::input: r.lowering = "bound argument (zero copy when contiguous)"; break;
     case node_rule::constant: r.lowering = "constant"; break;
@@ -137,9 +137,9 @@ std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id) {
     return std::nullopt;
 }
 
-std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, std::span<const std::size_t> children,
+std::size_t add_record(graph_ir& g, const node_facts& facts, const node_object& x, std::span<const std::size_t> children,
                        std::span<const bool> boundary) {
-    ir_node r = make_record(facts, std::move(x));
+    ir_node r = make_record(facts, x);
     r.children.assign(children.begin(), children.end());
     for (std::size_t k = 0; k < children.size(); ++k)
         if (boundary[k]) g.nodes[children[k]].boundary_input = true;

@@ -49,9 +49,14 @@ struct node_facts {
     std::size_t component_bytes = 0;
     bool is_complex = false, is_op = false, anchor = false, in_complex_subgraph = false;
     bool simd_mul = false, custom = false, same_type_cast = false;
+    // the code of the type
+    evaluator_fn evaluator = nullptr;
+    const value_ops* values = nullptr;
+    decltype(ir_node::declared_shape) declared_shape = nullptr;
+    const std::type_info* value_type = nullptr;  // inputs: the type an argument must bind to
 };
 
-template <class N>
+template <bool Strict, class N>
 constexpr node_facts facts_of() {
     using Tr = traits_t<N>;
     node_facts f;
@@ -69,21 +74,21 @@ constexpr node_facts facts_of() {
     f.custom = is_custom_v<N>;
     if constexpr (rule_of<N>() == node_rule::cast) f.same_type_cast = re_described_v<N>;
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();
+    f.evaluator = evaluator_of<Strict, N>();
+    f.values = &typed_value_ops<typename Tr::real_type>::table;
+    if constexpr (shape_rule_of<N>() == shape_rule::declared) f.declared_shape = declared_shape_of<N>();
+    if constexpr (rule_of<N>() == node_rule::input) f.value_type = &typeid(value_t<N>);
     return f;
 }
 
 /// What a node's object adds to its type's facts.
 struct node_object {
     std::uint64_t id = 0;
-    const std::string* name = nullptr;            // inputs: the name given
-    std::string label;                            // numbers: the value as printed (the others' labels follow from the facts)
-    const node_attrs* attrs = nullptr;            // op nodes: the attributes
-    const std::type_info* value_type = nullptr;   // inputs: the type an argument must bind to
-    std::complex<double> number{};                // numbers: the value
-    const void* object = nullptr;                 // the typed node
-    evaluator_fn evaluator = nullptr;
-    const value_ops* values = nullptr;
-    decltype(ir_node::declared_shape) declared_shape = nullptr;
+    const std::string* name = nullptr;  // inputs: the name given
+    std::string_view label;             // numbers: the value as printed (the others' labels follow from the facts)
+    const node_attrs* attrs = nullptr;  // op nodes: the attributes
+    std::complex<double> number{};      // numbers: the value
+    const void* object = nullptr;       // the typed node
 };
 
 /// The slot of the node with identity `id` when it is in g already.
@@ -95,7 +100,7 @@ std::optional<std::size_t> find_record(const graph_ir& g, std::uint64_t id);
 /// creation order (identities grow with creation). A fused node gets the
 /// program of its own loop (its op alone over its operands); the
 /// fuse_elementwise pass replaces it for the regions it forms.
-std::size_t add_record(graph_ir& g, const node_facts& facts, node_object&& x, std::span<const std::size_t> children,
+std::size_t add_record(graph_ir& g, const node_facts& facts, const node_object& x, std::span<const std::size_t> children,
                        std::span<const bool> boundary);
 
 /// A number's label: its value, printed as its type prints.
@@ -114,7 +119,7 @@ std::string number_label(const S& value) {
 template <bool Strict, class N>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (const auto slot = find_record(g, n.id)) return *slot;
-    static constexpr node_facts facts = facts_of<N>();
+    static constexpr node_facts facts = facts_of<Strict, N>();
     constexpr std::size_t count = [] {
         if constexpr (requires { typename N::children_type; }) return std::tuple_size_v<typename N::children_type>;
         else return std::size_t{0};
@@ -130,19 +135,18 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     }
     node_object x;
     x.id = n.id;
+    x.object = &n;
     if constexpr (facts.rule == node_rule::input) x.name = &n.name;
-    if constexpr (facts.rule == node_rule::number) x.label = number_label(n.value);
     if constexpr (requires { n.attrs(); }) x.attrs = &n.attrs();
-    if constexpr (facts.rule == node_rule::input) x.value_type = &typeid(value_t<N>);
     if constexpr (facts.rule == node_rule::number) {
         if constexpr (is_std_complex<decltype(n.value)>::value) x.number = {double(n.value.real()), double(n.value.imag())};
         else x.number = static_cast<double>(n.value);
+        const std::string label = number_label(n.value);
+        x.label = label;
+        return add_record(g, facts, x, children, boundary);
+    } else {
+        return add_record(g, facts, x, children, boundary);
     }
-    x.object = &n;
-    x.evaluator = evaluator_of<Strict, N>();
-    x.values = &typed_value_ops<typename traits_t<N>::real_type>::table;
-    if constexpr (facts.shape == shape_rule::declared) x.declared_shape = declared_shape_of<N>();
-    return add_record(g, facts, std::move(x), children, boundary);
 }
 
 }  // namespace realify::graph::detail

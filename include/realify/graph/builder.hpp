@@ -54,10 +54,11 @@ auto constant(C value) {
 }
 
 namespace detail {
+/// A node operand as it is (the node copies it once), a number as a number node.
 template <class X>
-auto as_node(X&& x) {
-    if constexpr (graph_node<X>) return std::forward<X>(x);
-    else return scalar_node<std::remove_cvref_t<X>>(x);
+decltype(auto) as_node(const X& x) {
+    if constexpr (graph_node<X>) return (x);
+    else return scalar_node<X>(x);
 }
 template <class X>
 concept node_or_number = graph_node<X> || std::is_arithmetic_v<std::remove_cvref_t<X>> ||
@@ -74,8 +75,7 @@ inline constexpr bool is_complex_operand_v = complex_operand_of<X>();
 
 template <class Tag, class... X>
 auto make(shared_attrs attrs, X&&... x) {
-    return node<Tag, std::remove_cvref_t<decltype(as_node(std::forward<X>(x)))>...>(std::move(attrs),
-                                                                                    as_node(std::forward<X>(x))...);
+    return node<Tag, std::remove_cvref_t<decltype(as_node(x))>...>(std::move(attrs), as_node(x)...);
 }
 inline node_attrs with_dims(dim_list d) {
     node_attrs a;

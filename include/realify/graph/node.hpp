@@ -206,13 +206,13 @@ shared_attrs with_scalar(std::complex<double> s);
 template <class... X>
 struct tuple_block : shared_block {
     std::tuple<X...> values;
-    explicit tuple_block(X&&... x) : values(std::move(x)...) { destroy = &destroy_block; }
+    explicit tuple_block(const X&... x) : values(x...) { destroy = &destroy_block; }
     static void destroy_block(const shared_block* b) noexcept { delete static_cast<const tuple_block*>(b); }
 };
 template <class... X>
 class shared_tuple {
 public:
-    explicit shared_tuple(X&&... x) : m_block(new tuple_block<X...>(std::move(x)...)) {}
+    explicit shared_tuple(const X&... x) : m_block(new tuple_block<X...>(x...)) {}
     const std::tuple<X...>& get() const noexcept { return static_cast<const tuple_block<X...>*>(m_block.get())->values; }
 
 private:
@@ -225,7 +225,7 @@ template <class Tag, class... Children>
 struct node : node_base {
     using tag = Tag;
     using children_type = std::tuple<Children...>;
-    explicit node(detail::shared_attrs a, Children... c) : m_attrs(std::move(a)), m_children(std::move(c)...) {}
+    explicit node(detail::shared_attrs a, const Children&... c) : m_attrs(std::move(a)), m_children(c...) {}
     const node_attrs& attrs() const noexcept { return m_attrs.get(); }
     const children_type& children() const noexcept { return m_children.get(); }
 
@@ -242,7 +242,7 @@ struct custom_node : node_base {
     using tag = Tag;
     using children_type = std::tuple<Children...>;
     Reference reference;
-    explicit custom_node(Reference r, Children... c) : reference(std::move(r)), m_children(std::move(c)...) {}
+    explicit custom_node(Reference r, const Children&... c) : reference(std::move(r)), m_children(c...) {}
     const node_attrs& attrs() const noexcept { return detail::no_attrs(); }
     const children_type& children() const noexcept { return m_children.get(); }
 
@@ -270,7 +270,7 @@ struct tensor_op_node : node_base {
     using result_element = Result;
     using children_type = std::tuple<Children...>;
     Fn fn;
-    explicit tensor_op_node(Fn f, Children... c) : fn(std::move(f)), m_children(std::move(c)...) {}
+    explicit tensor_op_node(Fn f, const Children&... c) : fn(std::move(f)), m_children(c...) {}
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
@@ -301,7 +301,7 @@ inline constexpr bool is_into_buffer_v<into_buffer<S, F>> = true;
 template <class To, class Child>
 struct cast_node : node_base {
     using children_type = std::tuple<Child>;
-    explicit cast_node(Child c) : m_children(std::move(c)) {}
+    explicit cast_node(const Child& c) : m_children(c) {}
     const children_type& children() const noexcept { return m_children.get(); }
 
 private:
