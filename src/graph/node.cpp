@@ -11,6 +11,12 @@ struct attrs_block : shared_block {
 }  // namespace
 
 namespace {
+struct text_block : shared_block {
+    std::string text;
+    explicit text_block(std::string&& t) : text(std::move(t)) { destroy = &destroy_block; }
+    static void destroy_block(const shared_block* b) noexcept { delete static_cast<const text_block*>(b); }
+};
+
 /// The attributes of every node without any, one block.
 const shared_attrs& none() {
     static const shared_attrs attrs(node_attrs{});
@@ -25,6 +31,16 @@ shared_attrs::shared_attrs(node_attrs&& a) : m_block(new attrs_block(std::move(a
 const node_attrs& shared_attrs::get() const noexcept { return static_cast<const attrs_block*>(m_block.get())->attrs; }
 
 const node_attrs& no_attrs() noexcept { return none().get(); }
+
+shared_text::shared_text(std::string text) : m_block(new text_block(std::move(text))) {}
+
+const std::string& shared_text::get() const noexcept { return static_cast<const text_block*>(m_block.get())->text; }
+
+shared_attrs with_dims(dim_list d) {
+    node_attrs a;
+    a.dims = std::move(d);
+    return a;
+}
 
 shared_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1, std::ptrdiff_t i2, std::ptrdiff_t i3) {
     node_attrs a;

@@ -136,7 +136,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     node_object x;
     x.id = n.id;
     x.object = &n;
-    if constexpr (facts.rule == node_rule::input) x.name = &n.name;
+    if constexpr (facts.rule == node_rule::input) x.name = &n.name();
     if constexpr (requires { n.attrs(); }) x.attrs = &n.attrs();
     if constexpr (facts.rule == node_rule::number) {
         if constexpr (is_std_complex<decltype(n.value)>::value) x.number = {double(n.value.real()), double(n.value.imag())};

@@ -77,11 +77,6 @@ template <class Tag, class... X>
 auto make(shared_attrs attrs, X&&... x) {
     return node<Tag, std::remove_cvref_t<decltype(as_node(x))>...>(std::move(attrs), as_node(x)...);
 }
-inline node_attrs with_dims(dim_list d) {
-    node_attrs a;
-    a.dims = std::move(d);
-    return a;
-}
 
 // ---- ops no lowering accepts: refused where the user wrote them --------------------
 /// The kind of an operand, as the refusal messages name it: 0 a real tensor,
@@ -382,13 +377,15 @@ auto prod(X x, std::ptrdiff_t dim, bool keepdim = false) {
 /// against x — `r / r.sum(-1, keepdim=True)` is `r / graph::sum(r, {-1}, true)`.
 template <graph_node X>
 auto sum(X x, dim_list dims, bool keepdim = false) {
-    node_attrs a = detail::with_dims(std::move(dims));
+    node_attrs a;
+    a.dims = std::move(dims);
     a.i1 = keepdim ? 1 : 0;
     REALIFY_GRAPH_BUILD(1, "sum", detail::make<op::sum_dim>(std::move(a), std::move(x)));
 }
 template <graph_node X>
 auto mean(X x, dim_list dims, bool keepdim = false) {
-    node_attrs a = detail::with_dims(std::move(dims));
+    node_attrs a;
+    a.dims = std::move(dims);
     a.i1 = keepdim ? 1 : 0;
     REALIFY_GRAPH_BUILD(1, "mean", detail::make<op::mean_dim>(std::move(a), std::move(x)));
 }
@@ -414,7 +411,8 @@ auto mean_dim(X x, dim_list dims) {
                           "realify::graph::" #NAME ": complex values have no ordering (PyTorch refuses them too)"); \
             return 0;                                                                                    \
         } else {                                                                                         \
-            node_attrs a = detail::with_dims(std::move(dims));                                           \
+            node_attrs a;                                                                                \
+            a.dims = std::move(dims);                                                                    \
             a.i1 = keepdim ? 1 : 0;                                                                      \
             REALIFY_GRAPH_BUILD(1, #NAME, detail::make<op::NAME>(std::move(a), std::move(x)));           \
         }                                                                                                \
@@ -426,14 +424,16 @@ REALIFY_GRAPH_EXTREMUM(amin)
 /// dims is empty; a real node for real and complex x.
 template <graph_node X>
 auto var(X x, dim_list dims = {}, double correction = 1, bool keepdim = false) {
-    node_attrs a = detail::with_dims(std::move(dims));
+    node_attrs a;
+    a.dims = std::move(dims);
     a.i1 = keepdim ? 1 : 0;
     a.scalar = correction;
     REALIFY_GRAPH_BUILD(1, "var", detail::make<op::var>(std::move(a), std::move(x)));
 }
 template <graph_node X>
 auto std_dev(X x, dim_list dims = {}, double correction = 1, bool keepdim = false) {
-    node_attrs a = detail::with_dims(std::move(dims));
+    node_attrs a;
+    a.dims = std::move(dims);
     a.i1 = keepdim ? 1 : 0;
     a.scalar = correction;
     REALIFY_GRAPH_BUILD(1, "std_dev", detail::make<op::std_dev>(std::move(a), std::move(x)));
@@ -461,7 +461,8 @@ auto log_softmax(X x, std::ptrdiff_t dim) {
 }
 namespace detail {
 inline node_attrs norm_attrs(dim_list normalized_shape, double eps) {
-    node_attrs a = with_dims(std::move(normalized_shape));
+    node_attrs a;
+    a.dims = std::move(normalized_shape);
     a.scalar = eps;
     return a;
 }
@@ -500,7 +501,8 @@ auto rms_norm(X x, dim_list normalized_shape, W weight, double eps = detail::eps
 }
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {
-    node_attrs a = detail::with_dims(std::move(shifts));
+    node_attrs a;
+    a.dims = std::move(shifts);
     a.i0 = static_cast<std::ptrdiff_t>(dims.size());
     for (auto d : dims) a.dims.push_back(d);  // shifts then dims; i0 = how many dims
     REALIFY_GRAPH_BUILD(1, "roll", detail::make<op::roll>(std::move(a), std::move(x)));
@@ -532,7 +534,8 @@ pieces<op::split, X> split(X x, std::ptrdiff_t split_size, std::ptrdiff_t dim = 
 }
 template <graph_node X>
 pieces<op::split_with_sizes, X> split_with_sizes(X x, dim_list sizes, std::ptrdiff_t dim = 0) {
-    node_attrs a = detail::with_dims(std::move(sizes));
+    node_attrs a;
+    a.dims = std::move(sizes);
     a.i1 = dim;
     using piece = node<op::split_with_sizes, X>;
     REALIFY_GRAPH_REFUSE_1("split_with_sizes", piece);

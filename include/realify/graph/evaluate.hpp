@@ -52,7 +52,7 @@ std::any evaluate_number(const ir_node& self, eval_context&, const buffer_layout
 /// A constant: its (…,2) real layout, bound once (the fold) or per call.
 template <class C>
 std::any evaluate_constant(const ir_node& self, eval_context&, const buffer_layout*) {
-    return bind_argument(*static_cast<const constant_node<C>*>(self.object)->value);
+    return any_of(bind_argument(*static_cast<const constant_node<C>*>(self.object)->value));
 }
 
 /// A view that changes nothing: its child's value (a same-type cast).

@@ -38,26 +38,19 @@ struct detected_counts {
     std::size_t anchors = 0, complex_nodes = 0, boundary_inputs = 0, unanchored_complex_outputs = 0;
 };
 
-/// explain()'s text but for the matrix products' library.
-std::string explain(const graph_ir& g, const detected_counts& detected);
-
-/// Whether a live node is a matrix product.
-bool has_matrix_products(const graph_ir& g);
-
-/// explain()'s text. The matrix products' library is named here, not in
-/// realify_simd: it is realify_gemm's, which only a graph with them needs.
-inline std::string explain_program(const graph_ir& g, const detected_counts& detected) {
-    std::string text = explain(g, detected);
-    if (has_matrix_products(g)) text += "matrix products run on: " + std::string(simd::gemm_backend()) + "\n";
-    return text;
-}
+/// explain()'s text; for a graph with matrix products, the library
+/// `matrix_backend` names (realify::simd::gemm_backend: realify_gemm's, so it
+/// is named by the caller, not by realify_simd).
+std::string explain(const graph_ir& g, const detected_counts& detected, std::string_view (*matrix_backend)());
 }  // namespace detail
 
 template <bool Strict, class... Outs>
 std::string explain(const program<Strict, Outs...>& p) {
     using detected = detect<Outs...>;
-    return detail::explain_program(p.ir(), {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
-                                            detected::unanchored_complex_outputs});
+    return detail::explain(p.ir(),
+                           {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
+                            detected::unanchored_complex_outputs},
+                           &simd::gemm_backend);
 }
 
 }  // namespace realify::graph

@@ -100,51 +100,6 @@ struct value_traits {
     using fixed_shape = FixedShape;
 };
 
-// ---- leaves ------------------------------------------------------------------------
-
-/// Placeholder for a run-time tensor. T is an element type (float,
-/// std::complex<double>: any rank, known at run time) or a container type
-/// (xt::xtensor<std::complex<float>, 3>, xt::xtensor_fixed<…>: rank / shape static).
-template <class T>
-struct input_node : node_base {
-    std::string name;
-    explicit input_node(std::string n) : name(std::move(n)) {}
-};
-
-namespace detail {
-template <class T, class = void>
-struct element_traits {
-    using element = T;
-    static constexpr std::size_t rank = dynamic_rank;
-    using fixed = void;
-};
-template <class T>
-struct element_traits<T, std::void_t<typename T::value_type, typename T::shape_type>> {
-    using element = typename T::value_type;
-    static constexpr std::size_t rank = static_rank_v<T>;
-    using fixed = std::conditional_t<has_fixed_shape_v<T>, typename T::shape_type, void>;
-};
-template <class T>
-using leaf_traits = value_traits<typename component_of<typename element_traits<T>::element>::type,
-                                 is_std_complex<typename element_traits<T>::element>::value,
-                                 element_traits<T>::rank, typename element_traits<T>::fixed>;
-}  // namespace detail
-
-/// A constant tensor (an FX get_attr buffer). Complex constants are
-/// unpacked to the (…,2) layout once, when the graph is lowered.
-template <class C>
-struct constant_node : node_base {
-    std::shared_ptr<const C> value;
-    explicit constant_node(C v) : value(std::make_shared<const C>(std::move(v))) {}
-};
-
-/// A number operand (x * 2.0, x + std::complex<double>(0, 1)).
-template <class S>
-struct scalar_node : node_base {
-    S value;
-    explicit scalar_node(S v) : value(v) {}
-};
-
 namespace detail {
 /// What the copies of a node share: its children and its attributes, each in
 /// a heap block with one reference count. A node is then its identity and two
@@ -194,10 +149,22 @@ private:
     block_ptr m_block;
 };
 
+/// An input's name, shared by the node's copies like its attributes.
+class shared_text {
+public:
+    explicit shared_text(std::string text);
+    const std::string& get() const noexcept;
+
+private:
+    block_ptr m_block;
+};
+
 /// The attributes of a node that has none (a user op's node).
 const node_attrs& no_attrs() noexcept;
 
-/// Attributes of integers (dims, start, end, step …) or of a number.
+/// Attributes of dims (a shape, a permutation, repeat counts …), of
+/// integers (dim, start, end, step …) or of a number.
+shared_attrs with_dims(dim_list d);
 shared_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1 = 0, std::ptrdiff_t i2 = 0, std::ptrdiff_t i3 = 1);
 shared_attrs with_scalar(std::complex<double> s);
 
@@ -219,6 +186,54 @@ private:
     block_ptr m_block;
 };
 }  // namespace detail
+
+// ---- leaves ------------------------------------------------------------------------
+
+/// Placeholder for a run-time tensor. T is an element type (float,
+/// std::complex<double>: any rank, known at run time) or a container type
+/// (xt::xtensor<std::complex<float>, 3>, xt::xtensor_fixed<…>: rank / shape static).
+template <class T>
+struct input_node : node_base {
+    explicit input_node(std::string n) : m_name(std::move(n)) {}
+    const std::string& name() const noexcept { return m_name.get(); }
+
+private:
+    detail::shared_text m_name;  // shared by the node's copies: a copy moves a pointer, not a string
+};
+
+namespace detail {
+template <class T, class = void>
+struct element_traits {
+    using element = T;
+    static constexpr std::size_t rank = dynamic_rank;
+    using fixed = void;
+};
+template <class T>
+struct element_traits<T, std::void_t<typename T::value_type, typename T::shape_type>> {
+    using element = typename T::value_type;
+    static constexpr std::size_t rank = static_rank_v<T>;
+    using fixed = std::conditional_t<has_fixed_shape_v<T>, typename T::shape_type, void>;
+};
+template <class T>
+using leaf_traits = value_traits<typename component_of<typename element_traits<T>::element>::type,
+                                 is_std_complex<typename element_traits<T>::element>::value,
+                                 element_traits<T>::rank, typename element_traits<T>::fixed>;
+}  // namespace detail
+
+/// A constant tensor (an FX get_attr buffer). Complex constants are
+/// unpacked to the (…,2) layout once, when the graph is lowered.
+template <class C>
+struct constant_node : node_base {
+    std::shared_ptr<const C> value;
+    explicit constant_node(C v) : value(std::make_shared<const C>(std::move(v))) {}
+};
+
+/// A number operand (x * 2.0, x + std::complex<double>(0, 1)).
+template <class S>
+struct scalar_node : node_base {
+    S value;
+    explicit scalar_node(S v) : value(v) {}
+};
 
 /// An op node: tag, children, run-time attributes.
 template <class Tag, class... Children>
@@ -266,7 +281,7 @@ struct node_name {
 /// of the shape it chooses. Opaque to the passes: a graph break.
 template <node_name Name, class Result, class Fn, class... Children>
 struct tensor_op_node : node_base {
-    static constexpr std::string_view user_name = Name.view();  // not `name`: that member marks inputs
+    static constexpr std::string_view user_name = Name.view();  // not `name`: inputs have name()
     using result_element = Result;
     using children_type = std::tuple<Children...>;
     Fn fn;

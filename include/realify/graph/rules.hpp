@@ -114,7 +114,7 @@ inline constexpr bool is_tensor_op_v<tensor_op_node<Name, Result, Fn, C...>> = t
 
 template <class N>
 constexpr node_rule rule_of() {
-    if constexpr (requires(const N& n) { n.name; }) {
+    if constexpr (requires(const N& n) { n.name(); }) {
         return node_rule::input;
     } else if constexpr (requires(const N& n) { n.value.get(); }) {
         return node_rule::constant;

@@ -183,6 +183,12 @@ auto bind_argument(const A& arg) {
 
 /// An argument bound for a call: its value and the facts planning reads
 /// without knowing its type (graph/ir.hpp).
+/// A value as the IR holds it.
+template <class T>
+std::any any_of(tensor_value<T>&& v) {
+    return std::any(std::move(v));
+}
+
 template <class T>
 bound_input bound_from(tensor_value<T>&& v) {
     bound_input b;
@@ -191,7 +197,7 @@ bound_input bound_from(tensor_value<T>&& v) {
     b.bytes = v.components() * sizeof(T);
     b.complex = v.complex;
     b.borrowed = v.keep == nullptr;
-    b.value = std::move(v);
+    b.value = any_of(std::move(v));
     return b;
 }
 template <class A>
@@ -283,6 +289,7 @@ struct typed_value_ops {
 #define REALIFY_GRAPH_VALUE_CODE(EXTERN, T)                                       \
     EXTERN template tensor_value<T> allocate<T>(const shape_vector&, bool);       \
     EXTERN template const tensor_value<T>& value_as<T>(eval_context&, std::size_t); \
+    EXTERN template std::any any_of<T>(tensor_value<T>&&);                         \
     EXTERN template bound_input bound_from<T>(tensor_value<T>&&);                 \
     EXTERN template struct typed_value_ops<T>;
 REALIFY_GRAPH_VALUE_CODE(extern, float)
