@@ -265,22 +265,33 @@ S number_of(const ir_node& record) {
 /// (graph/ir.hpp, value_ops): one table per component type.
 template <class T>
 struct typed_value_ops {
-    static shape_vector shape(const std::any& value) { return std::any_cast<const tensor_value<T>&>(value).shape; }
-    static value_memory memory(const std::any& value) {
-        const auto& v = std::any_cast<const tensor_value<T>&>(value);
-        return {v.data, v.components(), v.keep != nullptr};
-    }
+    static shape_vector shape(const std::any& value);
+    static value_memory memory(const std::any& value);
     /// The value with memory of its own: a view of an argument is copied
     /// (the argument may be written before the value is used).
-    static std::any own(const std::any& value) {
-        const auto& v = std::any_cast<const tensor_value<T>&>(value);
-        if (v.keep != nullptr) return value;
-        auto copy = allocate<T>(v.shape, v.complex);
-        std::copy(v.data, v.data + v.components(), copy.data);
-        return copy;
-    }
+    static std::any own(const std::any& value);
     static constexpr value_ops table{&shape, &memory, &own};
 };
+// Defined out of the class, so not inline: the extern templates below keep
+// them out of a user's unit (inline members of an extern template are still
+// instantiated there, for inlining).
+template <class T>
+shape_vector typed_value_ops<T>::shape(const std::any& value) {
+    return std::any_cast<const tensor_value<T>&>(value).shape;
+}
+template <class T>
+value_memory typed_value_ops<T>::memory(const std::any& value) {
+    const auto& v = std::any_cast<const tensor_value<T>&>(value);
+    return {v.data, v.components(), v.keep != nullptr};
+}
+template <class T>
+std::any typed_value_ops<T>::own(const std::any& value) {
+    const auto& v = std::any_cast<const tensor_value<T>&>(value);
+    if (v.keep != nullptr) return value;
+    auto copy = allocate<T>(v.shape, v.complex);
+    std::copy(v.data, v.data + v.components(), copy.data);
+    return any_of(std::move(copy));
+}
 
 // The value code of a component type — allocating, reading a child's value,
 // the IR's value table, an argument's bound form — is compiled once for float
