@@ -122,7 +122,7 @@ void finish_lowering(graph_ir& g, std::span<const std::size_t> outputs, const pi
 template <bool Strict, class... Outs>
 class program {
 public:
-    explicit program(const pipeline& passes, Outs... outputs) : m_outputs(std::move(outputs)...) {
+    explicit program(const pipeline& passes, const Outs&... outputs) : m_outputs(outputs...) {
         std::shared_ptr<graph_ir> g = detail::new_graph();
         // the records point at the nodes held by m_outputs, which never move
         const auto slots = std::apply(
