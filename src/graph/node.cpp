@@ -8,9 +8,7 @@ struct attrs_block : shared_block {
     explicit attrs_block(node_attrs&& a) : attrs(std::move(a)) { destroy = &destroy_block; }
     static void destroy_block(const shared_block* b) noexcept { delete static_cast<const attrs_block*>(b); }
 };
-}  // namespace
 
-namespace {
 struct text_block : shared_block {
     std::string text;
     explicit text_block(std::string&& t) : text(std::move(t)) { destroy = &destroy_block; }
@@ -24,13 +22,16 @@ const shared_attrs& none() {
 }
 }  // namespace
 
-shared_attrs::shared_attrs() noexcept : m_block(none().m_block) {}
+shared_attrs::shared_attrs() : m_block(none().m_block) {}
 
 shared_attrs::shared_attrs(node_attrs&& a) : m_block(new attrs_block(std::move(a))) {}
 
 const node_attrs& shared_attrs::get() const noexcept { return static_cast<const attrs_block*>(m_block.get())->attrs; }
 
-const node_attrs& no_attrs() noexcept { return none().get(); }
+const node_attrs& no_attrs() noexcept {
+    static const node_attrs none;  // no allocation: safe where nothing may throw
+    return none;
+}
 
 shared_text::shared_text(std::string text) : m_block(new text_block(std::move(text))) {}
 

@@ -141,7 +141,7 @@ private:
 class shared_attrs {
 public:
     /// No attributes: one block shared by every node without any.
-    shared_attrs() noexcept;
+    shared_attrs();
     shared_attrs(node_attrs&& a);  // NOLINT: implicit, as the builders pass attributes they filled
     const node_attrs& get() const noexcept;
 

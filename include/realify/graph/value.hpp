@@ -181,14 +181,14 @@ auto bind_argument(const A& arg) {
     return v;
 }
 
-/// An argument bound for a call: its value and the facts planning reads
-/// without knowing its type (graph/ir.hpp).
 /// A value as the IR holds it.
 template <class T>
 std::any any_of(tensor_value<T>&& v) {
     return std::any(std::move(v));
 }
 
+/// An argument bound for a call: its value and the facts planning reads
+/// without knowing its type (graph/ir.hpp).
 template <class T>
 bound_input bound_from(tensor_value<T>&& v) {
     bound_input b;
@@ -294,7 +294,7 @@ std::any typed_value_ops<T>::own(const std::any& value) {
 }
 
 // The value code of a component type — allocating, reading a child's value,
-// the IR's value table, an argument's bound form — is compiled once for float
+// the IR's value table, a value's std::any, an argument's bound form — is compiled once for float
 // and double (the component types of graph inputs), in realify_simd
 // (src/graph/evaluate.cpp): a unit that lowers a graph does not generate it.
 #define REALIFY_GRAPH_VALUE_CODE(EXTERN, T)                                       \
