@@ -7,10 +7,6 @@
 
 namespace realify::graph::detail {
 
-call_state::call_state(const graph_ir& g, std::vector<bound_input> bound)
-    : inputs(std::move(bound)), memo(g.nodes.size()), ctx{&g, &memo, &inputs, nullptr}, shapes(infer_shapes(ctx)) {
-    ctx.shapes = &shapes;
-}
 
 call_state::~call_state() = default;
 
@@ -44,8 +40,7 @@ void check_argument_count(const graph_ir& g, std::size_t given) {
     throw error(m.str());
 }
 
-}  // namespace
-
+/// The arguments bound in the inputs' order.
 std::vector<bound_input> bind_arguments(const graph_ir& g, std::span<const argument> args) {
     check_argument_count(g, args.size());
     std::vector<bound_input> bound;
@@ -53,6 +48,13 @@ std::vector<bound_input> bind_arguments(const graph_ir& g, std::span<const argum
     for (const argument& a : args) bound.push_back(a.bind(a.object));
     for (std::size_t k = 0; k < bound.size(); ++k) check_input(g, k, bound[k]);
     return bound;
+}
+
+}  // namespace
+
+call_state::call_state(const graph_ir& g, std::span<const argument> args)
+    : inputs(bind_arguments(g, args)), memo(g.nodes.size()), ctx{&g, &memo, &inputs, nullptr}, shapes(infer_shapes(ctx)) {
+    ctx.shapes = &shapes;
 }
 
 std::string describe_graph(const graph_ir& g, bool after) {

@@ -74,22 +74,21 @@ struct call_state {
     eval_context ctx;
     std::vector<std::optional<shape_vector>> shapes;
 
-    call_state(const graph_ir& g, std::vector<bound_input> bound);
+    /// Binds the arguments in the inputs' order (realify::error when there
+    /// are not as many as inputs; layout_error for an argument of another type).
+    call_state(const graph_ir& g, std::span<const argument> args);
     ~call_state();
     call_state(const call_state&) = delete;
     call_state& operator=(const call_state&) = delete;
 };
 
-std::string input_name(const graph_ir& g, std::size_t position);
-
-/// The arguments bound in the inputs' order (realify::error when there are
-/// not as many as inputs; layout_error for an argument of another type).
-std::vector<bound_input> bind_arguments(const graph_ir& g, std::span<const argument> args);
+/// A call's arguments, each its address and the binder of its type.
 template <class... Args>
-std::vector<bound_input> bind_arguments(const graph_ir& g, const Args&... args) {
-    const std::array<argument, sizeof...(Args)> list{argument{std::addressof(args), &bind_erased<Args>}...};
-    return bind_arguments(g, std::span<const argument>(list));
+std::array<argument, sizeof...(Args)> arguments_of(const Args&... args) {
+    return {argument{std::addressof(args), &bind_erased<Args>}...};
 }
+
+std::string input_name(const graph_ir& g, std::size_t position);
 
 /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
 std::string describe_graph(const graph_ir& g, bool after);
@@ -136,7 +135,7 @@ public:
     template <class... Args>
         requires(sizeof...(Args) == 0 || (!detail::is_out_buffers_v<std::remove_cvref_t<Args>> && ...))
     auto operator()(const Args&... args) const {
-        detail::call_state call(*m_ir, bind(args...));
+        detail::call_state call(*m_ir, detail::arguments_of(args...));
         auto results = [&]<std::size_t... I>(std::index_sequence<I...>) {
             return std::make_tuple(materialise<I>(call)...);
         }(std::index_sequence_for<Outs...>{});
@@ -176,11 +175,6 @@ public:
     static std::string describe(const graph_ir& g, bool after) { return detail::describe_graph(g, after); }
 
 private:
-    template <class... Args>
-    std::vector<bound_input> bind(const Args&... args) const {
-        return detail::bind_arguments(*m_ir, args...);
-    }
-
     /// The output container of O for a result of shape `shape`.
     template <class O>
     static output_container_t<O> make_output(const shape_vector& shape) {
@@ -218,7 +212,7 @@ private:
                       "realify::graph::program: an out() buffer's element type must be the output's (std::complex<T> "
                       "for complex outputs, T for real ones).");
         static_assert((!std::is_const_v<B> && ...), "realify::graph::program: out() buffers must be writable (not const).");
-        detail::call_state call(*m_ir, bind(args...));
+        detail::call_state call(*m_ir, detail::arguments_of(args...));
         const auto layouts = [&]<std::size_t... I>(std::index_sequence<I...>) {
             return std::array<buffer_layout, sizeof...(Outs)>{detail::layout_of_buffer(std::get<I>(buffers.buffers), I)...};
         }(std::index_sequence_for<Outs...>{});
