@@ -33,6 +33,7 @@
 #include "realify/graph/node.hpp"
 #include "realify/layout/memory_access.hpp"
 #include "realify/layout/pointer_cast.hpp"
+#include "realify/layout/view_as_complex.hpp"
 
 namespace realify::graph {
 
@@ -100,18 +101,6 @@ buffer_layout strided_layout(void* data, std::span<const std::size_t> shape, std
 /// layout_error: out buffer `index` is not strided memory.
 [[noreturn]] void not_strided_memory(std::size_t index);
 
-/// A shape or strides as a span of V: in place when they are contiguous
-/// values of type V, else copied to `copy`.
-template <class V, class S>
-std::span<const V> values_of(const S& s, xt::svector<V, 6>& copy) {
-    if constexpr (requires { std::span<const V>(s); }) {
-        return std::span<const V>(s);
-    } else {
-        copy.assign(s.begin(), s.end());
-        return std::span<const V>(copy.data(), copy.size());
-    }
-}
-
 /// The layout of a caller's buffer; layout_error when it is not memory with
 /// strides (xt::broadcast, a view with index lists).
 template <class B>
@@ -125,10 +114,12 @@ buffer_layout layout_of_buffer(B& buffer, std::size_t index) {
         void* data;
         if constexpr (complex) data = realify::detail::as_real_pointer(first);
         else data = first;
-        xt::svector<std::size_t, 6> shape_copy;
-        xt::svector<std::ptrdiff_t, 6> strides_copy;
-        return strided_layout(data, values_of<std::size_t>(buffer.shape(), shape_copy),
-                              values_of<std::ptrdiff_t>(buffer.strides(), strides_copy), complex,
+        const auto& b_shape = buffer.shape();  // (a reference: contiguous_sequence may return its argument)
+        const auto& b_strides = buffer.strides();
+        const auto& shape = realify::detail::contiguous_sequence<std::size_t>(b_shape);
+        const auto& strides = realify::detail::contiguous_sequence<std::ptrdiff_t>(b_strides);
+        return strided_layout(data, std::span<const std::size_t>(shape.data(), shape.size()),
+                              std::span<const std::ptrdiff_t>(strides.data(), strides.size()), complex,
                               sizeof(typename component_of<E>::type));
     }
 }
