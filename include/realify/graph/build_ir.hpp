@@ -128,7 +128,7 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
     std::array<bool, count> boundary{};
     if constexpr (count > 0) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((children[I] = add_to_ir<Strict>(g, std::get<I>(n.children())),
+            ((children[I] = add_to_ir<Strict>(g, n.template child<I>()),
               boundary[I] = is_boundary_v<N, std::remove_cvref_t<std::tuple_element_t<I, typename N::children_type>>>),
              ...);
         }(std::make_index_sequence<count>{});

@@ -168,19 +168,48 @@ shared_attrs with_dims(dim_list d);
 shared_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1 = 0, std::ptrdiff_t i2 = 0, std::ptrdiff_t i3 = 1);
 shared_attrs with_scalar(std::complex<double> s);
 
+/// Values side by side, the I-th read by leaf_value<I>: what a std::tuple
+/// stores, without its constructors. Their overload sets, checked for every
+/// node type's children, cost a graph unit more to compile than the rest of
+/// the node type.
+template <std::size_t I, class X>
+struct list_leaf {
+    X value;
+};
+template <class Indices, class... X>
+struct value_list;
+template <std::size_t... I, class... X>
+struct value_list<std::index_sequence<I...>, X...> : list_leaf<I, X>... {
+    explicit value_list(const X&... x) : list_leaf<I, X>{x}... {}
+};
+template <std::size_t I, class X>
+const X& leaf_value(const list_leaf<I, X>& leaf) noexcept {
+    return leaf.value;
+}
+
 /// Values shared by the copies of what holds them, read only: a node's
 /// children (a node never changes), a program's output nodes.
 template <class... X>
-struct tuple_block : shared_block {
-    std::tuple<X...> values;
-    explicit tuple_block(const X&... x) : values(x...) { destroy = &destroy_block; }
-    static void destroy_block(const shared_block* b) noexcept { delete static_cast<const tuple_block*>(b); }
+struct values_block : shared_block {
+    value_list<std::index_sequence_for<X...>, X...> values;
+    explicit values_block(const X&... x) : values(x...) { destroy = &destroy_block; }
+    static void destroy_block(const shared_block* b) noexcept { delete static_cast<const values_block*>(b); }
 };
 template <class... X>
-class shared_tuple {
+class shared_values {
 public:
-    explicit shared_tuple(const X&... x) : m_block(new tuple_block<X...>(x...)) {}
-    const std::tuple<X...>& get() const noexcept { return static_cast<const tuple_block<X...>*>(m_block.get())->values; }
+    explicit shared_values(const X&... x) : m_block(new values_block<X...>(x...)) {}
+    /// The I-th value.
+    template <std::size_t I>
+    const auto& get() const noexcept {
+        return leaf_value<I>(static_cast<const values_block<X...>*>(m_block.get())->values);
+    }
+    /// All of them, as references.
+    std::tuple<const X&...> refs() const noexcept {
+        return [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::tuple<const X&...>(get<I>()...);
+        }(std::index_sequence_for<X...>{});
+    }
 
 private:
     block_ptr m_block;
@@ -242,11 +271,16 @@ struct node : node_base {
     using children_type = std::tuple<Children...>;
     explicit node(detail::shared_attrs a, const Children&... c) : m_attrs(std::move(a)), m_children(c...) {}
     const node_attrs& attrs() const noexcept { return m_attrs.get(); }
-    const children_type& children() const noexcept { return m_children.get(); }
+    /// The children, as references (the node's copies share them).
+    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
+    template <std::size_t I>
+    const auto& child() const noexcept {
+        return m_children.template get<I>();
+    }
 
 private:
     detail::shared_attrs m_attrs;
-    detail::shared_tuple<Children...> m_children;
+    detail::shared_values<Children...> m_children;
 };
 
 /// A user op with no entry in the table (or one the table may not accept):
@@ -259,10 +293,15 @@ struct custom_node : node_base {
     Reference reference;
     explicit custom_node(Reference r, const Children&... c) : reference(std::move(r)), m_children(c...) {}
     const node_attrs& attrs() const noexcept { return detail::no_attrs(); }
-    const children_type& children() const noexcept { return m_children.get(); }
+    /// The children, as references (the node's copies share them).
+    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
+    template <std::size_t I>
+    const auto& child() const noexcept {
+        return m_children.template get<I>();
+    }
 
 private:
-    detail::shared_tuple<Children...> m_children;
+    detail::shared_values<Children...> m_children;
 };
 
 /// A node's name as a template argument (graph::tensor_op<"rms_norm">): it
@@ -286,10 +325,15 @@ struct tensor_op_node : node_base {
     using children_type = std::tuple<Children...>;
     Fn fn;
     explicit tensor_op_node(Fn f, const Children&... c) : fn(std::move(f)), m_children(c...) {}
-    const children_type& children() const noexcept { return m_children.get(); }
+    /// The children, as references (the node's copies share them).
+    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
+    template <std::size_t I>
+    const auto& child() const noexcept {
+        return m_children.template get<I>();
+    }
 
 private:
-    detail::shared_tuple<Children...> m_children;
+    detail::shared_values<Children...> m_children;
 };
 
 /// A tensor_op result's shape, declared so that the graph hands fn the
@@ -317,10 +361,15 @@ template <class To, class Child>
 struct cast_node : node_base {
     using children_type = std::tuple<Child>;
     explicit cast_node(const Child& c) : m_children(c) {}
-    const children_type& children() const noexcept { return m_children.get(); }
+    /// The children, as references (the node's copies share them).
+    std::tuple<const Child&> children() const noexcept { return m_children.refs(); }
+    template <std::size_t I>
+    const auto& child() const noexcept {
+        return m_children.template get<I>();
+    }
 
 private:
-    detail::shared_tuple<Child> m_children;
+    detail::shared_values<Child> m_children;
 };
 
 }  // namespace realify::graph

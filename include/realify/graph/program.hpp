@@ -124,9 +124,9 @@ public:
     explicit program(const pipeline& passes, const Outs&... outputs) : m_outputs(outputs...) {
         std::shared_ptr<graph_ir> g = detail::new_graph();
         // the records point at the nodes held by m_outputs, which never move
-        const auto slots = std::apply(
-            [&](const auto&... o) { return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(*g, o)...}; },
-            m_outputs.get());
+        const auto slots = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(*g, m_outputs.template get<I>())...};
+        }(std::index_sequence_for<Outs...>{});
         detail::finish_lowering(*g, slots, passes);
         m_ir = std::move(g);
     }
@@ -169,7 +169,8 @@ public:
         for (std::size_t k = 0; k < m_ir->inputs.size(); ++k) r.push_back(detail::input_name(*m_ir, k));
         return r;
     }
-    const std::tuple<Outs...>& outputs() const noexcept { return m_outputs.get(); }
+    /// The output nodes, as references (the program's copies share them).
+    std::tuple<const Outs&...> outputs() const noexcept { return m_outputs.refs(); }
 
     /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
     static std::string describe(const graph_ir& g, bool after) { return detail::describe_graph(g, after); }
@@ -219,7 +220,7 @@ private:
         return detail::write_outputs(call.ctx, call.shapes, layouts, Write);
     }
 
-    detail::shared_tuple<Outs...> m_outputs;  // shared by the program's copies
+    detail::shared_values<Outs...> m_outputs;  // shared by the program's copies
     std::shared_ptr<const graph_ir> m_ir;
 };
 
