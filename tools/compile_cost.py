@@ -12,17 +12,20 @@ with the flags of an optimised user build (`c++ -std=c++20 -O2 -DNDEBUG -c`):
   eager              tools/compile_cost/eager.cpp: a typical user of the eager API
 
 and prints, per unit, the median compiler CPU time (user + sys of the
-compiler process, steadier than wall time on a shared machine) and its peak
-memory, then the ratios the project holds itself to. Two counts that do not
+compiler process, steadier than wall time on a shared machine), the median
+of its ratios to the hello-world and its peak memory, then the ratios the
+project holds itself to. Each round compiles the hello-world beside every
+unit (before it in one round, after it in the next) and takes the ratio of
+the pair: the host's speed drifts over a round, little over a pair. Two counts that do not
 depend on the host's load follow each unit, for comparing trees when the
 host's spread is larger than the difference: the object's code size (text
 KB) and, with GCC, the memory its front end and optimiser allocate (GGC MB,
 from -ftime-report, one extra compilation per unit). The targets:
 
-  graph_rope / xtensor_hello             target <= 1.5
+  graph_rope / xtensor_hello (paired)    target <= 1.5
   (graphs_10 - graphs_1) / 9             each additional lowered graph, target <= 0.4 s
   peak memory of graphs_10               target <= 400 MB
-  eager / xtensor_hello                  target <= 1.5
+  eager / xtensor_hello (paired)         target <= 1.5
 
 Usage: tools/compile_cost.py [--rounds N] [--cxx c++] [--json out.json] [--against REV] [--instructions]
                              [--stages]
@@ -191,30 +194,48 @@ def export_tree(revision, directory):
 
 
 def measure(cxx, roots, rounds, out_dir):
-    """Median CPU seconds and peak MB per (tree, unit), the trees' compilations interleaved."""
+    """Per (tree, unit): the median CPU seconds, the peak MB and the median of the unit's ratios to the
+    hello-world compiled right beside it. Every unit is paired with a compilation of the hello-world,
+    before it in one round and after it in the next, so that each ratio compares two compilations a few
+    seconds apart: the host's speed drifts over a round (a unit and the hello-world compiled half a
+    minute apart differ by a fifth on a shared host), much less within a pair."""
     times = {(tree, name): [] for tree in roots for name, _, _ in UNITS}
+    ratios = {key: [] for key in times}
     peaks = {key: 0.0 for key in times}
     trees = list(roots)
+    hello_source, hello_extra = UNITS[0][1], UNITS[0][2]
+
+    def timed(tree, name, source, extra):
+        seconds, peak = compile_once(cxx, roots[tree], source, extra, out_dir)
+        times[(tree, name)].append(seconds)
+        peaks[(tree, name)] = max(peaks[(tree, name)], peak)
+        return seconds
+
     for round_index in range(rounds):  # interleaved: every unit of every tree once per round
         order = trees if round_index % 2 == 0 else trees[::-1]
-        for name, source, extra in UNITS:
+        for unit_index, (name, source, extra) in enumerate(UNITS[1:]):
             for tree in order:
-                seconds, peak = compile_once(cxx, roots[tree], source, extra, out_dir)
-                times[(tree, name)].append(seconds)
-                peaks[(tree, name)] = max(peaks[(tree, name)], peak)
+                hello_first = (round_index + unit_index) % 2 == 0
+                hello = timed(tree, "xtensor_hello", hello_source, hello_extra) if hello_first else None
+                seconds = timed(tree, name, source, extra)
+                if not hello_first:
+                    hello = timed(tree, "xtensor_hello", hello_source, hello_extra)
+                ratios[(tree, name)].append(seconds / hello)
         print(f"round {round_index + 1}/{rounds} done", file=sys.stderr)
+    for tree in trees:
+        ratios[(tree, "xtensor_hello")] = [1.0]
     counts = {(tree, name): counts_of(cxx, roots[tree], source, extra, out_dir)
               for name, source, extra in UNITS for tree in trees}
-    return {key: statistics.median(values) for key, values in times.items()}, peaks, counts
+    median_of = lambda table: {key: statistics.median(values) for key, values in table.items()}
+    return median_of(times), median_of(ratios), peaks, counts
 
 
-def targets_of(median, peaks, tree):
-    hello = median[(tree, "xtensor_hello")]
+def targets_of(median, ratio, peaks, tree):
     return {
-        "graph_rope_ratio": median[(tree, "graph_rope")] / hello,
+        "graph_rope_ratio": ratio[(tree, "graph_rope")],
         "per_graph_s": (median[(tree, "graphs_10")] - median[(tree, "graphs_1")]) / 9.0,
         "graphs_10_peak_mb": peaks[(tree, "graphs_10")],
-        "eager_ratio": median[(tree, "eager")] / hello,
+        "eager_ratio": ratio[(tree, "eager")],
     }
 
 
@@ -270,7 +291,7 @@ def main():
                                "gcc_inline_sizes": {f"{t}/{n}": v for (t, n), v in sizes.items()},
                                "rounds": 0, "cxx": args.cxx, "against": args.against}, f, indent=2)
             return 0
-        median, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
+        median, ratio, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
 
     trees = list(roots)
     if instructions:
@@ -281,13 +302,12 @@ def main():
     for name, _, _ in UNITS:
         row = f"{name:<16}"
         for tree in trees:
-            hello = median[(tree, "xtensor_hello")]
             text_kb, ggc = counts[(tree, name)]
-            row += f"{median[(tree, name)]:>16.2f}{median[(tree, name)] / hello:>9.2f}{peaks[(tree, name)]:>9.0f}"
+            row += f"{median[(tree, name)]:>16.2f}{ratio[(tree, name)]:>9.2f}{peaks[(tree, name)]:>9.0f}"
             row += f"{text_kb:>9.1f}" + (f"{ggc:>8.0f}" if ggc is not None else f"{'-':>8}")
         print(row)
     print()
-    results = {tree: targets_of(median, peaks, tree) for tree in trees}
+    results = {tree: targets_of(median, ratio, peaks, tree) for tree in trees}
     missed = False
     for key in results["now"]:
         ok = results["now"][key] <= TARGETS[key]
@@ -297,6 +317,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"median_cpu_s": {f"{t}/{n}": v for (t, n), v in median.items()},
+                       "median_ratio_to_hello": {f"{t}/{n}": v for (t, n), v in ratio.items()},
                        "peak_mb": {f"{t}/{n}": v for (t, n), v in peaks.items()},
                        "text_kb_and_ggc_mb": {f"{t}/{n}": v for (t, n), v in counts.items()},
                        "instructions": {f"{t}/{n}": v for (t, n), v in (instructions or {}).items()},
