@@ -567,6 +567,34 @@ TEST(EagerShape, LongOperandListsAreReadAndFreed) {
                   " dimensions are not supported");
 }
 
+// A lazy xtensor expression is evaluated by realify, element by element in
+// its broadcast (xtensor's stepper), before the op reads it: the same
+// values as xtensor's own evaluation, whatever the expression holds —
+// operands broadcast against each other, reversed and strided views, an
+// empty extent, rank 0, a run-time rank.
+TEST(EagerShape, LazyExpressionsAreEvaluatedAsXtensorEvaluatesThem) {
+    using C = std::complex<double>;
+    const xt::xtensor<C, 2> x = sample({3, 4});
+    const xt::xtensor<C, 2> row = sample({1, 4});
+    const xt::xtensor<double, 1> column = {0.5, -1.0, 2.0};
+    auto check = [](const auto& lazy) {
+        using E = std::remove_cvref_t<decltype(lazy)>;
+        const xt::xarray<typename E::value_type> evaluated = lazy;
+        EXPECT_EQ(xt::xarray<C>(realify::mul(lazy, C(2, -1))), xt::xarray<C>(realify::mul(evaluated, C(2, -1))));
+    };
+    check(x + row);                                                  // (3, 4) + (1, 4)
+    check(row * xt::view(column, xt::all(), xt::newaxis()));         // (1, 4) · (3, 1)
+    check(xt::view(x, xt::range(2, -4, -1), xt::range(0, 4, 3)) - C(1, 1));  // reversed, strided
+    check(xt::view(x, xt::range(0, 0), xt::all()) * C(3, 0));      // an empty extent
+    xt::xtensor<C, 0> number;
+    number() = C(1, 2);
+    check(number + C(0.5, 0));                                       // rank 0
+    const xt::xarray<C> dynamic = sample({2, 1, 3});
+    check(dynamic + xt::xarray<C>(sample({4, 1})));                 // run-time rank, broadcast to (2, 4, 3)
+    const xt::xtensor<bool, 2> mask = xt::abs(x) > 1.0;
+    EXPECT_EQ(xt::xarray<C>(realify::where(xt::abs(x) > 1.0, x, C(0, 0))), xt::xarray<C>(realify::where(mask, x, C(0, 0))));
+}
+
 TEST(EagerShape, ReductionsAndProducts) {
     const auto x = sample({2, 3, 4});
     const auto a = complex_layout_of(x);

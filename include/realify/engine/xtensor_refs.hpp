@@ -8,6 +8,7 @@
 // (engine::operand_list): the only allocations an out= call makes.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <complex>
 #include <cstddef>
@@ -75,12 +76,33 @@ template <class N>
 using number_t = std::conditional_t<complex_number_operand<N>, std::complex<double>,
                                     std::conditional_t<has_component_v<N>, N, double>>;
 
+/// A lazy expression's values, in a new tensor: element by element in
+/// row-major order through the expression's stepper, which walks its
+/// operands in their broadcast. What xtensor's assignment does on its
+/// general path, without its contiguous path and the machinery that
+/// chooses between the two: less code in every unit that hands realify a
+/// lazy expression, and it is read once.
+template <class E>
+evaluated_t<E> evaluate(const E& e) {
+    evaluated_t<E> result = evaluated_t<E>::from_shape(e.shape());
+    const auto& shape = result.shape();
+    auto index = xt::uninitialized_shape<std::remove_cvref_t<decltype(shape)>>(shape.size());
+    std::fill(index.begin(), index.end(), std::size_t{0});
+    auto stepper = e.stepper_begin(shape);
+    auto* out = result.data();
+    for (std::size_t i = 0, n = result.size(); i < n; ++i) {
+        out[i] = *stepper;
+        xt::stepper_tools<xt::layout_type::row_major>::increment_stepper(stepper, index, shape);
+    }
+    return result;
+}
+
 }  // namespace detail
 
 /// Reads operand `a` into `into`: a tensor where it is (any container,
 /// adaptor or strided view; a complex_layout's pairs as complex, from a
 /// packed copy when its [re, im] axis is not contiguous), a lazy xtensor
-/// expression from its evaluation (by xtensor, once, kept by `into`), a
+/// expression from its evaluation (detail::evaluate, once, kept by `into`), a
 /// number as a rank-0 ref to its value.
 template <class A>
 void read_operand(std::string_view op, const A& a, operand_memory& into) {
@@ -91,7 +113,7 @@ void read_operand(std::string_view op, const A& a, operand_memory& into) {
             into.set_ref(detail::ref_of_memory(op, e));
         } else {
             using evaluation = detail::evaluated_t<E>;
-            auto* evaluated = new evaluation(e);
+            auto* evaluated = new evaluation(detail::evaluate(e));
             into.keep(evaluated, [](void* p) { delete static_cast<evaluation*>(p); });
             into.set_ref(detail::ref_of_memory(op, *evaluated));
         }
