@@ -39,9 +39,11 @@ void check_complex_viewable(const char* where, std::span<const std::size_t> shap
 
 /// A shape or strides sequence as contiguous T, for the compiled checks: the
 /// sequence itself when it is (std::array, xtensor's svector), else a copy.
+/// (Asked of data() rather than of std::span's converting constructor, whose
+/// range concepts cost more to compile than the rest of the function.)
 template <class T, class Sequence>
 decltype(auto) contiguous_sequence(const Sequence& s) {
-    if constexpr (std::is_convertible_v<const Sequence&, std::span<const T>>) return (s);
+    if constexpr (requires { requires std::is_same_v<decltype(s.data()), const T*>; }) return (s);
     else return xt::svector<T, 6>(s.begin(), s.end());
 }
 
