@@ -214,6 +214,26 @@ public:
 private:
     block_ptr m_block;
 };
+
+/// A node's children, shared by the node's copies (a node never changes).
+template <class... Children>
+class node_children {
+public:
+    using children_type = std::tuple<Children...>;
+    /// The children, as references.
+    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
+    /// The I-th child.
+    template <std::size_t I>
+    const auto& child() const noexcept {
+        return m_children.template get<I>();
+    }
+
+protected:
+    explicit node_children(const Children&... c) : m_children(c...) {}
+
+private:
+    shared_values<Children...> m_children;
+};
 }  // namespace detail
 
 // ---- leaves ------------------------------------------------------------------------
@@ -266,42 +286,26 @@ struct scalar_node : node_base {
 
 /// An op node: tag, children, run-time attributes.
 template <class Tag, class... Children>
-struct node : node_base {
+struct node : node_base, detail::node_children<Children...> {
     using tag = Tag;
-    using children_type = std::tuple<Children...>;
-    explicit node(detail::shared_attrs a, const Children&... c) : m_attrs(std::move(a)), m_children(c...) {}
+    explicit node(detail::shared_attrs a, const Children&... c)
+        : detail::node_children<Children...>(c...), m_attrs(std::move(a)) {}
     const node_attrs& attrs() const noexcept { return m_attrs.get(); }
-    /// The children, as references (the node's copies share them).
-    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
-    template <std::size_t I>
-    const auto& child() const noexcept {
-        return m_children.template get<I>();
-    }
 
 private:
     detail::shared_attrs m_attrs;
-    detail::shared_values<Children...> m_children;
 };
 
 /// A user op with no entry in the table (or one the table may not accept):
 /// `reference` is its std::complex (or real) per-element definition, used for
 /// the fallback when no lowering accepts it.
 template <class Tag, class Reference, class... Children>
-struct custom_node : node_base {
+struct custom_node : node_base, detail::node_children<Children...> {
     using tag = Tag;
-    using children_type = std::tuple<Children...>;
     Reference reference;
-    explicit custom_node(Reference r, const Children&... c) : reference(std::move(r)), m_children(c...) {}
+    explicit custom_node(Reference r, const Children&... c)
+        : detail::node_children<Children...>(c...), reference(std::move(r)) {}
     const node_attrs& attrs() const noexcept { return detail::no_attrs(); }
-    /// The children, as references (the node's copies share them).
-    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
-    template <std::size_t I>
-    const auto& child() const noexcept {
-        return m_children.template get<I>();
-    }
-
-private:
-    detail::shared_values<Children...> m_children;
 };
 
 /// A node's name as a template argument (graph::tensor_op<"rms_norm">): it
@@ -319,21 +323,11 @@ struct node_name {
 /// its operands' whole tensors and returns a tensor of element type Result,
 /// of the shape it chooses. Opaque to the passes: a graph break.
 template <node_name Name, class Result, class Fn, class... Children>
-struct tensor_op_node : node_base {
+struct tensor_op_node : node_base, detail::node_children<Children...> {
     static constexpr std::string_view user_name = Name.view();  // not `name`: inputs have name()
     using result_element = Result;
-    using children_type = std::tuple<Children...>;
     Fn fn;
-    explicit tensor_op_node(Fn f, const Children&... c) : fn(std::move(f)), m_children(c...) {}
-    /// The children, as references (the node's copies share them).
-    std::tuple<const Children&...> children() const noexcept { return m_children.refs(); }
-    template <std::size_t I>
-    const auto& child() const noexcept {
-        return m_children.template get<I>();
-    }
-
-private:
-    detail::shared_values<Children...> m_children;
+    explicit tensor_op_node(Fn f, const Children&... c) : detail::node_children<Children...>(c...), fn(std::move(f)) {}
 };
 
 /// A tensor_op result's shape, declared so that the graph hands fn the
@@ -358,18 +352,8 @@ inline constexpr bool is_into_buffer_v<into_buffer<S, F>> = true;
 
 /// Conversion of the component type (PyTorch's `.float()` and `type_as`).
 template <class To, class Child>
-struct cast_node : node_base {
-    using children_type = std::tuple<Child>;
-    explicit cast_node(const Child& c) : m_children(c) {}
-    /// The children, as references (the node's copies share them).
-    std::tuple<const Child&> children() const noexcept { return m_children.refs(); }
-    template <std::size_t I>
-    const auto& child() const noexcept {
-        return m_children.template get<I>();
-    }
-
-private:
-    detail::shared_values<Child> m_children;
+struct cast_node : node_base, detail::node_children<Child> {
+    explicit cast_node(const Child& c) : detail::node_children<Child>(c) {}
 };
 
 }  // namespace realify::graph
