@@ -215,12 +215,11 @@ def measure(cxx, roots, rounds, out_dir):
         order = trees if round_index % 2 == 0 else trees[::-1]
         for unit_index, (name, source, extra) in enumerate(UNITS[1:]):
             for tree in order:
-                hello_first = (round_index + unit_index) % 2 == 0
-                hello = timed(tree, "xtensor_hello", hello_source, hello_extra) if hello_first else None
-                seconds = timed(tree, name, source, extra)
-                if not hello_first:
-                    hello = timed(tree, "xtensor_hello", hello_source, hello_extra)
-                ratios[(tree, name)].append(seconds / hello)
+                pair = [("xtensor_hello", hello_source, hello_extra), (name, source, extra)]
+                if (round_index + unit_index) % 2:
+                    pair.reverse()
+                seconds = {unit: timed(tree, unit, unit_source, unit_extra) for unit, unit_source, unit_extra in pair}
+                ratios[(tree, name)].append(seconds[name] / seconds["xtensor_hello"])
         print(f"round {round_index + 1}/{rounds} done", file=sys.stderr)
     for tree in trees:
         ratios[(tree, "xtensor_hello")] = [1.0]
