@@ -409,13 +409,23 @@ void run(std::string_view op, const equation_labels& eq, std::span<const tensor_
     copy_ref(op, result, out);
 }
 
-}  // namespace
+/// The parsed equation of einsum on these operands.
+equation_labels parse_for(std::string_view op, std::string_view equation, std::span<const tensor_ref> operands) {
+    std::vector<dims> shapes;
+    for (const tensor_ref& x : operands) shapes.push_back(x.shape);
+    return parse(op, equation, shapes);
+}
 
-dims einsum_shape(std::string_view op, std::string_view equation, std::span<const dims> operands) {
-    const equation_labels eq = parse(op, equation, operands);
+dims output_shape(const equation_labels& eq) {
     dims shape;
     for (int id : eq.output) shape.extent[shape.rank++] = eq.extent[static_cast<std::size_t>(id)];
     return shape;
+}
+
+}  // namespace
+
+dims einsum_shape(std::string_view op, std::string_view equation, std::span<const tensor_ref> operands) {
+    return output_shape(parse_for(op, equation, operands));
 }
 
 void einsum(std::string_view op, std::string_view equation, std::span<const tensor_ref> operands, const tensor_ref& out) {
@@ -427,12 +437,8 @@ void einsum(std::string_view op, std::string_view equation, std::span<const tens
     }
     if (!is_floating(out.type) || out.complex != operands[0].complex)
         bad(op, std::string("out must be a ") + (operands[0].complex ? "complex" : "real") + " float or double tensor");
-    std::vector<dims> shapes;
-    for (const tensor_ref& x : operands) shapes.push_back(x.shape);
-    const equation_labels eq = parse(op, equation, shapes);
-    dims shape;
-    for (int id : eq.output) shape.extent[shape.rank++] = eq.extent[static_cast<std::size_t>(id)];
-    detail::check_out_shape(op, out, shape);
+    const equation_labels eq = parse_for(op, equation, operands);
+    detail::check_out_shape(op, out, output_shape(eq));
     detail::check_no_internal_overlap(op, out);
     if (operands[0].type == component::float64) run<double>(op, eq, operands, out);
     else run<float>(op, eq, operands, out);

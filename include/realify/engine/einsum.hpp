@@ -26,10 +26,10 @@
 
 namespace realify::engine {
 
-/// The shape of einsum(equation, operands of these shapes); realify::error
-/// (a bad equation) or shape_error (extents that do not broadcast) naming
-/// `op` otherwise.
-dims einsum_shape(std::string_view op, std::string_view equation, std::span<const dims> operands);
+/// The shape of einsum(equation, operands) (their shapes alone are read);
+/// realify::error (a bad equation) or shape_error (extents that do not
+/// broadcast) naming `op` otherwise.
+dims einsum_shape(std::string_view op, std::string_view equation, std::span<const tensor_ref> operands);
 
 /// out = einsum(equation, operands): all real (float or double, one type) or
 /// all complex of one type; out of the result's shape and kind (float or

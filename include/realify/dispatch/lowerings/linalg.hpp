@@ -363,9 +363,7 @@ struct einsum_gemm {
             using R = result_t<element_t<first>, dynamic_rank, std::tuple_element_t<I, all>...>;
             return with_operands(
                 [](std::span<const engine::tensor_ref> refs, std::string_view equation) {
-                    std::vector<engine::dims> shapes;
-                    for (const engine::tensor_ref& r : refs) shapes.push_back(r.shape);
-                    R result = allocate_result<R>(engine::einsum_shape(op::name, equation, shapes));
+                    R result = allocate_result<R>(engine::einsum_shape(op::name, equation, refs));
                     auto o = out(result);
                     engine::einsum(op::name, equation, refs, out_ref(op::name, o));
                     return result;
