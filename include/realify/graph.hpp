@@ -11,7 +11,7 @@
 // (writing outputs into caller buffers), program, explain.
 #pragma once
 
-#include "realify/dispatch.hpp"
+#include "realify/dispatch/lowerings.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/build_ir.hpp"
 #include "realify/graph/builder.hpp"

@@ -5,6 +5,7 @@
 // explain(), Meta's Llama RoPE against PyTorch goldens, a six-op chain against
 // std::complex, fixed shapes kept static.
 #include "realify/graph.hpp"
+#include "realify/kernels.hpp"  // the user lowerings below compute with element kernels
 
 // The graph and dispatch headers must stay cheap: neither xsimd nor Eigen may
 // be reachable from them (checked here on the preprocessor's view of the

@@ -16,6 +16,7 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "realify/dispatch.hpp"
 #include "realify/eager.hpp"
 #include "realify/ops.hpp"
 
@@ -82,6 +83,20 @@ static_assert(realify::op::cat::arity == -1 && realify::op::where::arity == 3);
 static_assert(realify::op_tag<realify::op::sgn> && !realify::op_tag<int>);
 // every op has at least one lowering in the table
 static_assert(realify::dispatch::covered_ops() == realify::op::op_count);
+
+// The forms the op list makes lowerings of a one-tensor op (<op>_pairs,
+// <op>_reals) are exactly the forms its element kernel documents a formula
+// for: docs/ops.md shows no lowering without a formula, nor a formula for a
+// form the table does not offer.
+#define REALIFY_TEST_FORMS_DOCUMENTED(name)                                                                      \
+    static_assert(realify::dispatch::lowering::lowered_form<realify::simd::elementwise_op::name, true>() ==     \
+                      realify::dispatch::lowering::documents_form<realify::kernels::element<realify::op::name>, true>(), \
+                  #name ": the op list's complex form and the kernel's formula disagree");                     \
+    static_assert(realify::dispatch::lowering::lowered_form<realify::simd::elementwise_op::name, false>() ==    \
+                      realify::dispatch::lowering::documents_form<realify::kernels::element<realify::op::name>, false>(), \
+                  #name ": the op list's real form and the kernel's real_formula disagree");
+REALIFY_UNARY_KERNEL_OPS(REALIFY_TEST_FORMS_DOCUMENTED)
+#undef REALIFY_TEST_FORMS_DOCUMENTED
 
 TEST(OpTags, NamesAreUniqueAndTheListHasEveryAddition) {
     std::set<std::string_view> names;

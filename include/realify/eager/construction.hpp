@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include "realify/dispatch.hpp"
+#include "realify/dispatch/lowerings.hpp"
 #include "realify/eager/elementwise.hpp"
 
 namespace realify {

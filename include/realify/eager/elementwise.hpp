@@ -19,7 +19,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "realify/dispatch.hpp"
+#include "realify/dispatch/lowerings.hpp"
 #include "realify/ops/out.hpp"
 
 namespace realify {

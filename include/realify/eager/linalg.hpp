@@ -13,7 +13,7 @@
 #include <tuple>
 #include <utility>
 
-#include "realify/dispatch.hpp"
+#include "realify/dispatch/lowerings.hpp"
 #include "realify/ops/matrix_view.hpp"
 #include "realify/ops/out.hpp"
 #include "realify/simd/gemm.hpp"

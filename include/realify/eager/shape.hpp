@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "realify/dispatch.hpp"
+#include "realify/dispatch/lowerings.hpp"
 #include "realify/eager/elementwise.hpp"
 
 namespace realify {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "realify/checked_size.hpp"
-#include "realify/dispatch.hpp"
+#include "realify/dispatch/lowerings.hpp"
 #include "realify/dispatch/registry.hpp"
 #include "realify/errors.hpp"
 #include "realify/graph/ir.hpp"

@@ -41,13 +41,14 @@
 //                      leave them as calls.
 //
 //   the formulas       formula and real_formula (std::string_view): what
-//                      docs/ops.md and explain() show for the op on complex
-//                      and on real tensors. For an op whose kernels take one
-//                      tensor and nothing else (unary_math, real_output,
-//                      real_unary in the op list), they also say which forms
-//                      are ops: the dispatch table's <op>_pairs and
+//                      docs/ops.md and dispatch::print_table show for the
+//                      op on complex and on real tensors. For an op whose
+//                      kernels take one tensor and nothing else (unary_math,
+//                      real_output, complex_part, real_unary in the op list)
+//                      they are documented for exactly the forms the op list
+//                      makes ops — the dispatch table's <op>_pairs and
 //                      <op>_reals lowerings (realify/dispatch/lowerings/
-//                      unary.hpp) exist for the forms documented here.
+//                      unary.hpp); tests/ops/test_dispatch.cpp checks it.
 //
 //   parameters         ops with constants (add/sub's α, pow_scalar's
 //                      exponent) declare `template <class T> struct

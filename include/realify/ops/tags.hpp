@@ -47,6 +47,9 @@ struct op_info {
 // graph's fused loops and the SIMD tests take the ops from here —
 //   unary_math             complex → complex and real → real
 //   real_output            complex → real and real → real (abs, real, …)
+//   complex_part           the same kernels, an op on complex tensors only
+//                          (imag: PyTorch refuses a real tensor; the real
+//                          kernel serves the graph's real subgraphs)
 //   real_unary             real → real only (PyTorch's real-tensor ops)
 //   binary_math            complex and real operands in any mix
 //   real_binary            two real operands
@@ -153,7 +156,7 @@ struct op_info {
     X(__VA_ARGS__ abs, 1, real_output, real_output)              \
     X(__VA_ARGS__ angle, 1, real_output, real_output)            \
     X(__VA_ARGS__ real, 1, real_output, real_output)             \
-    X(__VA_ARGS__ imag, 1, real_output, real_output)             \
+    X(__VA_ARGS__ imag, 1, real_output, complex_part)            \
     X(__VA_ARGS__ isnan, 1, real_output, none)                   \
     X(__VA_ARGS__ isinf, 1, real_output, none)                   \
     X(__VA_ARGS__ neg, 1, elementwise_safe, unary_math)          \
@@ -176,13 +179,15 @@ struct op_info {
 // `forms` their realify::simd::form bits, spelled for
 // realify/simd/elementwise.hpp, where REALIFY_SIMD_ELEMENTWISE_OPS is drawn —
 // and UNARY(X, name) for the ops whose kernels take one tensor and nothing
-// else (unary_math, real_output, real_unary): the eager function
+// else (unary_math, real_output, complex_part, real_unary): the eager function
 // (realify/eager/elementwise.hpp) and the graph builder
 // (realify/graph/builder.hpp) of each is one generic definition,
 // REALIFY_UNARY_KERNEL_OPS(X) calling X(name).
 #define REALIFY_KERNELS_none(LISTED, UNARY, X, name)
 #define REALIFY_KERNELS_unary_math(LISTED, UNARY, X, name) LISTED(X, name, form::unary_math) UNARY(X, name)
 #define REALIFY_KERNELS_real_output(LISTED, UNARY, X, name) LISTED(X, name, form::real_output) UNARY(X, name)
+#define REALIFY_KERNELS_complex_part(LISTED, UNARY, X, name) \
+    LISTED(X, name, form::real_output | form::complex_tensors_only) UNARY(X, name)
 #define REALIFY_KERNELS_real_unary(LISTED, UNARY, X, name) LISTED(X, name, form::real_unary) UNARY(X, name)
 #define REALIFY_KERNELS_unary_math_with_constant(LISTED, UNARY, X, name) \
     LISTED(X, name, form::unary_math | form::constant)

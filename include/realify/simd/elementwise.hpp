@@ -115,6 +115,9 @@ inline constexpr unsigned real_unary = real_to_real;   // ops PyTorch defines on
 inline constexpr unsigned real_binary = real_real;
 /// Not a form: the op takes a constant (`params`, see the header comment).
 inline constexpr unsigned constant = 1u << 8;
+/// Not a form: the op is defined on complex tensors only (imag), so its
+/// real → real kernel is no lowering of the dispatch table.
+inline constexpr unsigned complex_tensors_only = 1u << 9;
 }  // namespace form
 
 // X(name, forms): every op with compiled kernels, in the order of the op

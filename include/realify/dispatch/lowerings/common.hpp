@@ -21,7 +21,7 @@
 #include "realify/dispatch/results.hpp"
 #include "realify/engine/elementwise.hpp"
 #include "realify/engine/xtensor_refs.hpp"
-#include "realify/kernels.hpp"
+#include "realify/kernels/element.hpp"
 #include "realify/ops/operand.hpp"
 #include "realify/ops/out.hpp"
 #include "realify/ops/promotion.hpp"

@@ -1,27 +1,40 @@
 // Lowerings of the ops whose compiled kernels take one tensor and nothing
-// else — the op list's unary_math, real_output and real_unary ops (exp, abs,
-// sigmoid, …; REALIFY_UNARY_KERNEL_OPS) — drawn from the op list and each op's
-// element kernel, so adding such an op needs no line here:
+// else — the op list's unary_math, real_output, complex_part and real_unary
+// ops (exp, abs, imag, sigmoid, …; REALIFY_UNARY_KERNEL_OPS) — drawn from the
+// op list, so adding such an op needs no line here:
 //
 //   <op>_pairs   the kernel's complex form on a complex tensor (the (…, 2)
-//                layout's pairs), when the kernel documents a `formula`;
+//                layout's pairs), when the op list gives the op one;
 //   <op>_reals   its real form on a real (float, double) tensor, PyTorch's
-//                real op, when the kernel documents a `real_formula`.
+//                real op, when the op list gives the op one and does not
+//                say it is defined on complex tensors only.
 //
-// The formulas live with the kernels (realify/kernels); docs/ops.md's
-// "defined in" column leads there.
+// The formulas live with the kernels (realify/kernels), which document
+// exactly these forms (tests/ops/test_dispatch.cpp checks it); docs/ops.md's
+// "defined in" column leads there. They are read only when the table is
+// read as data (realify/dispatch/table.hpp): running an op needs the
+// compiled kernels alone, so this header does not parse the kernels.
 #pragma once
 
 #include <string_view>
 #include <type_traits>
 
 #include "realify/dispatch/lowerings/arithmetic.hpp"
-#include "realify/kernels.hpp"
+#include "realify/kernels/element.hpp"
 #include "realify/ops/tags.hpp"
 #include "realify/simd/elementwise.hpp"
 
 namespace realify::dispatch {
 namespace lowering {
+
+/// Whether Op's compiled kernel on one tensor, complex (Complex) or real, is
+/// a lowering of the table.
+template <simd::elementwise_op Op, bool Complex>
+constexpr bool lowered_form() {
+    const unsigned forms = simd::info(Op).forms;
+    if constexpr (Complex) return (forms & (simd::form::complex_to_complex | simd::form::complex_to_real)) != 0;
+    else return (forms & simd::form::real_to_real) != 0 && (forms & simd::form::complex_tensors_only) == 0;
+}
 
 /// Whether Kernel documents its complex form (Complex) or its real form.
 template <class Kernel, bool Complex>
@@ -30,8 +43,7 @@ constexpr bool documents_form() {
     else return requires { Kernel::real_formula; };
 }
 
-/// The formula Kernel documents for that form ("" when it has none: the form
-/// is then no candidate, see unary_candidates).
+/// The formula Kernel documents for that form ("" when it has none).
 template <class Kernel, bool Complex>
 constexpr std::string_view form_formula() {
     if constexpr (!documents_form<Kernel, Complex>()) return {};
@@ -44,7 +56,7 @@ constexpr std::string_view form_formula() {
 template <class Op, simd::elementwise_op SimdOp, bool Complex>
 struct unary_kernel {
     using op = Op;
-    static constexpr bool documented = documents_form<kernels::element<Op>, Complex>();
+    static constexpr bool lowered = lowered_form<SimdOp, Complex>();
     static constexpr std::string_view formula = form_formula<kernels::element<Op>, Complex>();
     template <class... A>
     static constexpr bool accepts = Complex ? one_complex_tensor<A...> : one_real_tensor<A...>;
@@ -58,12 +70,12 @@ struct unary_kernel {
     }
 };
 
-/// The forms of Pairs and Reals that their kernel documents, complex first.
+/// The forms of Pairs and Reals that are lowerings, complex first.
 template <class Pairs, class Reals>
 using unary_candidates =
-    std::conditional_t<Pairs::documented,
-                       std::conditional_t<Reals::documented, type_list<Pairs, Reals>, type_list<Pairs>>,
-                       std::conditional_t<Reals::documented, type_list<Reals>, type_list<>>>;
+    std::conditional_t<Pairs::lowered,
+                       std::conditional_t<Reals::lowered, type_list<Pairs, Reals>, type_list<Pairs>>,
+                       std::conditional_t<Reals::lowered, type_list<Reals>, type_list<>>>;
 
 // A struct per form, named as explain() and docs/ops.md show it.
 #define REALIFY_UNARY_KERNEL_FORM(op_name, suffix, is_complex)                                                  \
