@@ -1,6 +1,24 @@
 #include "realify/graph/node.hpp"
 
+#include <atomic>
+
 namespace realify::graph::detail {
+
+std::uint64_t next_node_id() noexcept {
+    static std::atomic<std::uint64_t> counter{0};
+    return ++counter;
+}
+
+static_assert(std::atomic_ref<std::size_t>::required_alignment == alignof(std::size_t),
+              "shared_block::references is counted through std::atomic_ref");
+
+void retain(const shared_block* b) noexcept {
+    std::atomic_ref<std::size_t>(b->references).fetch_add(1, std::memory_order_relaxed);
+}
+
+void release(const shared_block* b) noexcept {
+    if (std::atomic_ref<std::size_t>(b->references).fetch_sub(1, std::memory_order_acq_rel) == 1) b->destroy(b);
+}
 
 namespace {
 struct attrs_block : shared_block {
@@ -40,6 +58,14 @@ const std::string& shared_text::get() const noexcept { return static_cast<const 
 shared_attrs with_dims(dim_list d) {
     node_attrs a;
     a.dims = std::move(d);
+    return a;
+}
+
+shared_attrs roll_attrs(dim_list shifts, const dim_list& dims) {
+    node_attrs a;
+    a.dims = std::move(shifts);
+    a.i0 = static_cast<std::ptrdiff_t>(dims.size());
+    a.dims.insert(a.dims.end(), dims.begin(), dims.end());
     return a;
 }
 

@@ -501,11 +501,7 @@ auto rms_norm(X x, dim_list normalized_shape, W weight, double eps = detail::eps
 }
 template <graph_node X>
 auto roll(X x, dim_list shifts, dim_list dims) {
-    node_attrs a;
-    a.dims = std::move(shifts);
-    a.i0 = static_cast<std::ptrdiff_t>(dims.size());
-    for (auto d : dims) a.dims.push_back(d);  // shifts then dims; i0 = how many dims
-    REALIFY_GRAPH_BUILD(1, "roll", detail::make<op::roll>(std::move(a), std::move(x)));
+    REALIFY_GRAPH_BUILD(1, "roll", detail::make<op::roll>(detail::roll_attrs(std::move(shifts), dims), std::move(x)));
 }
 template <graph_node X>
 auto repeat(X x, dim_list repeats) {

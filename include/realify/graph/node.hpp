@@ -14,7 +14,6 @@
 // mistaken for a complex tensor (a shape heuristic would).
 #pragma once
 
-#include <atomic>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -63,10 +62,8 @@ struct node_attrs {
 };
 
 namespace detail {
-inline std::uint64_t next_node_id() {
-    static std::atomic<std::uint64_t> counter{0};
-    return ++counter;
-}
+/// A new node's id, unique in the program (src/graph/node.cpp).
+std::uint64_t next_node_id() noexcept;
 template <class T>
 struct is_std_complex : std::false_type {};
 template <class T>
@@ -110,24 +107,27 @@ namespace detail {
 /// per node type; this count is compiled once and a block is freed through
 /// one function pointer.
 struct shared_block {
-    mutable std::atomic<std::size_t> references{1};
+    // counted atomically by retain and release (src/graph/node.cpp), so that
+    // the graph's headers, which every graph unit parses, need not <atomic>
+    mutable std::size_t references = 1;
     void (*destroy)(const shared_block*) noexcept = nullptr;
 };
+/// One reference more to b.
+void retain(const shared_block* b) noexcept;
+/// One reference less to b; the last destroys it.
+void release(const shared_block* b) noexcept;
+
 /// Never null: a move copies (one count more), so a moved-from node still
 /// reads its children.
 class block_ptr {
 public:
     explicit block_ptr(const shared_block* b) noexcept : m_block(b) {}
-    block_ptr(const block_ptr& o) noexcept : m_block(o.m_block) {
-        m_block->references.fetch_add(1, std::memory_order_relaxed);
-    }
+    block_ptr(const block_ptr& o) noexcept : m_block(o.m_block) { retain(m_block); }
     block_ptr& operator=(block_ptr o) noexcept {
         std::swap(m_block, o.m_block);
         return *this;
     }
-    ~block_ptr() {
-        if (m_block->references.fetch_sub(1, std::memory_order_acq_rel) == 1) m_block->destroy(m_block);
-    }
+    ~block_ptr() { release(m_block); }
     const shared_block* get() const noexcept { return m_block; }
 
 private:
@@ -165,6 +165,8 @@ const node_attrs& no_attrs() noexcept;
 /// Attributes of dims (a shape, a permutation, repeat counts …), of
 /// integers (dim, start, end, step …) or of a number.
 shared_attrs with_dims(dim_list d);
+/// roll's attributes: the shifts then the dims in dims, i0 = how many dims.
+shared_attrs roll_attrs(dim_list shifts, const dim_list& dims);
 shared_attrs with_ints(std::ptrdiff_t i0, std::ptrdiff_t i1 = 0, std::ptrdiff_t i2 = 0, std::ptrdiff_t i3 = 1);
 shared_attrs with_scalar(std::complex<double> s);
 
