@@ -172,6 +172,11 @@ pipeline& pipeline::insert(std::size_t index, pass p) {
     return *this;
 }
 
+pipeline& pipeline::append(pass p) {
+    m_passes.push_back(std::move(p));
+    return *this;
+}
+
 std::size_t pipeline::index_of(const std::string& name) const {
     for (std::size_t i = 0; i < m_passes.size(); ++i)
         if (m_passes[i].name == name) return i;

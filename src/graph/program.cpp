@@ -15,6 +15,12 @@ std::string input_name(const graph_ir& g, std::size_t position) {
     return label.substr(0, label.find(" : "));
 }
 
+std::vector<std::string> input_names(const graph_ir& g) {
+    std::vector<std::string> names;
+    for (std::size_t k = 0; k < g.inputs.size(); ++k) names.push_back(input_name(g, k));
+    return names;
+}
+
 namespace {
 
 /// layout_error unless the argument bound at `position` has the value type

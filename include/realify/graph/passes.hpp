@@ -71,10 +71,7 @@ public:
     static pipeline standard();
     /// Inserts a pass before position `index` (0 = first; size() = last).
     pipeline& insert(std::size_t index, pass p);
-    pipeline& append(pass p) {
-        m_passes.push_back(std::move(p));
-        return *this;
-    }
+    pipeline& append(pass p);
     /// Index of the pass named `name` (throws realify::error if absent).
     std::size_t index_of(const std::string& name) const;
     std::vector<std::string> names() const;

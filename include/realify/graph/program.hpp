@@ -89,6 +89,8 @@ std::array<argument, sizeof...(Args)> arguments_of(const Args&... args) {
 }
 
 std::string input_name(const graph_ir& g, std::size_t position);
+/// Every input's name, in argument order.
+std::vector<std::string> input_names(const graph_ir& g);
 
 /// A text dump of the graph: all nodes (false) or the live, lowered ones (true).
 std::string describe_graph(const graph_ir& g, bool after);
@@ -164,11 +166,7 @@ public:
     }
 
     const graph_ir& ir() const noexcept { return *m_ir; }
-    std::vector<std::string> input_names() const {
-        std::vector<std::string> r;
-        for (std::size_t k = 0; k < m_ir->inputs.size(); ++k) r.push_back(detail::input_name(*m_ir, k));
-        return r;
-    }
+    std::vector<std::string> input_names() const { return detail::input_names(*m_ir); }
     /// The output nodes, as references (the program's copies share them).
     std::tuple<const Outs&...> outputs() const noexcept { return m_outputs.refs(); }
 
