@@ -13,8 +13,9 @@ with the flags of an optimised user build (`c++ -std=c++20 -O2 -DNDEBUG -c`):
 
 and prints, per unit, the median compiler CPU time (user + sys of the
 compiler process, steadier than wall time on a shared machine), the median
-of its ratios to the hello-world and its peak memory, then the ratios the
-project holds itself to. Each round compiles the hello-world beside every
+of its ratios to the hello-world, the lowest and highest of those ratios
+(how far the host's load moved them) and its peak memory, then the ratios
+the project holds itself to. Each round compiles the hello-world beside every
 unit (before it in one round, after it in the next) and takes the ratio of
 the pair: the host's speed drifts over a round, little over a pair. Two counts that do not
 depend on the host's load follow each unit, for comparing trees when the
@@ -226,7 +227,8 @@ def measure(cxx, roots, rounds, out_dir):
     counts = {(tree, name): counts_of(cxx, roots[tree], source, extra, out_dir)
               for name, source, extra in UNITS for tree in trees}
     median_of = lambda table: {key: statistics.median(values) for key, values in table.items()}
-    return median_of(times), median_of(ratios), peaks, counts
+    spread = {key: (min(values), max(values)) for key, values in ratios.items()}
+    return median_of(times), median_of(ratios), spread, peaks, counts
 
 
 def targets_of(median, ratio, peaks, tree):
@@ -254,7 +256,7 @@ def print_instructions(instructions, sizes, trees):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="compilations per unit (median taken)")
+    parser.add_argument("--rounds", type=int, default=5, help="compilations per unit (median taken)")
     parser.add_argument("--cxx", default=os.environ.get("CXX", "c++"), help="the compiler")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--against", metavar="REV", help="also measure git revision REV, in the same run")
@@ -290,19 +292,21 @@ def main():
                                "gcc_inline_sizes": {f"{t}/{n}": v for (t, n), v in sizes.items()},
                                "rounds": 0, "cxx": args.cxx, "against": args.against}, f, indent=2)
             return 0
-        median, ratio, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
+        median, ratio, spread, peaks, counts = measure(args.cxx, roots, args.rounds, out_dir)
 
     trees = list(roots)
     if instructions:
         print_instructions(instructions, sizes, trees)
-    header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'peak MB':>9}{'text KB':>9}{'GGC MB':>8}"
-                                       for tree in trees)
+    header = f"{'unit':<16}" + "".join(f"{tree + ': CPU s':>16}{'x hello':>9}{'pairs':>12}{'peak MB':>9}{'text KB':>9}"
+                                       f"{'GGC MB':>8}" for tree in trees)
     print(header)
     for name, _, _ in UNITS:
         row = f"{name:<16}"
         for tree in trees:
             text_kb, ggc = counts[(tree, name)]
-            row += f"{median[(tree, name)]:>16.2f}{ratio[(tree, name)]:>9.2f}{peaks[(tree, name)]:>9.0f}"
+            low, high = spread[(tree, name)]
+            row += f"{median[(tree, name)]:>16.2f}{ratio[(tree, name)]:>9.2f}{f'{low:.2f}-{high:.2f}':>12}"
+            row += f"{peaks[(tree, name)]:>9.0f}"
             row += f"{text_kb:>9.1f}" + (f"{ggc:>8.0f}" if ggc is not None else f"{'-':>8}")
         print(row)
     print()
@@ -317,6 +321,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"median_cpu_s": {f"{t}/{n}": v for (t, n), v in median.items()},
                        "median_ratio_to_hello": {f"{t}/{n}": v for (t, n), v in ratio.items()},
+                       "pair_ratio_range": {f"{t}/{n}": v for (t, n), v in spread.items()},
                        "peak_mb": {f"{t}/{n}": v for (t, n), v in peaks.items()},
                        "text_kb_and_ggc_mb": {f"{t}/{n}": v for (t, n), v in counts.items()},
                        "instructions": {f"{t}/{n}": v for (t, n), v in (instructions or {}).items()},
