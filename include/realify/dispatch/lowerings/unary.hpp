@@ -31,9 +31,10 @@ namespace lowering {
 /// a lowering of the table.
 template <simd::elementwise_op Op, bool Complex>
 constexpr bool lowered_form() {
-    const unsigned forms = simd::info(Op).forms;
-    if constexpr (Complex) return (forms & (simd::form::complex_to_complex | simd::form::complex_to_real)) != 0;
-    else return (forms & simd::form::real_to_real) != 0 && (forms & simd::form::complex_tensors_only) == 0;
+    if constexpr (Complex) return simd::result_kind(Op, simd::operand_kind::complex).has_value();
+    else
+        return simd::result_kind(Op, simd::operand_kind::real).has_value() &&
+               (simd::info(Op).forms & simd::form::complex_tensors_only) == 0;
 }
 
 /// Whether Kernel documents its complex form (Complex) or its real form.
