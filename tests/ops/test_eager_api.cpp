@@ -10,6 +10,7 @@
 #include <utility>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <stdexcept>
@@ -756,30 +757,28 @@ std::string error_message(F&& f) {
     return "no exception";
 }
 
-/// f() is an op's allocating form, f(realify::out(buffer)) its out= form:
-/// the same values in every buffer layout (std::complex views, and
-/// complex_layouts of them), nothing written outside the buffer, the buffer
-/// returned; a buffer with a stride 0 is a layout_error, one of another shape
-/// a shape_error naming the op and both shapes.
-template <class F>
-void expect_out_forms(const std::string& name, F&& f) {
-    SCOPED_TRACE(name);
-    const auto expected = as_array(f());
-    using V = typename decltype(expected)::value_type;
+/// The view type of out_buffer<V>::view(), the same for every layout.
+template <class V>
+using out_view = decltype(std::declval<out_buffer<V>&>().view());
+
+/// The checks of expect_out_forms, compiled once per element type rather
+/// than once per op: `into(view)` runs the op's out= form into `view`,
+/// `into_layout(buffer)` (complex V only) its out= form into a complex_layout
+/// of `buffer`'s view; `expected` is what its allocating form returned.
+template <class V>
+void check_out_forms(const xt::xarray<V>& expected, const std::function<void(out_view<V>&)>& into,
+                     const std::function<void(out_buffer<V>&)>& into_layout) {
     const std::vector<std::size_t> shape(expected.shape().begin(), expected.shape().end());
     for (buffer_layout layout : buffer_layouts) {
         SCOPED_TRACE(layout_name(layout));
         out_buffer<V> buffer(shape, layout);
         auto view = buffer.view();
-        decltype(auto) returned = f(realify::out(view));
-        static_assert(std::is_same_v<decltype(returned), decltype(view)&>, "out= returns the buffer by reference");
-        EXPECT_EQ(&returned, &view);
+        into(view);
         EXPECT_TRUE(same_values(xt::xarray<V>(view), expected));
         EXPECT_EQ(buffer.touched_outside(), 0u);
-        if constexpr (realify::complex_scalar<V>) {
+        if (into_layout) {
             out_buffer<V> pairs(shape, layout);
-            auto layout_view = f(realify::out(complex_layout_of(pairs.view())));  // a temporary buffer: returned by value
-            static_assert(realify::is_complex_layout_v<decltype(layout_view)>);
+            into_layout(pairs);
             EXPECT_TRUE(same_values(xt::xarray<V>(pairs.view()), expected));
             EXPECT_EQ(pairs.touched_outside(), 0u);
         }
@@ -790,19 +789,42 @@ void expect_out_forms(const std::string& name, F&& f) {
         strides[0] = 0;
         out_buffer<V> overlapping(shape, buffer_layout::contiguous, strides);
         auto view = overlapping.view();
-        const std::string message = error_message<realify::layout_error>([&] { f(realify::out(view)); });
+        const std::string message = error_message<realify::layout_error>([&] { into(view); });
         EXPECT_NE(message.find("stride 0"), std::string::npos) << message;
     }
     std::vector<std::size_t> wrong = shape;
     wrong.push_back(2);
     out_buffer<V> other(wrong, buffer_layout::contiguous);
     auto view = other.view();
-    const std::string message = error_message<realify::shape_error>([&] { f(realify::out(view)); });
+    const std::string message = error_message<realify::shape_error>([&] { into(view); });
     EXPECT_NE(message.find("realify::"), std::string::npos) << message;
     EXPECT_NE(message.find(realify::detail::format_sequence(wrong)), std::string::npos) << message;
     EXPECT_NE(message.find(realify::detail::format_sequence(shape)), std::string::npos) << message;
     EXPECT_EQ(other.touched_outside() + std::count(other.view().begin(), other.view().end(), sentinel<V>()),
               other.view().size() + 0u) << "nothing is written before the checks";
+}
+
+/// f() is an op's allocating form, f(realify::out(buffer)) its out= form:
+/// the same values in every buffer layout (std::complex views, and
+/// complex_layouts of them), nothing written outside the buffer, the buffer
+/// returned; a buffer with a stride 0 is a layout_error, one of another shape
+/// a shape_error naming the op and both shapes.
+template <class F>
+void expect_out_forms(const std::string& name, F&& f) {
+    SCOPED_TRACE(name);
+    const auto expected = as_array(f());
+    using V = typename decltype(expected)::value_type;
+    std::function<void(out_buffer<V>&)> into_layout;
+    if constexpr (realify::complex_scalar<V>)
+        into_layout = [&](out_buffer<V>& pairs) {
+            auto layout_view = f(realify::out(complex_layout_of(pairs.view())));  // a temporary buffer: returned by value
+            static_assert(realify::is_complex_layout_v<decltype(layout_view)>);
+        };
+    check_out_forms<V>(expected, [&](out_view<V>& view) {
+        decltype(auto) returned = f(realify::out(view));
+        static_assert(std::is_same_v<decltype(returned), decltype(view)&>, "out= returns the buffer by reference");
+        EXPECT_EQ(&returned, &view);
+    }, into_layout);
 }
 
 using C = std::complex<double>;
