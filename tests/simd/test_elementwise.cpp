@@ -198,7 +198,8 @@ enum class placement { out_of_place, in_place_x, in_place_y };
 // compiling this unit.
 
 template <elementwise_op Op, class T, operand_kind X>
-[[gnu::noinline]] void check_unary(rs::arch a, std::size_t n, std::size_t offset, placement where, bool stream, unsigned seed) {
+[[gnu::noinline]] void check_unary(rs::arch a, std::size_t n, std::size_t offset, placement where, bool stream,
+                                   unsigned seed) {
     constexpr operand_kind O = *rs::result_kind(Op, X);
     constexpr std::size_t xw = X == C ? 2 : 1, ow = O == C ? 2 : 1;
     if (where == placement::in_place_x && X != O && !(X == C && O == R)) return;
@@ -238,8 +239,8 @@ template <elementwise_op Op, class T, operand_kind X>
 }
 
 template <elementwise_op Op, class T, operand_kind X, operand_kind Y>
-[[gnu::noinline]] void check_binary(rs::arch a, std::size_t n, std::size_t offset, placement where, bool stream, unsigned seed,
-                  bool x_broadcast, bool y_broadcast) {
+[[gnu::noinline]] void check_binary(rs::arch a, std::size_t n, std::size_t offset, placement where, bool stream,
+                                    unsigned seed, bool x_broadcast, bool y_broadcast) {
     constexpr operand_kind O = *rs::result_kind(Op, X, Y);
     constexpr std::size_t xw = X == C ? 2 : 1, yw = Y == C ? 2 : 1, ow = O == C ? 2 : 1;
     if (where == placement::in_place_x && (X != O || x_broadcast)) return;
@@ -506,6 +507,7 @@ bool agrees(T got, T want, bool zero_sign, long double rtol) {
            close(got, want, rtol, 4.0L * std::numeric_limits<T>::denorm_min());
 }
 
+// (Out of line, as check_unary: see the note above it.)
 template <elementwise_op Op, class T>
 [[gnu::noinline]] void check_unary_grid(rs::arch a) {
     const auto values = parts<T>();
