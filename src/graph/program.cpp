@@ -109,7 +109,10 @@ const pipeline& standard_passes() {
     return standard;
 }
 
-std::shared_ptr<graph_ir> new_graph() { return std::make_shared<graph_ir>(); }
+graph_handle::graph_handle() : m_graph(std::make_shared<graph_ir>()) {}
+graph_handle::graph_handle(const graph_handle& other) noexcept = default;
+graph_handle& graph_handle::operator=(const graph_handle& other) noexcept = default;
+graph_handle::~graph_handle() = default;
 
 void finish_lowering(graph_ir& g, std::span<const std::size_t> outputs, const pipeline& passes) {
     g.outputs.assign(outputs.begin(), outputs.end());

@@ -105,11 +105,52 @@ shape_vector result_shape(call_state& call, std::size_t slot);
 /// is copied in.
 void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes);
 
+/// A new container of type C (of the shape of the output at `slot`), filled
+/// by fill_result. One function per container type, not per program: out of
+/// line, so that a unit's programs with the same output type share it rather
+/// than each inlining the container's construction.
+template <class C>
+[[gnu::noinline]] C new_result(call_state& call, std::size_t slot) {
+    using E = typename C::value_type;
+    const shape_vector shape = result_shape(call, slot);
+    C result = [&] {
+        if constexpr (static_rank_v<C> == 0 && requires { C::from_shape(std::array<std::size_t, 0>{}); }) {
+            // rank 0: no extents to copy (copying zero of them trips GCC's nonnull check at -O3)
+            return C::from_shape(std::array<std::size_t, 0>{});
+        } else if constexpr (requires { C::from_shape(shape); }) {
+            return C::from_shape(shape);
+        } else {
+            C fixed;
+            if (!std::equal(fixed.shape().begin(), fixed.shape().end(), shape.begin(), shape.end()))
+                throw shape_error("realify::graph::program: result of shape " + realify::detail::format_sequence(shape) +
+                                  " does not fit the output's fixed shape");
+            return fixed;
+        }
+    }();
+    fill_result(call, slot, component_pointer(result), is_std_complex<E>::value, sizeof(typename component_of<E>::type));
+    return result;
+}
+
 /// The standard passes, made once (pipeline::standard() is a copy to edit).
 const pipeline& standard_passes();
 
-/// A graph to add the records of a program's nodes to.
-std::shared_ptr<graph_ir> new_graph();
+/// A program's graph, shared by the program's copies. Its copies and its
+/// destruction are compiled once (src/graph/program.cpp): a std::shared_ptr
+/// held by the program would inline its reference counting into every
+/// program type's constructor, copies and destructor.
+class graph_handle {
+public:
+    /// A new graph, to add the records of a program's nodes to.
+    graph_handle();
+    graph_handle(const graph_handle& other) noexcept;
+    graph_handle& operator=(const graph_handle& other) noexcept;
+    ~graph_handle();
+    graph_ir& operator*() const noexcept { return *m_graph; }
+    graph_ir* operator->() const noexcept { return m_graph.get(); }
+
+private:
+    std::shared_ptr<graph_ir> m_graph;
+};
 
 /// Lowers the records of a built graph whose outputs are the records at
 /// `outputs`: numbers the inputs, keeps the graph as built
@@ -124,13 +165,11 @@ template <bool Strict, class... Outs>
 class program {
 public:
     explicit program(const pipeline& passes, const Outs&... outputs) : m_outputs(outputs...) {
-        std::shared_ptr<graph_ir> g = detail::new_graph();
         // the records point at the nodes held by m_outputs, which never move
         const auto slots = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(*g, m_outputs.template get<I>())...};
+            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(*m_ir, m_outputs.template get<I>())...};
         }(std::index_sequence_for<Outs...>{});
-        detail::finish_lowering(*g, slots, passes);
-        m_ir = std::move(g);
+        detail::finish_lowering(*m_ir, slots, passes);
     }
 
     /// Evaluates the outputs into new tensors: one tensor, or a std::tuple of them.
@@ -138,11 +177,13 @@ public:
         requires(sizeof...(Args) == 0 || (!detail::is_out_buffers_v<std::remove_cvref_t<Args>> && ...))
     auto operator()(const Args&... args) const {
         detail::call_state call(*m_ir, detail::arguments_of(args...));
-        auto results = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::make_tuple(materialise<I>(call)...);
-        }(std::index_sequence_for<Outs...>{});
-        if constexpr (sizeof...(Outs) == 1) return std::get<0>(std::move(results));
-        else return results;
+        if constexpr (sizeof...(Outs) == 1) {
+            return materialise<0>(call);  // returned as made: not moved through a tuple
+        } else {
+            return [&]<std::size_t... I>(std::index_sequence<I...>) {
+                return std::make_tuple(materialise<I>(call)...);
+            }(std::index_sequence_for<Outs...>{});
+        }
     }
 
     /// Evaluates into caller buffers, one per output, of the element type the
@@ -174,34 +215,10 @@ public:
     static std::string describe(const graph_ir& g, bool after) { return detail::describe_graph(g, after); }
 
 private:
-    /// The output container of O for a result of shape `shape`.
-    template <class O>
-    static output_container_t<O> make_output(const shape_vector& shape) {
-        using C = output_container_t<O>;
-        if constexpr (traits_t<O>::rank == 0 && requires { C::from_shape(std::array<std::size_t, 0>{}); }) {
-            // rank 0: no extents to copy (copying zero of them trips GCC's nonnull check at -O3)
-            return C::from_shape(std::array<std::size_t, 0>{});
-        } else if constexpr (requires { C::from_shape(shape); }) {
-            return C::from_shape(shape);
-        } else {
-            C fixed;
-            if (!std::equal(fixed.shape().begin(), fixed.shape().end(), shape.begin(), shape.end()))
-                throw shape_error("realify::graph::program: result of shape " + realify::detail::format_sequence(shape) +
-                                  " does not fit the output's fixed shape");
-            return fixed;
-        }
-    }
-
-    /// A new tensor for output I, of the container type its node declares;
-    /// what fills it is compiled once (fill_result).
+    /// A new tensor for output I, of the container type its node declares.
     template <std::size_t I>
     auto materialise(detail::call_state& call) const {
-        using O = std::tuple_element_t<I, std::tuple<Outs...>>;
-        const std::size_t slot = m_ir->outputs[I];
-        auto result = make_output<O>(detail::result_shape(call, slot));
-        detail::fill_result(call, slot, detail::component_pointer(result), traits_t<O>::is_complex,
-                            sizeof(typename traits_t<O>::real_type));
-        return result;
+        return detail::new_result<output_container_t<std::tuple_element_t<I, std::tuple<Outs...>>>>(call, m_ir->outputs[I]);
     }
 
     template <bool Write, class... B, class... Args>
@@ -219,7 +236,7 @@ private:
     }
 
     detail::shared_values<Outs...> m_outputs;  // shared by the program's copies
-    std::shared_ptr<const graph_ir> m_ir;
+    detail::graph_handle m_ir;  // a new graph; lowered in the constructor, then never changed
 };
 
 /// Lowers the outputs with the standard passes (or `passes`).
