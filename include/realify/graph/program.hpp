@@ -145,8 +145,10 @@ public:
     graph_handle(const graph_handle& other) noexcept;
     graph_handle& operator=(const graph_handle& other) noexcept;
     ~graph_handle();
-    graph_ir& operator*() const noexcept { return *m_graph; }
-    graph_ir* operator->() const noexcept { return m_graph.get(); }
+    /// The graph while the program's constructor builds and lowers it.
+    graph_ir& edit() noexcept { return *m_graph; }
+    const graph_ir& operator*() const noexcept { return *m_graph; }
+    const graph_ir* operator->() const noexcept { return m_graph.get(); }
 
 private:
     std::shared_ptr<graph_ir> m_graph;
@@ -167,9 +169,9 @@ public:
     explicit program(const pipeline& passes, const Outs&... outputs) : m_outputs(outputs...) {
         // the records point at the nodes held by m_outputs, which never move
         const auto slots = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(*m_ir, m_outputs.template get<I>())...};
+            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(m_ir.edit(), m_outputs.template get<I>())...};
         }(std::index_sequence_for<Outs...>{});
-        detail::finish_lowering(*m_ir, slots, passes);
+        detail::finish_lowering(m_ir.edit(), slots, passes);
     }
 
     /// Evaluates the outputs into new tensors: one tensor, or a std::tuple of them.
