@@ -1,6 +1,7 @@
 #include "realify/graph/buffer_layout.hpp"
 
 #include <cstring>
+#include <memory>
 #include <sstream>
 
 #include "realify/engine/elementwise.hpp"
@@ -168,42 +169,63 @@ std::optional<stride_vector> restride(const shape_vector& from, const stride_vec
     return result;
 }
 
-/// Copies packed components (row-major, b's shape) into b through its
-/// strides — the engine's copy (realify/engine/elementwise.hpp: any strides,
-/// several threads when large); a source that overlaps b is copied aside
-/// first.
-template <class T>
-void copy_into(const buffer_layout& b, const T* source) {
-    const std::size_t total = b.count();
-    if (total == 0) return;
-    T* out = static_cast<T*>(b.data);
-    if (is_packed(b)) {
-        if (out != source) std::memmove(out, source, total * sizeof(T));
-        return;
+buffer_layout component_layout(const void* data, const shape_vector& shape, const stride_vector& strides, bool complex,
+                               std::size_t component_bytes) {
+    buffer_layout b{const_cast<void*>(data), shape, strides, component_bytes};
+    if (complex) {
+        b.shape.push_back(2);
+        b.strides.push_back(1);
     }
-    std::vector<T> aside;
-    if (bytes_of(b).overlaps(bytes_of(source, total * sizeof(T)))) {
-        aside.assign(source, source + total);
-        source = aside.data();
-    }
-    engine::tensor_ref to;
-    to.data = out;
-    to.type = engine::component_of<T>();
-    to.shape = engine::make_dims("graph::out", b.shape);
-    std::copy(b.strides.begin(), b.strides.end(), to.strides.begin());
-    engine::tensor_ref from = to;
-    from.data = const_cast<T*>(source);
-    from.strides = engine::row_major_strides(from.shape, 1);
-    engine::copy_ref("graph::out", from, to);
+    return b;
 }
 
-// The component types the graph copies: float and double values, and raw
-// bytes of each width (write_outputs copies values of any type by size).
-template void copy_into(const buffer_layout&, const float*);
-template void copy_into(const buffer_layout&, const double*);
-template void copy_into(const buffer_layout&, const std::uint8_t*);
-template void copy_into(const buffer_layout&, const std::uint16_t*);
-template void copy_into(const buffer_layout&, const std::uint32_t*);
-template void copy_into(const buffer_layout&, const std::uint64_t*);
+namespace {
+
+/// The engine's description of a layout, its components read as unsigned
+/// integers of their size (a copy moves bits; it needs no component type).
+engine::tensor_ref raw_ref(const buffer_layout& b) {
+    engine::tensor_ref r;
+    r.data = b.data;
+    switch (b.component_bytes) {
+    case 1: r.type = engine::component::uint8; break;
+    case 2: r.type = engine::component::uint16; break;
+    case 4: r.type = engine::component::uint32; break;
+    default: r.type = engine::component::uint64; break;
+    }
+    r.shape = engine::make_dims("graph::out", b.shape);
+    std::copy(b.strides.begin(), b.strides.end(), r.strides.begin());
+    return r;
+}
+
+/// Components wider than 8 bytes as that many bytes (an innermost axis).
+buffer_layout as_bytes(buffer_layout b) {
+    if (b.component_bytes <= 8 && (b.component_bytes & (b.component_bytes - 1)) == 0) return b;
+    b.shape.push_back(b.component_bytes);
+    for (std::ptrdiff_t& stride : b.strides) stride *= static_cast<std::ptrdiff_t>(b.component_bytes);
+    b.strides.push_back(1);
+    b.component_bytes = 1;
+    return b;
+}
+
+}  // namespace
+
+void copy_into(const buffer_layout& to_layout, const buffer_layout& from_layout) {
+    const buffer_layout to = as_bytes(to_layout), from = as_bytes(from_layout);
+    const std::size_t total = to.count();
+    if (total == 0 || (to.data == from.data && to.strides == from.strides)) return;
+    if (is_packed(to) && is_packed(from)) {
+        std::memmove(to.data, from.data, total * to.component_bytes);
+        return;
+    }
+    engine::tensor_ref source = raw_ref(from);
+    std::unique_ptr<std::byte[]> aside;
+    if (bytes_of(to).overlaps(bytes_of(from))) {  // read all of it before anything is written
+        aside.reset(new std::byte[total * to.component_bytes]);
+        const buffer_layout copy = packed_layout(aside.get(), from.shape, from.component_bytes);
+        engine::copy_ref("graph::out", source, raw_ref(copy));
+        source = raw_ref(copy);
+    }
+    engine::copy_ref("graph::out", source, raw_ref(to));
+}
 
 }  // namespace realify::graph::detail

@@ -72,6 +72,19 @@ std::string label_of(const node_facts& f, const node_object& x) {
     }
 }
 
+/// What a view does, as explain() prints it (graph/zero_copy.hpp).
+std::string view_lowering(const ir_node& r) {
+    const std::string call = r.op + (r.label.starts_with('(') ? r.label : '(' + r.label + ')');
+    switch (r.shape) {
+    case shape_rule::strided_view: return "strided view: " + call + ", zero-copy (its operand's memory, new strides)";
+    case shape_rule::reshape:
+    case shape_rule::flatten:
+        return "view: " + call + ", zero-copy when the operand's strides allow it (PyTorch's view rule), else one packed copy";
+    case shape_rule::same_as_child: return "zero-copy: the operand's value";
+    default: return "view: " + call + ", zero-copy";  // unsqueeze, squeeze
+    }
+}
+
 /// The record of a node from its type's facts and its object (not yet placed in a graph).
 ir_node make_record(const node_facts& f, const node_object& x) {
     ir_node r;
@@ -111,9 +124,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
         r.lowering = f.same_type_cast ? "erased (same component type)" : "component conversion";
         break;
     case node_rule::erased: r.lowering = "erased"; break;
-    case node_rule::zero_copy:
-        r.lowering = f.is_complex ? "zero-copy view of the contiguous (…,2) memory" : "zero-copy view of the contiguous memory";
-        break;
+    case node_rule::zero_copy: r.lowering = view_lowering(r); break;
     case node_rule::fused:  // until fuse_elementwise decides the loops: each op its own loop
         r.fusion = fusion_mode::own_loop;
         r.lowering = "fused loop (compiled kernel of " + r.op + ")";

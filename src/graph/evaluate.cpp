@@ -1,5 +1,10 @@
 #include "realify/graph/evaluate.hpp"
 
+#include <array>
+#include <span>
+
+#include "realify/engine/elementwise.hpp"
+
 namespace realify::graph::detail {
 
 std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*) {
@@ -8,6 +13,11 @@ std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_lay
 
 std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     return value_at(ctx, self.children[0]);
+}
+
+void convert_into(const engine::tensor_ref& from, const engine::tensor_ref& to) {
+    const std::array<bool, 1> kinds{from.complex};
+    engine::evaluate("graph::to", std::span(&from, 1), to, engine::builtin_kernel(engine::builtin::copy, to.type, kinds));
 }
 
 const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_context& ctx) {

@@ -17,23 +17,6 @@ bool loop_writes(const buffer_layout& target, bool complex) { return !complex ||
 
 namespace {
 
-/// A value as the engine sees it: packed, row-major.
-template <class T>
-engine::tensor_ref ref_of(const tensor_value<T>& v) {
-    engine::tensor_ref r;
-    r.data = v.data;
-    r.type = engine::component_of<T>();
-    r.complex = v.complex;
-    r.shape.rank = v.shape.size();
-    std::ptrdiff_t stride = v.complex ? 2 : 1;
-    for (std::size_t a = v.shape.size(); a-- > 0;) {
-        r.shape.extent[a] = v.shape[a];
-        r.strides[a] = stride;
-        stride *= static_cast<std::ptrdiff_t>(v.shape[a]);
-    }
-    return r;
-}
-
 /// That buffer as the engine's out, when the loop can write it.
 std::optional<engine::tensor_ref> out_ref(const buffer_layout& target, engine::component type, bool complex) {
     const std::size_t rank = target.shape.size() - (complex ? 1 : 0);
@@ -61,9 +44,11 @@ bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inpu
 
 /// The evaluator of a loop root: its loop over the values it reads, into
 /// `target` (nullptr: a fresh value). A target that overlaps a value read is
-/// written in place when that value IS the target, element for element (each
-/// block is read before it is written); any other overlap, or a layout the
-/// engine cannot write, goes through a temporary copied in.
+/// written in place when that value IS the target, element for element (the
+/// same memory, shape and strides: each block is read before it is written);
+/// any other overlap — a transposed view of the target, a slice of it, an
+/// expanded one — or a layout the engine cannot write, goes through a
+/// temporary copied in.
 template <class T>
 std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     const engine::fused_loop& loop = *self.loop;
@@ -87,19 +72,24 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
         return v;
     };
     if (target == nullptr) return fresh();
-    tensor_value<T> result{static_cast<T*>(target->data), shape, complex, nullptr};
+    tensor_value<T> result;
+    result.data = static_cast<T*>(target->data);
+    result.shape = shape;
+    result.strides.assign(target->strides.begin(), target->strides.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    result.complex = complex;
     const byte_range written = bytes_of(*target);
     const bool packed = is_packed(*target);
     bool in_place_only = true;  // every value that overlaps the target IS the target
-    for (const tensor_value<T>& v : leaves)
-        in_place_only = in_place_only && (!written.overlaps(bytes_of(v.data, v.components() * sizeof(T))) ||
-                                          (packed && v.data == result.data && v.shape == shape && v.complex == complex));
+    for (const tensor_value<T>& v : leaves) {
+        const bool same = packed && v.packed() && v.data == result.data && v.shape == shape && v.complex == complex;
+        in_place_only = in_place_only && (same || !written.overlaps(bytes_of(layout_of(v))));
+    }
     const std::optional<engine::tensor_ref> out = out_ref(*target, engine::component_of<T>(), complex);
     if (in_place_only && out) {
         run(*out);
     } else {
         const tensor_value<T> temp = fresh();
-        copy_into(*target, temp.data);
+        copy_into(*target, layout_of(temp));
     }
     return result;
 }

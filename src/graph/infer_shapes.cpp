@@ -92,7 +92,7 @@ std::vector<std::optional<shape_vector>> infer_shapes(const eval_context& ctx) {
         }
         case shape_rule::unknown: break;
         default:  // the zero-copy views
-            if (*first) shapes[s] = view_shape(n.shape, n.entry_point, n.attrs, **first);
+            if (*first) shapes[s] = view_shape(n, **first);
             break;
         }
     }

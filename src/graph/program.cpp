@@ -100,8 +100,8 @@ void fill_result(call_state& call, std::size_t slot, void* data, bool complex, s
         write_output(call.ctx, plan_route(call.ctx, call.shapes, slot, target));
         return;
     }
-    const value_memory v = call.ctx.ir->resolve(slot).values->memory(value_at(call.ctx, slot));
-    if (v.components > 0) std::memcpy(data, v.data, v.components * component_bytes);
+    const buffer_layout value = call.ctx.ir->resolve(slot).values->layout(value_at(call.ctx, slot));
+    copy_into(packed_layout(data, value.shape, component_bytes), value);
 }
 
 const pipeline& standard_passes() {

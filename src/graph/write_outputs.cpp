@@ -11,6 +11,7 @@
 #include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/value.hpp"
+#include "realify/graph/zero_copy.hpp"
 
 namespace realify::graph {
 
@@ -47,17 +48,53 @@ bool is_loop(const ir_node& n) { return n.fusion == fusion_mode::own_loop || n.f
 /// A tensor_op that writes a buffer handed to it (its shape declared, graph/tensor_op.hpp).
 bool writes_buffer(const ir_node& n) { return n.rule == node_rule::tensor_op && n.shape == shape_rule::declared; }
 
-/// The memory a node's value is, when it is an input's memory re-described
-/// (through views and same-type casts): that input's position; else nothing
-/// (the value is memory of its own).
-std::optional<std::size_t> borrowed_source(const graph_ir& g, std::size_t slot) {
+/// An input whose memory a node's value is (through views and same-type casts).
+struct borrowed {
+    std::size_t position = 0;  // the input's
+    bool same_order = true;    // every view on the way keeps the elements' order (graph/zero_copy.hpp)
+};
+
+/// The input a node's value is the memory of, re-described; nothing when
+/// the value is memory of its own.
+std::optional<borrowed> borrowed_source(const graph_ir& g, std::size_t slot) {
+    borrowed b;
     for (;;) {
         const ir_node& n = g.resolve(slot);
         if (n.folded) return std::nullopt;
-        if (n.is_input) return n.input_position;
+        if (n.is_input) {
+            b.position = n.input_position;
+            return b;
+        }
         if (!is_view(n)) return std::nullopt;
+        b.same_order = b.same_order && keeps_order(n);
         slot = n.children[0];
     }
+}
+
+/// The layout the operand of view `n` (of component shape `below`) must
+/// have for the view of it to be `target`, when there is one: a view that
+/// keeps the elements' order re-strides it (PyTorch's view rule), a
+/// permutation permutes it back; the views that leave out elements or
+/// repeat them (select, slice, expand, …) have none.
+std::optional<buffer_layout> through_view(const ir_node& n, const buffer_layout& target, shape_vector below) {
+    buffer_layout b = target;
+    if (keeps_order(n)) {
+        if (is_packed(target)) {
+            b.strides = packed_strides(below);
+        } else {
+            auto strides = restride(target.shape, target.strides, below);
+            if (!strides) return std::nullopt;
+            b.strides = std::move(*strides);
+        }
+        b.shape = std::move(below);
+        return b;
+    }
+    const std::size_t rank = below.size() - (n.is_complex ? 1 : 0);  // the element axes ([re, im] stays last)
+    const auto order = axis_order(n, rank);
+    if (!order) return std::nullopt;
+    for (std::size_t a = 0; a < rank; ++a) b.strides[(*order)[a]] = target.strides[a];
+    b.shape = std::move(below);
+    return b;
 }
 
 }  // namespace
@@ -81,22 +118,15 @@ std::vector<std::size_t> inputs_read(const graph_ir& g, std::size_t slot) {
 output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<shape_vector>>& shapes,
                        std::size_t slot, buffer_layout target) {
     const graph_ir& g = *ctx.ir;
-    bool packed = is_packed(target);
     while (g.is_private(slot) && is_view(g.nodes[slot])) {
         const std::size_t child = g.nodes[slot].children[0];
         if (!shapes[child]) break;
-        shape_vector child_shape = component_shape(*shapes[child], g.resolve(child).is_complex);
-        if (packed) {
-            target.strides = packed_strides(child_shape);
-        } else {
-            auto strides = restride(target.shape, target.strides, child_shape);
-            if (!strides) break;
-            target.strides = std::move(*strides);
-        }
-        target.shape = std::move(child_shape);
-        packed = packed || is_packed(target);
+        auto below = through_view(g.nodes[slot], target, component_shape(*shapes[child], g.resolve(child).is_complex));
+        if (!below) break;
+        target = std::move(*below);
         slot = child;
     }
+    const bool packed = is_packed(target);
     output_plan plan{write_route::copied, slot, std::move(target)};
     if (!g.is_private(slot)) return plan;
     if (is_view(g.nodes[slot])) {  // a view the buffer's strides do not allow: the value below is copied in
@@ -111,12 +141,14 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
     const byte_range written = bytes_of(plan.target);
     bool in_place = false, overlapped = false;
     for (std::size_t operand : is_loop(n) ? n.loop_operands : n.children) {
-        const std::optional<std::size_t> source = borrowed_source(g, operand);
+        const std::optional<borrowed> source = borrowed_source(g, operand);
         if (!source) continue;
-        const bound_input& input = (*ctx.inputs)[*source];
-        if (!input.borrowed || !written.overlaps(bytes_of(input.data, input.bytes))) continue;
-        const bool same = packed && input.data == plan.target.data && shapes[operand] && shapes[slot] &&
-                          *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
+        const bound_input& input = (*ctx.inputs)[source->position];
+        if (!input.borrowed || !written.overlaps(byte_range{input.begin, input.end})) continue;
+        // the operand IS the buffer: the packed input itself, its elements in order, the output's shape
+        const bool same = packed && source->same_order && input.packed && input.data == plan.target.data &&
+                          shapes[operand] && shapes[slot] && *shapes[operand] == *shapes[slot] &&
+                          g.resolve(operand).is_complex == n.is_complex;
         (same ? in_place : overlapped) = true;
     }
     if (writes_buffer(n)) {  // fn may read an operand after writing: only disjoint, packed memory
@@ -178,7 +210,7 @@ std::vector<write_step> order_steps(const eval_context& ctx, std::span<const buf
         for (std::size_t k : g.reads[j]) {
             const bound_input& input = (*ctx.inputs)[k];
             if (!input.borrowed) continue;
-            const byte_range memory = bytes_of(input.data, input.bytes);
+            const byte_range memory{input.begin, input.end};
             for (std::size_t i = 0; i < count; ++i)
                 if (i != j && bytes_of(buffers[i]).overlaps(memory)) waits[i * count + j] = true;
         }
@@ -229,25 +261,6 @@ write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<
     return plan;
 }
 
-/// Copies the packed components of a value into b through its strides (one
-/// loop per component size, so the copy needs no component type).
-void copy_value_into(const buffer_layout& b, const value_memory& value) {
-    switch (b.component_bytes) {
-    case 1: copy_into(b, static_cast<const std::uint8_t*>(value.data)); break;
-    case 2: copy_into(b, static_cast<const std::uint16_t*>(value.data)); break;
-    case 4: copy_into(b, static_cast<const std::uint32_t*>(value.data)); break;
-    case 8: copy_into(b, static_cast<const std::uint64_t*>(value.data)); break;
-    default: {  // wider components: byte by byte
-        buffer_layout bytes = b;
-        bytes.shape.push_back(b.component_bytes);
-        for (std::ptrdiff_t& stride : bytes.strides) stride *= static_cast<std::ptrdiff_t>(b.component_bytes);
-        bytes.strides.push_back(1);
-        bytes.component_bytes = 1;
-        copy_into(bytes, static_cast<const std::uint8_t*>(value.data));
-    }
-    }
-}
-
 }  // namespace
 
 void write_output(eval_context& ctx, const output_plan& plan) {
@@ -257,7 +270,7 @@ void write_output(eval_context& ctx, const output_plan& plan) {
         return;
     }
     const ir_node& record = ctx.ir->resolve(plan.writer);
-    copy_value_into(plan.target, record.values->memory(value_at(ctx, plan.writer)));
+    copy_into(plan.target, record.values->layout(value_at(ctx, plan.writer)));
 }
 
 write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shape_vector>>& node_shapes,
@@ -285,7 +298,7 @@ write_plan write_outputs(eval_context& ctx, const std::vector<std::optional<shap
         const ir_node& record = g.resolve(slot);
         if (step.kind == write_step::evaluate_aside) values[step.output] = record.values->own(value_at(ctx, slot));
         else if (values[step.output].has_value())
-            copy_value_into(plan.outputs[step.output].target, record.values->memory(values[step.output]));
+            copy_into(plan.outputs[step.output].target, record.values->layout(values[step.output]));
         else write_output(ctx, plan.outputs[step.output]);
     }
     return plan;

@@ -37,8 +37,6 @@
 
 namespace realify::graph {
 
-using stride_vector = xt::svector<std::ptrdiff_t, 6>;
-
 /// Memory to write: the first component, the component shape and the
 /// component strides (a complex tensor: its shape + [2], strides × 2 + [1]).
 struct buffer_layout {
@@ -128,13 +126,17 @@ buffer_layout layout_of_buffer(B& buffer, std::size_t index) {
 /// `data`, of component shape `shape`.
 buffer_layout packed_layout(void* data, const shape_vector& shape, std::size_t component_bytes);
 
-/// Copies packed components (row-major, b's shape) into b through its
-/// strides — the engine's copy (realify/engine/elementwise.hpp: any strides,
-/// several threads when large); a source that overlaps b is copied aside
-/// first. Defined for float, double and the unsigned integers of 1 to 8
-/// bytes, in realify_simd (src/graph/buffer_layout.cpp).
-template <class T>
-void copy_into(const buffer_layout& b, const T* source);
+/// The layout of a value (graph/value.hpp): elements of shape `shape` and
+/// strides `strides` (in components) at `data`; a complex one gets its
+/// [re, im] axis last (extent 2, stride 1).
+buffer_layout component_layout(const void* data, const shape_vector& shape, const stride_vector& strides, bool complex,
+                               std::size_t component_bytes);
+
+/// Copies `from` into `to` (the same component shape and size), element for
+/// element through both layouts' strides — the engine's copy
+/// (realify/engine/elementwise.hpp: any strides, several threads when large);
+/// a source that overlaps `to` other than exactly is copied aside first.
+void copy_into(const buffer_layout& to, const buffer_layout& from);
 
 }  // namespace detail
 }  // namespace realify::graph

@@ -10,7 +10,7 @@
 //
 // The evaluators of the rules (graph/rules.hpp):
 //   input, number, constant, cast   here
-//   erased, zero-copy               here (the memory re-described; zero_copy.hpp: the shape)
+//   erased, zero-copy               here (the memory re-described; zero_copy.hpp: the views)
 //   fused                           graph/fusion.hpp (the fused loop the
 //                                   fuse_elementwise pass recorded; a lone multiply on engine::mul_rows)
 //   table                           graph/table_route.hpp
@@ -58,30 +58,34 @@ std::any evaluate_constant(const ir_node& self, eval_context&, const buffer_layo
 /// A view that changes nothing: its child's value (a same-type cast).
 std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*);
 
+/// Converts `from` into `to` (same shape and kind, packed), component by
+/// component: the engine's converting copy, any strides.
+void convert_into(const engine::tensor_ref& from, const engine::tensor_ref& to);
+
 /// .float() / type_as to another component type.
 template <class To, class From>
 std::any evaluate_cast(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     const tensor_value<From>& v = value_as<From>(ctx, self.children[0]);
     auto r = allocate<To>(v.shape, v.complex);
-    for (std::size_t i = 0; i < v.components(); ++i) r.data[i] = static_cast<To>(v.data[i]);
+    convert_into(ref_of(v), ref_of(r));
     return r;
 }
 
 /// The shape of `self` known before evaluation, if any (infer_shapes).
 const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_context& ctx);
 
-/// view_as_complex: the (…,2) memory seen as complex, no code.
+/// view_as_complex: the (…,2) memory seen as complex, no code — a packed
+/// copy first when its last axis is not [re, im] side by side (stride 1),
+/// where PyTorch refuses.
 template <class T>
 std::any evaluate_view_as_complex(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
-    if (const auto* known = known_shape(self, ctx)) {
-        v.shape = **known;
-    } else if (v.shape.empty() || v.shape.back() != 2) {
+    if (v.shape.empty() || v.shape.back() != 2)
         throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
                            realify::detail::format_sequence(v.shape));
-    } else {
-        v.shape.pop_back();
-    }
+    if (v.strides.back() != 1) v = packed_copy(v);
+    v.shape.pop_back();
+    v.strides.pop_back();
     v.complex = true;
     return v;
 }
@@ -91,17 +95,24 @@ template <class T>
 std::any evaluate_view_as_real(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
     v.shape.push_back(2);
+    v.strides.push_back(1);
     v.complex = false;
     return v;
 }
 
-/// A zero-copy view: the same memory, the view's shape (graph/zero_copy.hpp).
+/// A view: the same memory, the view's shape and strides
+/// (graph/zero_copy.hpp); a reshape the strides do not allow views a packed
+/// copy of the operand.
 template <class T>
 std::any evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
-    if (const auto* known = known_shape(self, ctx)) v.shape = **known;
-    else v.shape = view_shape(self.shape, self.entry_point, self.attrs, v.shape);
-    return v;
+    const auto* known = known_shape(self, ctx);
+    std::optional<engine::tensor_ref> view = view_of(self, ref_of(v), known ? &**known : nullptr);
+    if (!view) {
+        v = packed_copy(v);
+        view = view_of(self, ref_of(v), known ? &**known : nullptr);
+    }
+    return bound_value<T>(*view, std::move(v.keep));
 }
 
 // The evaluators that re-describe or convert memory, compiled once for float

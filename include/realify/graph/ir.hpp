@@ -33,19 +33,12 @@ struct eval_context;
 struct ir_node;
 struct buffer_layout;
 
-/// A value's memory, read without knowing its component type.
-struct value_memory {
-    const void* data = nullptr;
-    std::size_t components = 0;
-    bool owned = false;  // memory of its own (else a view of an argument or of a constant)
-};
-
 /// What can be done with a node's value without knowing its component type
 /// (one table per type, graph/value.hpp).
 struct value_ops {
     shape_vector (*shape)(const std::any& value);
-    value_memory (*memory)(const std::any& value);
-    std::any (*own)(const std::any& value);  // the value with memory of its own
+    buffer_layout (*layout)(const std::any& value);  // its memory: first component, component shape and strides
+    std::any (*own)(const std::any& value);          // the value with memory of its own
 };
 
 /// A node's evaluator: its value (a tensor_value in a std::any), computed
@@ -60,7 +53,7 @@ enum class node_rule : unsigned char {
     number,     // a scalar operand
     cast,       // component conversion (.float(), type_as); erased when the type is the same
     erased,     // view_as_complex / view_as_real: re-described, no code
-    zero_copy,  // shape op on the contiguous (…,2) memory
+    zero_copy,  // a view: the same memory, another shape and strides (graph/zero_copy.hpp)
     fused,      // elementwise: part of one loop (a fused loop of compiled kernels)
     table,      // realify::dispatch::call<Tag>
     fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
@@ -80,7 +73,9 @@ enum class shape_rule : unsigned char {
     flatten,
     unsqueeze,
     squeeze_dim,
+    squeeze_dims,
     squeeze_all,
+    strided_view,     // permute, transpose, t, select, getitem, narrow, slice, expand, a split piece
     broadcast,        // fused elementwise ops: the children's broadcast
     reduce_dims,      // sum / mean over dims (all when none), keepdim or not
     reduce_dim,       // prod over one dim, keepdim or not
@@ -112,7 +107,7 @@ struct ir_node {
     bool is_input = false, is_constant = false, is_scalar = false;
     bool is_op = false;                // an op of the table or a user op (counts in coverage)
     bool erased = false;               // view_as_complex / view_as_real / same-type cast: no code at all
-    bool zero_copy = false;            // shape op done by re-describing contiguous memory
+    bool zero_copy = false;            // a view: shape op done by re-describing memory (graph/zero_copy.hpp)
     bool fusable = false;              // elementwise op the fused kernel can inline
     bool fallback = false;             // evaluated on std::complex (no lowering accepts it)
     bool simd_mul = false;             // complex × complex mul of two tensors: may take the SIMD row kernel
@@ -176,11 +171,12 @@ struct graph_ir {
 /// planning needs without knowing its type.
 struct bound_input {
     std::any value;
-    shape_vector shape;         // logical shape (complex shape for complex inputs)
-    const void* data = nullptr; // first component
-    std::size_t bytes = 0;      // contiguous bytes from data
+    shape_vector shape;              // logical shape (complex shape for complex inputs)
+    const void* data = nullptr;      // first component
+    std::uintptr_t begin = 0, end = 0;  // the bytes its elements lie in: [begin, end)
+    bool packed = false;             // row-major contiguous
     bool complex = false;
-    bool borrowed = false;      // the caller's memory (zero copy), not a private copy
+    bool borrowed = false;           // the caller's memory (zero copy), not a private copy
 };
 
 /// What evaluation threads through the typed nodes.

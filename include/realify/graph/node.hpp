@@ -40,6 +40,8 @@ namespace realify::graph {
 using dim_list = std::vector<std::ptrdiff_t>;
 /// A run-time shape (extents), as values and the IR carry it.
 using shape_vector = realify::detail::dim_vector;
+/// Run-time strides, in components (a value's, a buffer's).
+using stride_vector = xt::svector<std::ptrdiff_t, 6>;
 
 /// In a reshape/view shape: "the input's extent at dim k" (PyTorch's
 /// `x.reshape(*x.shape[:-1], -1, 2)` is `reshape(x, {same(0), same(1), same(2), -1, 2})`

@@ -102,7 +102,7 @@ shape_vector result_shape(call_state& call, std::size_t slot);
 /// Fills a new packed container of that shape (its components at `data`):
 /// when the shape was known before evaluation, the fused loop or the SIMD
 /// kernel writes straight into it (no copy); otherwise the evaluated value
-/// is copied in.
+/// is copied in (through its strides: a view is copied, never returned).
 void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes);
 
 /// A new container of type C (of the shape of the output at `slot`), filled

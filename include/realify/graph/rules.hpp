@@ -2,9 +2,10 @@
 //
 //   erased        view_as_complex / view_as_real / a cast to the same type:
 //                 the value is re-described, no code runs;
-//   zero-copy     reshape, view, flatten, unsqueeze, squeeze, alias, … on the
-//                 contiguous (…,2) memory: a new shape, the same memory
-//                 (graph/zero_copy.hpp);
+//   zero-copy     views: transpose, permute, t, select, slice, narrow, expand,
+//                 split pieces, unsqueeze, squeeze, alias, …, and reshape,
+//                 view, flatten where the strides allow it: a new shape and
+//                 new strides, the same memory (graph/zero_copy.hpp);
 //   fused         elementwise ops (mul, div, exp, conj, abs, polar, pow, …) whose
 //                 table entry is the built-in one: a chain of them is ONE
 //                 pass over the broadcast shape, a fused loop of the ops'
@@ -42,12 +43,20 @@ struct strict_mode_no_lowering_for_op;
 
 namespace detail {
 
+/// The views that take any strides to strides (PyTorch's views that are
+/// always views): graph/zero_copy.hpp.
+template <class Tag>
+inline constexpr bool strided_view_tag =
+    std::is_same_v<Tag, op::permute> || std::is_same_v<Tag, op::transpose> || std::is_same_v<Tag, op::t> ||
+    std::is_same_v<Tag, op::select> || std::is_same_v<Tag, op::getitem> || std::is_same_v<Tag, op::narrow> ||
+    std::is_same_v<Tag, op::slice> || std::is_same_v<Tag, op::expand> || std::is_same_v<Tag, op::split> ||
+    std::is_same_v<Tag, op::split_with_sizes> || std::is_same_v<Tag, op::chunk>;
 template <class Tag>
 inline constexpr bool zero_copy_tag =
-    std::is_same_v<Tag, op::reshape> || std::is_same_v<Tag, op::view> || std::is_same_v<Tag, op::unsafe_view> ||
-    std::is_same_v<Tag, op::flatten> || std::is_same_v<Tag, op::unsqueeze> || std::is_same_v<Tag, op::squeeze_dim> ||
-    std::is_same_v<Tag, op::squeeze> || std::is_same_v<Tag, op::alias> || std::is_same_v<Tag, op::detach> ||
-    std::is_same_v<Tag, op::clone>;
+    strided_view_tag<Tag> || std::is_same_v<Tag, op::reshape> || std::is_same_v<Tag, op::view> ||
+    std::is_same_v<Tag, op::unsafe_view> || std::is_same_v<Tag, op::flatten> || std::is_same_v<Tag, op::unsqueeze> ||
+    std::is_same_v<Tag, op::squeeze_dim> || std::is_same_v<Tag, op::squeeze_dims> || std::is_same_v<Tag, op::squeeze> ||
+    std::is_same_v<Tag, op::alias> || std::is_same_v<Tag, op::detach> || std::is_same_v<Tag, op::clone>;
 template <class Tag>
 inline constexpr bool erased_tag = std::is_same_v<Tag, op::view_as_complex> || std::is_same_v<Tag, op::view_as_real>;
 
@@ -159,7 +168,9 @@ constexpr shape_rule shape_rule_of() {
         else if constexpr (std::is_same_v<Tag, op::flatten>) return shape_rule::flatten;
         else if constexpr (std::is_same_v<Tag, op::unsqueeze>) return shape_rule::unsqueeze;
         else if constexpr (std::is_same_v<Tag, op::squeeze_dim>) return shape_rule::squeeze_dim;
+        else if constexpr (std::is_same_v<Tag, op::squeeze_dims>) return shape_rule::squeeze_dims;
         else if constexpr (std::is_same_v<Tag, op::squeeze>) return shape_rule::squeeze_all;
+        else if constexpr (strided_view_tag<Tag>) return shape_rule::strided_view;
         else return shape_rule::same_as_child;  // alias, detach, clone
     } else if constexpr (rule == node_rule::table && requires { typename N::tag; }) {
         // the reductions' shapes follow from their attributes (keepdim

@@ -10,8 +10,10 @@
 // as a boundary input (graph/detect.hpp). explain() lists it.
 //
 // fn receives each operand as a read-only xtensor adaptor of the operand's
-// value (element type float, double or std::complex<float|double>: a complex
-// value's (re, im) pairs seen as std::complex, no copy) and returns an xtensor
+// value, contiguous and row-major (element type float, double or
+// std::complex<float|double>: a complex value's (re, im) pairs seen as
+// std::complex, no copy; a strided value — a view such as a transpose — is
+// copied once, packed, for fn) and returns an xtensor
 // expression or container; it is evaluated into a row-major tensor at once,
 // while the operands are alive. Its result element type is deduced, or
 // declared and checked: graph::tensor_op<"rms_norm", float>(fn, x).
@@ -61,6 +63,12 @@ namespace detail {
 template <class E>
 using tensor_op_operand_t = decltype(xt::adapt(std::declval<const E*>(), std::size_t{}, xt::no_ownership(),
                                                std::declval<const std::vector<std::size_t>&>()));
+
+/// An operand's value as fn reads it: packed (a strided view copied once).
+template <class T>
+tensor_value<T> packed_operand(const tensor_value<T>& v) {
+    return v.packed() ? v : packed_copy(v);
+}
 
 template <class E, class T>
 tensor_op_operand_t<E> tensor_op_operand(const tensor_value<T>& v) {
@@ -116,14 +124,11 @@ tensor_value<typename component_of<Result>::type> tensor_op_result(R&& r) {
             return std::make_shared<D>(std::move(r));
         else return std::make_shared<xt::xarray<Result>>(std::forward<R>(r));
     }();
-    tensor_value<T> v;
-    v.complex = is_std_complex<Result>::value;
-    if constexpr (is_std_complex<Result>::value) v.data = realify::detail::as_real_pointer(keep->data());
-    else v.data = keep->data();
+    T* data;
+    if constexpr (is_std_complex<Result>::value) data = realify::detail::as_real_pointer(keep->data());
+    else data = keep->data();
     const auto& s = keep->shape();
-    v.shape.assign(s.begin(), s.end());
-    v.keep = std::move(keep);
-    return v;
+    return packed_value<T>(data, shape_vector(s.begin(), s.end()), is_std_complex<Result>::value, std::move(keep));
 }
 
 template <class N>
@@ -134,8 +139,8 @@ struct tensor_op_evaluation<tensor_op_node<Name, Result, Fn, C...>> {
     static std::any evaluate(const ir_node& self, eval_context& ctx) {
         const N& n = *static_cast<const N*>(self.object);
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            // every operand's value first (evaluating one never moves another's memo)
-            const std::tuple<const value_t<C>&...> values{value_as<typename traits_t<C>::real_type>(ctx, self.children[I])...};
+            // every operand's value first (evaluating one never moves another's memo), packed
+            const std::tuple<const value_t<C>...> values{packed_operand(value_as<typename traits_t<C>::real_type>(ctx, self.children[I]))...};
             return tensor_op_result<Result>(n.fn(tensor_op_operand<element_t<C>>(std::get<I>(values))...));
         }(std::index_sequence_for<C...>{});
     }
@@ -178,10 +183,10 @@ struct tensor_op_evaluation<tensor_op_node<Name, Result, into_buffer<Shape, Fn>,
     static std::any evaluate(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
         const N& n = *static_cast<const N*>(self.object);
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
-            const std::tuple<const value_t<C>&...> values{value_as<typename traits_t<C>::real_type>(ctx, self.children[I])...};
+            const std::tuple<const value_t<C>...> values{packed_operand(value_as<typename traits_t<C>::real_type>(ctx, self.children[I]))...};
             const shape_vector result_shape = shape(self, {std::get<I>(values).shape...});
             constexpr bool complex = is_std_complex<Result>::value;
-            tensor_value<T> result = target != nullptr ? tensor_value<T>{static_cast<T*>(target->data), result_shape, complex, nullptr}
+            tensor_value<T> result = target != nullptr ? packed_value<T>(static_cast<T*>(target->data), result_shape, complex, nullptr)
                                                        : allocate<T>(result_shape, complex);
             auto out = tensor_op_output<Result>(result);
             n.fn.fn(tensor_op_operand<element_t<C>>(std::get<I>(values))..., out);

@@ -1,9 +1,12 @@
-// The run-time value of a node during evaluation: contiguous row-major memory
-// of component type T (interleaved (re, im) pairs when the node is complex),
-// its logical shape (the complex shape for complex values, without the
-// trailing 2) and a handle that keeps the memory alive. Shape ops that only
-// re-describe contiguous memory (reshape, flatten, view_as_complex, …) share
-// the memory: no copy.
+// The run-time value of a node during evaluation: memory of component type
+// T (a complex element is its (re, im) pair, the two components adjacent),
+// where its first element is, its logical shape (the complex shape for
+// complex values, without the trailing 2), its strides per axis in
+// components, and a handle that keeps the memory alive. A value is a
+// strided view of memory, as a PyTorch tensor is: the shape ops that only
+// re-describe memory (transpose, permute, select, slice, expand, reshape
+// where the strides allow it, view_as_complex, …) share it, and what reads
+// the value reads it through its strides (graph/zero_copy.hpp).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +24,7 @@
 
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/engine/xtensor_refs.hpp"
+#include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"
@@ -31,8 +35,9 @@ namespace realify::graph {
 
 template <class T>
 struct tensor_value {
-    T* data = nullptr;
+    T* data = nullptr;       // the first component of element (0, …, 0); may be anywhere in its memory
     shape_vector shape;
+    stride_vector strides;   // per axis, in components (any sign, 0 for a broadcast axis)
     bool complex = false;
     std::shared_ptr<void> keep;
 
@@ -41,8 +46,18 @@ struct tensor_value {
         for (std::size_t s : shape) n *= s;
         return n;
     }
-    /// Components in memory (2 per complex element).
-    std::size_t components() const { return count() * (complex ? 2 : 1); }
+    /// Components per element: 2 for complex, 1 for real.
+    std::ptrdiff_t width() const { return complex ? 2 : 1; }
+    /// Row-major and contiguous (axes of extent 1 ignored): what a packed
+    /// consumer reads as it is.
+    bool packed() const {
+        std::ptrdiff_t next = width();
+        for (std::size_t a = shape.size(); a-- > 0;) {
+            if (shape[a] != 1 && strides[a] != next) return false;
+            next *= static_cast<std::ptrdiff_t>(shape[a]);
+        }
+        return true;
+    }
 };
 
 /// The value of node type N during evaluation.
@@ -51,6 +66,48 @@ using value_t = tensor_value<typename traits_t<N>::real_type>;
 
 namespace detail {
 
+/// Row-major strides, in components, of elements of `width` components (2: complex) of shape `shape`.
+inline stride_vector packed_element_strides(const shape_vector& shape, std::ptrdiff_t width) {
+    stride_vector strides(shape.size(), 0);
+    for (std::size_t a = shape.size(); a-- > 0;) {
+        strides[a] = width;
+        width *= static_cast<std::ptrdiff_t>(shape[a]);
+    }
+    return strides;
+}
+
+/// A value over packed memory at `data` (its shape, row-major strides).
+template <class T>
+tensor_value<T> packed_value(T* data, shape_vector shape, bool complex, std::shared_ptr<void> keep) {
+    tensor_value<T> v;
+    v.data = data;
+    v.strides = packed_element_strides(shape, complex ? 2 : 1);
+    v.shape = std::move(shape);
+    v.complex = complex;
+    v.keep = std::move(keep);
+    return v;
+}
+
+/// The value as the engine reads it.
+template <class T>
+engine::tensor_ref ref_of(const tensor_value<T>& v) {
+    engine::tensor_ref r;
+    r.data = v.data;
+    r.type = engine::component_of<T>();
+    r.complex = v.complex;
+    r.shape = engine::make_dims("graph", v.shape);
+    std::copy(v.strides.begin(), v.strides.end(), r.strides.begin());
+    return r;
+}
+
+/// The value's memory as a component layout (graph/buffer_layout.hpp: a
+/// complex value is its (…, 2) real layout): what is copied from it, and
+/// the bytes it reads.
+template <class T>
+buffer_layout layout_of(const tensor_value<T>& v) {
+    return component_layout(v.data, v.shape, v.strides, v.complex, sizeof(T));
+}
+
 template <class C>
 inline constexpr bool owning_row_major_v = false;
 template <class T>
@@ -58,18 +115,27 @@ inline constexpr bool owning_row_major_v<xt::xarray<T>> = true;
 template <class T, std::size_t N>
 inline constexpr bool owning_row_major_v<xt::xtensor<T, N>> = true;
 
-/// A fresh zero-initialised value of the given shape (an array, not a
+/// A fresh zero-initialised value of the given shape, packed (an array, not a
 /// std::vector: bool values — comparisons, isnan — need addressable elements).
 template <class T>
 tensor_value<T> allocate(const shape_vector& shape, bool complex) {
-    tensor_value<T> v;
-    v.shape = shape;
-    v.complex = complex;
-    std::shared_ptr<T[]> storage(new T[v.components()]());
-    v.data = storage.get();
-    v.keep = std::move(storage);
-    return v;
+    std::size_t n = complex ? 2 : 1;
+    for (std::size_t e : shape) n *= e;
+    std::shared_ptr<T[]> storage(new T[n]());
+    T* data = storage.get();
+    return packed_value<T>(data, shape, complex, std::move(storage));
 }
+
+/// A packed copy of a value (its elements in row-major order, in memory of
+/// its own): for the consumers that read packed memory only — a tensor_op's
+/// operands, a reshape the strides do not allow, view_as_complex of pairs
+/// that are not adjacent. The engine's copy (any strides).
+template <class T>
+tensor_value<T> packed_copy(const tensor_value<T>& v);
+
+/// The value of memory the engine describes (an argument's), kept alive by `keep`.
+template <class T>
+tensor_value<T> bound_value(const engine::tensor_ref& r, std::shared_ptr<void> keep);
 
 /// A number as a 0-d value of component type T.
 template <class T, class S>
@@ -90,17 +156,13 @@ tensor_value<T> number_value(S s) {
 template <class T, class C>
 tensor_value<T> take_container(C&& c, bool complex) {
     using D = std::remove_cvref_t<C>;
-    tensor_value<T> v;
-    v.complex = complex;
     auto keep = [&] {
         if constexpr (owning_row_major_v<D> && std::is_rvalue_reference_v<C&&>) return std::make_shared<D>(std::move(c));
         else return std::make_shared<xt::xarray<T>>(c);
     }();
-    v.data = keep->data();
     const auto& s = keep->shape();
-    v.shape.assign(s.begin(), s.end() - (complex ? 1 : 0));
-    v.keep = std::move(keep);
-    return v;
+    T* data = keep->data();
+    return packed_value<T>(data, shape_vector(s.begin(), s.end() - (complex ? 1 : 0)), complex, std::move(keep));
 }
 
 /// A dispatch-table result (complex_layout<C> or a real container) as a value.
@@ -120,12 +182,9 @@ tensor_value<T> from_result(R&& r) {
                 return std::make_shared<D>(std::move(r));
             else return std::make_shared<xt::xarray<Z>>(xt::cast<Z>(r));
         }();
-        tensor_value<T> v;
-        v.complex = true;
-        v.data = realify::detail::as_real_pointer(keep->data());
-        v.shape.assign(keep->shape().begin(), keep->shape().end());
-        v.keep = std::move(keep);
-        return v;
+        T* data = realify::detail::as_real_pointer(keep->data());
+        shape_vector shape(keep->shape().begin(), keep->shape().end());
+        return packed_value<T>(data, std::move(shape), true, std::move(keep));
     } else if constexpr (std::is_same_v<typename D::value_type, T>) {
         return take_container<T>(std::forward<R>(r), false);
     } else {
@@ -133,12 +192,21 @@ tensor_value<T> from_result(R&& r) {
     }
 }
 
-/// The value as an xtensor adaptor of its real memory (shape + [2] when complex).
+/// The value as a strided xtensor adaptor of its real memory (shape + [2],
+/// strides + [1] when complex): what the table's lowerings read, through
+/// the engine, where it lies.
 template <class T>
 auto real_adaptor(const tensor_value<T>& v) {
     std::vector<std::size_t> shape(v.shape.begin(), v.shape.end());
-    if (v.complex) shape.push_back(2);
-    return xt::adapt(v.data, v.components(), xt::no_ownership(), shape);
+    std::vector<std::ptrdiff_t> strides(v.strides.begin(), v.strides.end());
+    if (v.complex) {
+        shape.push_back(2);
+        strides.push_back(1);
+    }
+    // xtensor sizes an adaptor's storage by its shape, whatever the strides:
+    // the engine reads the memory through data and the strides only
+    const std::size_t size = v.count() * static_cast<std::size_t>(v.width());
+    return xt::adapt(v.data, size, xt::no_ownership(), std::move(shape), std::move(strides));
 }
 
 /// The operand a dispatch lowering receives: complex_layout over the value's
@@ -151,34 +219,29 @@ auto as_operand(const tensor_value<T>& v) {
 template <bool Complex, class T>
 using operand_t = decltype(as_operand<Complex>(std::declval<const tensor_value<T>&>()));
 
-/// The value of an argument, read where it is when its memory is packed
-/// (row-major, contiguous; complex tensors as their (…,2) real layout), else
-/// copied once, packed — by the engine's compiled copy for any container,
-/// adaptor or view in memory, by xtensor for a lazy expression
-/// (engine::read_operand).
+/// The value of an argument, read where it is, whatever its layout — a
+/// container, an adaptor, a strided view (transposed, sliced, reversed):
+/// a value is strided memory; complex tensors as their (re, im) pairs — by
+/// the engine's compiled reader; only a lazy expression is evaluated, once,
+/// into memory the value keeps (engine::read_operand).
 template <class A>
 auto bind_argument(const A& arg) {
     using E = std::remove_cv_t<typename std::remove_cvref_t<A>::value_type>;
     using T = typename component_of<E>::type;
-    tensor_value<T> v;
-    v.complex = is_std_complex<E>::value;
-    v.shape.assign(arg.shape().begin(), arg.shape().end());
+    constexpr bool complex = is_std_complex<E>::value;
     if constexpr (requires { arg.data_offset(); } && std::remove_cvref_t<A>::static_layout == xt::layout_type::row_major) {
         // packed by its type: nothing to check, nothing instantiated for a copy
-        if constexpr (is_std_complex<E>::value)
-            v.data = const_cast<T*>(realify::detail::as_real_pointer(realify::detail::first_element(arg)));
-        else
-            v.data = const_cast<T*>(realify::detail::first_element(arg));
+        T* data;
+        if constexpr (complex) data = const_cast<T*>(realify::detail::as_real_pointer(realify::detail::first_element(arg)));
+        else data = const_cast<T*>(realify::detail::first_element(arg));
+        return packed_value<T>(data, shape_vector(arg.shape().begin(), arg.shape().end()), complex, nullptr);
     } else {
-        // any other layout, or a lazy expression: read where it is when packed,
-        // else from a copy the value keeps (engine/xtensor_refs.hpp)
         auto memory = std::make_shared<engine::operand_memory>();
         engine::read_operand("graph::program", arg, *memory);
-        if (!engine::packed_from(memory->ref(), 0)) memory->pack("graph::program");
-        v.data = static_cast<T*>(memory->ref().data);
-        if (memory->holds_memory()) v.keep = std::move(memory);
+        const engine::tensor_ref ref = memory->ref();
+        if (!memory->holds_memory()) memory.reset();  // the caller's memory: borrowed
+        return bound_value<T>(ref, std::move(memory));
     }
-    return v;
 }
 
 /// A value as the IR holds it.
@@ -194,7 +257,10 @@ bound_input bound_from(tensor_value<T>&& v) {
     bound_input b;
     b.shape = v.shape;
     b.data = v.data;
-    b.bytes = v.components() * sizeof(T);
+    const byte_range bytes = bytes_of(layout_of(v));
+    b.begin = bytes.begin;
+    b.end = bytes.end;
+    b.packed = v.packed();
     b.complex = v.complex;
     b.borrowed = v.keep == nullptr;
     b.value = any_of(std::move(v));
@@ -266,11 +332,11 @@ S number_of(const ir_node& record) {
 template <class T>
 struct typed_value_ops {
     static shape_vector shape(const std::any& value);
-    static value_memory memory(const std::any& value);
-    /// The value with memory of its own: a view of an argument is copied
-    /// (the argument may be written before the value is used).
+    static buffer_layout layout(const std::any& value);
+    /// The value with memory of its own: a view of an argument is copied,
+    /// packed (the argument may be written before the value is used).
     static std::any own(const std::any& value);
-    static constexpr value_ops table{&shape, &memory, &own};
+    static constexpr value_ops table{&shape, &layout, &own};
 };
 // Defined out of the class, so not inline: the extern templates below keep
 // them out of a user's unit (inline members of an extern template are still
@@ -280,17 +346,34 @@ shape_vector typed_value_ops<T>::shape(const std::any& value) {
     return std::any_cast<const tensor_value<T>&>(value).shape;
 }
 template <class T>
-value_memory typed_value_ops<T>::memory(const std::any& value) {
-    const auto& v = std::any_cast<const tensor_value<T>&>(value);
-    return {v.data, v.components(), v.keep != nullptr};
+buffer_layout typed_value_ops<T>::layout(const std::any& value) {
+    return layout_of(std::any_cast<const tensor_value<T>&>(value));
 }
 template <class T>
 std::any typed_value_ops<T>::own(const std::any& value) {
     const auto& v = std::any_cast<const tensor_value<T>&>(value);
     if (v.keep != nullptr) return value;
-    auto copy = allocate<T>(v.shape, v.complex);
-    std::copy(v.data, v.data + v.components(), copy.data);
-    return any_of(std::move(copy));
+    return any_of(packed_copy(v));
+}
+template <class T>
+tensor_value<T> packed_copy(const tensor_value<T>& v) {
+    std::size_t n = static_cast<std::size_t>(v.width());
+    for (std::size_t e : v.shape) n *= e;
+    std::shared_ptr<T[]> storage(new T[n]);
+    T* data = storage.get();
+    tensor_value<T> copy = packed_value<T>(data, v.shape, v.complex, std::move(storage));
+    engine::copy_ref("graph", ref_of(v), ref_of(copy));
+    return copy;
+}
+template <class T>
+tensor_value<T> bound_value(const engine::tensor_ref& r, std::shared_ptr<void> keep) {
+    tensor_value<T> v;
+    v.data = static_cast<T*>(r.data);
+    v.shape.assign(r.shape.begin(), r.shape.end());
+    v.strides.assign(r.strides.begin(), r.strides.begin() + static_cast<std::ptrdiff_t>(r.rank()));
+    v.complex = r.complex;
+    v.keep = std::move(keep);
+    return v;
 }
 
 // The value code of a component type — allocating, reading a child's value,
@@ -299,6 +382,8 @@ std::any typed_value_ops<T>::own(const std::any& value) {
 // (src/graph/evaluate.cpp): a unit that lowers a graph does not generate it.
 #define REALIFY_GRAPH_VALUE_CODE(EXTERN, T)                                       \
     EXTERN template tensor_value<T> allocate<T>(const shape_vector&, bool);       \
+    EXTERN template tensor_value<T> packed_copy<T>(const tensor_value<T>&);       \
+    EXTERN template tensor_value<T> bound_value<T>(const engine::tensor_ref&, std::shared_ptr<void>); \
     EXTERN template const tensor_value<T>& value_as<T>(eval_context&, std::size_t); \
     EXTERN template std::any any_of<T>(tensor_value<T>&&);                         \
     EXTERN template bound_input bound_from<T>(tensor_value<T>&&);                 \
