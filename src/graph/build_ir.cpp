@@ -136,6 +136,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
                          ? "tensor-level user function writing the buffer the graph hands it (graph break: operands "
                            "materialised as tensors)"
                          : "tensor-level user function (graph break: operands materialised as tensors, result re-enters)";
+        r.lowering += "; fn reads its operands packed (row-major)";
         break;
     }
     return r;

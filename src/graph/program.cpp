@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "realify/graph/value.hpp"
+#include "realify/graph/zero_copy.hpp"
 
 namespace realify::graph::detail {
 
@@ -114,11 +115,41 @@ graph_handle::graph_handle(const graph_handle& other) noexcept = default;
 graph_handle& graph_handle::operator=(const graph_handle& other) noexcept = default;
 graph_handle::~graph_handle() = default;
 
+namespace {
+
+/// Whether a node's value is a strided view of other memory (a transpose,
+/// a slice, …, possibly reshaped after it), known from the records.
+bool strided_view_below(const graph_ir& g, std::size_t slot) {
+    for (;;) {
+        const ir_node& n = g.resolve(slot);
+        if (n.folded || n.children.empty()) return false;
+        if (n.rule == node_rule::zero_copy && n.shape == shape_rule::strided_view) return true;
+        if (!keeps_order(n)) return false;
+        slot = n.children[0];
+    }
+}
+
+/// explain(): a tensor_op reads its operands packed; those that are strided
+/// views are copied once, there.
+void note_packed_operands(graph_ir& g) {
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) {
+        ir_node& n = g.nodes[s];
+        if (n.rule != node_rule::tensor_op || !n.live || n.canonical != s) continue;
+        std::string packed;
+        for (std::size_t c : n.children)
+            if (strided_view_below(g, c)) packed += (packed.empty() ? "%" : ", %") + std::to_string(g.nodes[c].canonical);
+        if (!packed.empty()) n.lowering += "; strided views packed once for fn: " + packed;
+    }
+}
+
+}  // namespace
+
 void finish_lowering(graph_ir& g, std::span<const std::size_t> outputs, const pipeline& passes) {
     g.outputs.assign(outputs.begin(), outputs.end());
     for (std::size_t k = 0; k < g.inputs.size(); ++k) g.nodes[g.inputs[k]].input_position = k;
     g.before = describe_graph(g, false);
     passes.run(g);
+    note_packed_operands(g);
     for (std::size_t o : g.outputs) g.reads.push_back(inputs_read(g, o));
 }
 

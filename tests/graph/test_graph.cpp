@@ -1162,6 +1162,158 @@ TEST(GraphOut, OutputOverAnInputAnotherOutputReadsIsWrittenAfterIt) {
         }
 }
 
+// Outputs that are views, of inputs or of other values, are written into
+// buffers of every layout; a loop under a permutation writes the buffer
+// through the permuted strides (no temporary); the views that leave
+// elements out or repeat them are copied in.
+TEST(GraphOut, ViewOutputsWriteEveryLayout) {
+    auto z = graph::input<cd>("z");
+    auto x = graph::input<double>("x");
+    auto zf = graph::input<cf>("zf");
+    const auto zv = random_complex({20, 5}, 80);
+    const auto xv = random_real({5, 20}, 81);
+    const auto z3 = random_complex({3, 5, 20}, 82);
+    const xt::xarray<cf> zfv = xt::cast<cf>(zv);
+    check_every_layout<cd>("t(exp(z))", graph::lower(graph::t(graph::exp(z))), zv);
+    check_every_layout<cd>("t(z)", graph::lower(graph::t(z)), zv);
+    check_every_layout<cf>("transpose(zf * zf) (float)", graph::lower(graph::transpose(zf * zf, 0, 1)), zfv);
+    check_every_layout<double>("permute(x * 2 + 1)", graph::lower(graph::permute(x * 2.0 + 1.0, {0, 1})), xv);
+    check_every_layout<cd>("select(exp(z3), 0, 2)", graph::lower(graph::select(graph::exp(z), 0, 2)), z3);
+    check_every_layout<cd>("slice(t(z), 1, 0, 20)", graph::lower(graph::slice(graph::t(z), 1, 0, 20)), zv);
+    check_every_layout<double>("expand(unsqueeze(select(x)))", graph::lower(graph::expand(graph::unsqueeze(graph::select(x, 0, 1), 0), {5, -1})), xv);
+    check_every_layout<cd>("narrow(transpose(z3, 1, 2))", graph::lower(graph::select(graph::transpose(z, 1, 2), 0, 1)), z3);
+    // the loop under a transpose writes the caller's packed buffer through swapped strides: route rows
+    auto transposed = graph::lower(graph::t(graph::exp(z)));
+    xt::xarray<cd> buf = xt::zeros<cd>({5, 20});
+    const graph::write_plan plan = transposed.plan(graph::out(buf), zv);
+    EXPECT_EQ(plan.outputs[0].route, graph::write_route::rows) << plan.describe(transposed.ir());
+    EXPECT_NE(plan.describe(transposed.ir()).find("exp: rows"), std::string::npos) << plan.describe(transposed.ir());
+    // an output that is a view of another output's value
+    auto both = graph::lower(graph::exp(z), graph::t(graph::exp(z)));
+    xt::xarray<cd> e = xt::zeros<cd>({20, 5}), et = xt::zeros<cd>({5, 20});
+    both(graph::out(e, et), zv);
+    for (std::size_t i = 0; i < 20; ++i)
+        for (std::size_t j = 0; j < 5; ++j) {
+            EXPECT_EQ(et(j, i), e(i, j));
+            EXPECT_NEAR(std::abs(e(i, j) - std::exp(zv(i, j))), 0.0, 1e-14);
+        }
+}
+
+// In place through views: a view of an input written over that input is
+// read before it is written (copied aside); a loop reading a transposed or
+// shifted view of its own buffer is not "in place" (its elements move): it
+// goes through a temporary. Only views that keep the elements' order can be
+// in place.
+TEST(GraphOut, ViewsOfTheBufferAreNeverReadInPlace) {
+    auto x = graph::input<double>("x");
+    const auto a = random_real({6, 6}, 83);
+    auto check = [&](const char* what, const auto& prog, const xt::xarray<double>& want, graph::write_route route) {
+        xt::xarray<double> buf = a;
+        EXPECT_EQ(prog.plan(graph::out(buf), buf).outputs[0].route, route) << what;
+        prog(graph::out(buf), buf);
+        EXPECT_EQ(buf, want) << what;
+    };
+    const xt::xarray<double> at = xt::transpose(a);
+    check("t(x) over x", graph::lower(graph::t(x)), at, graph::write_route::copied);
+    check("t(x) * 2 over x", graph::lower(graph::t(x) * 2.0), xt::xarray<double>(at * 2.0), graph::write_route::temporary);
+    check("t(x * 2) over x", graph::lower(graph::t(x * 2.0)), xt::xarray<double>(at * 2.0), graph::write_route::temporary);
+    xt::xarray<double> shifted = a;
+    for (std::size_t i = 0; i < 6; ++i)
+        for (std::size_t j = 0; j < 6; ++j) shifted(i, j) = a(i, j) + a(5 - i, j);
+    check("x + flip(x) over x", graph::lower(x + graph::flip(x, {0})), shifted, graph::write_route::direct);
+    xt::xarray<double> expanded = a;
+    for (std::size_t i = 0; i < 6; ++i)
+        for (std::size_t j = 0; j < 6; ++j) expanded(i, j) = a(i, j) - a(0, j);
+    check("x - expand(x[0]) over x", graph::lower(x - graph::expand(graph::unsqueeze(graph::select(x, 0, 0), 0), {6, -1})),
+          expanded, graph::write_route::temporary);
+    check("reshape(x) * 3 over x: in place", graph::lower(graph::reshape(graph::reshape(x, {-1}) * 3.0, {6, 6})),
+          xt::xarray<double>(a * 3.0), graph::write_route::direct);
+}
+
+// nn.Linear as the graph writes it, matmul(x, t(w)): the GEMM reads the
+// weight through its strides — no copy of it, whatever the call (counted:
+// the weight is 256 KiB, the activations and the result below 64 KiB).
+TEST(GraphProducts, LinearThroughATransposedWeightCopiesNoWeight) {
+    auto x = graph::input<float>("x");
+    auto w = graph::input<float>("w");
+    auto b = graph::input<float>("b");
+    auto prog = graph::lower(graph::matmul(x, graph::t(w)) + b);
+    const xt::xarray<float> xv = xt::cast<float>(random_real({4, 256}, 84));
+    const xt::xarray<float> wv = xt::cast<float>(random_real({256, 256}, 85));
+    const xt::xarray<float> bv = xt::cast<float>(random_real({256}, 86));
+    xt::xarray<float> out = xt::zeros<float>({4, 256});
+    prog(graph::out(out), xv, wv, bv);  // the GEMM's scratch is made once per thread
+    const std::size_t before = large_allocations.load();
+    prog(graph::out(out), xv, wv, bv);
+    const auto fresh = prog(xv, wv, bv);
+    EXPECT_EQ(large_allocations.load() - before, 0u) << "the weight was copied";
+    const xt::xarray<float> want = realify::add(realify::matmul(xv, xt::xarray<float>(xt::transpose(wv))), bv);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR(out.data()[i], want.data()[i], 1e-4f * (1 + std::abs(want.data()[i])));
+        EXPECT_EQ(fresh.data()[i], out.data()[i]);
+    }
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("strided view: t()"), std::string::npos) << text;
+}
+
+// The attention half of a Llama block as examples/attention_block.cpp and
+// docs/graph.md write it — nn.Linear as matmul(h, t(w)), Meta's repeat_kv as
+// unsqueeze / expand / reshape, the heads moved by transpose(1, 2) — copies
+// none of its four weights (128 and 256 KiB): a call makes no allocation of 64 KiB or
+// more (the activations, at seq 4, are far smaller). Its value is the same
+// block on weights transposed beforehand.
+TEST(GraphProducts, AttentionBlockCopiesNoWeight) {
+    constexpr std::ptrdiff_t dim = 256, heads = 4, kv_heads = 2, head_dim = dim / heads, rep = heads / kv_heads;
+    const std::size_t seq = 4;
+    auto x = graph::input<float>("x");
+    auto norm = graph::input<float>("norm");
+    auto wq = graph::input<float>("wq");
+    auto wk = graph::input<float>("wk");
+    auto wv = graph::input<float>("wv");
+    auto wo = graph::input<float>("wo");
+    auto freqs_cis = graph::input<cf>("freqs_cis");
+    // the block on weights of shape (in, out): graph::t(w) of nn.Linear's (out, in), or transposed beforehand
+    auto block = [&](auto wq_, auto wk_, auto wv_, auto wo_) {
+        auto lin = [](const auto& in, const auto& weight_t) { return graph::matmul(in, weight_t); };
+        auto h = graph::rms_norm(x, {dim}, norm, 1e-5);
+        auto xq = graph::view(lin(h, wq_), {1, graph::same(1), heads, head_dim});
+        auto xk = graph::view(lin(h, wk_), {1, graph::same(1), kv_heads, head_dim});
+        auto xv = graph::view(lin(h, wv_), {1, graph::same(1), kv_heads, head_dim});
+        const graph::dim_list pairs = {graph::same(0), graph::same(1), graph::same(2), -1, 2};
+        auto f = graph::view(freqs_cis, {1, graph::same(0), 1, graph::same(1)});
+        auto q = graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(xq, pairs)) * f), 3);
+        auto k = graph::flatten(graph::view_as_real(graph::view_as_complex(graph::reshape(xk, pairs)) * f), 3);
+        auto repeat_kv = [&](const auto& t) {
+            return graph::reshape(graph::expand(graph::unsqueeze(t, 3), {-1, -1, -1, rep, -1}),
+                                  {graph::same(0), graph::same(1), heads, head_dim});
+        };
+        auto scores = graph::einsum("bhqd,bhkd->bhqk", graph::transpose(q, 1, 2), graph::transpose(repeat_kv(k), 1, 2)) * 0.125f;
+        auto attended = graph::matmul(graph::softmax(scores, -1), graph::transpose(repeat_kv(xv), 1, 2));
+        return x + lin(graph::reshape(graph::transpose(attended, 1, 2), {1, graph::same(1), -1}), wo_);
+    };
+    auto program = graph::lower(block(graph::t(wq), graph::t(wk), graph::t(wv), graph::t(wo)));
+    auto pre_transposed = graph::lower(block(wq, wk, wv, wo));
+    const xt::xarray<float> xv = xt::cast<float>(random_real({1, seq, std::size_t(dim)}, 87));
+    const xt::xarray<float> nv = xt::cast<float>(random_real({std::size_t(dim)}, 88, 0.5, 1.5));
+    std::vector<xt::xarray<float>> weights, transposed;
+    for (unsigned k = 0; k < 4; ++k) {  // nn.Linear's (out, in): wk and wv project to the key/value heads
+        const std::size_t out_features = k == 1 || k == 2 ? std::size_t(kv_heads * head_dim) : std::size_t(dim);
+        weights.push_back(xt::cast<float>(random_real({out_features, std::size_t(dim)}, 89 + k, -0.05, 0.05)));
+        transposed.push_back(xt::transpose(weights.back()));
+    }
+    const xt::xarray<cf> fv = xt::cast<cf>(random_complex({seq, std::size_t(head_dim / 2)}, 93));
+    xt::xarray<float> out = xt::zeros<float>(std::vector<std::size_t>{1, seq, std::size_t(dim)});
+    program(graph::out(out), xv, nv, weights[0], weights[1], weights[2], weights[3], fv);
+    const std::size_t before = large_allocations.load();
+    program(graph::out(out), xv, nv, weights[0], weights[1], weights[2], weights[3], fv);
+    EXPECT_EQ(large_allocations.load() - before, 0u) << "a weight was copied";
+    const xt::xarray<float> want = pre_transposed(xv, nv, transposed[0], transposed[1], transposed[2], transposed[3], fv);
+    for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out.data()[i], want.data()[i], 1e-4f * (1 + std::abs(want.data()[i])));
+    const std::string text = graph::explain(program);
+    EXPECT_NE(text.find("strided view: transpose(1, 2)"), std::string::npos) << text;
+    EXPECT_NE(text.find("tensor-level user functions (graph breaks): none"), std::string::npos) << text;
+}
+
 // In-place RoPE stays zero-copy: both outputs are written by the SIMD row
 // kernel straight into the input buffers, nothing is allocated.
 TEST(GraphOut, InPlaceRopeIsZeroCopy) {

@@ -174,6 +174,144 @@ TYPED_TEST(GraphShapeOps, JoinsMovesAndReshapesMatchXtensor) {
     EXPECT_THROW(shapes(x, random_array<E>({2, 2, 4}, 7)), realify::shape_error);  // expand of an extent 2 to 3
 }
 
+// ============================================================================ views
+
+/// A packed copy of an xtensor expression, as xt::xarray<E>.
+template <class E, class X>
+xt::xarray<E> packed(const X& x) {
+    return xt::xarray<E>(x);
+}
+
+// The strided views and the reshape-likes are views (rule zero_copy: no
+// code, the operand's memory with new strides), also of other views; their
+// values equal xtensor's views of the same tensors.
+TYPED_TEST(GraphShapeOps, ViewsOfViewsMatchXtensor) {
+    using E = TypeParam;
+    const auto x = random_array<E>({2, 3, 4}, 60);
+    const auto m = random_array<E>({3, 5}, 61);
+    auto in = graph::input<E>("x");
+    auto im = graph::input<E>("m");
+    auto perm_of_transpose = graph::permute(graph::transpose(in, 0, 2), {1, 0, 2});     // (3, 4, 2)
+    auto expand_of_unsqueeze = graph::expand(graph::unsqueeze(im, 0), {4, -1, -1});     // (4, 3, 5), stride 0
+    auto stepped_transpose = graph::slice(graph::transpose(in, 1, 2), 1, 0, 4, 2);      // (2, 2, 3)
+    auto select_of_permute = graph::select(graph::permute(in, {2, 0, 1}), 1, 1);        // (4, 3)
+    auto narrow_of_expand = graph::narrow(graph::expand(graph::unsqueeze(im, 0), {2, -1, -1}), 2, 1, 3);
+    auto t_of_slice = graph::t(graph::slice(im, 1, 1, 5, 2));                             // (2, 3)
+    auto piece_of_transpose = graph::chunk(graph::transpose(in, 1, 2), 2, 1)[1];          // (2, 2, 3)
+    auto squeeze_of_select = graph::squeeze(graph::select(graph::unsqueeze(in, 1), 0, 1));  // x[1]
+    auto item_of_t = graph::getitem(graph::t(im), 2);                                     // m[:, 2]
+    auto split_of_narrow = graph::split_with_sizes(graph::narrow(in, 2, 1, 3), {1, 2}, -1)[1];
+    static_assert(graph::rule_v<decltype(perm_of_transpose)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(expand_of_unsqueeze)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(stepped_transpose)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(select_of_permute)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(narrow_of_expand)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(t_of_slice)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(piece_of_transpose)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(item_of_t)> == graph::node_rule::zero_copy);
+    static_assert(graph::rule_v<decltype(graph::squeeze_dims(in, {0, 1}))> == graph::node_rule::zero_copy);
+    auto prog = graph::lower(perm_of_transpose, expand_of_unsqueeze, stepped_transpose, select_of_permute,
+                             narrow_of_expand, t_of_slice, piece_of_transpose, squeeze_of_select, item_of_t,
+                             split_of_narrow);
+    const auto [pt, eu, st, sp, ne, ts, pc, ss, it, sn] = prog(x, m);
+    const auto xt_transposed = packed<E>(xt::transpose(x, {2, 1, 0}));
+    expect_same(pt, xt::transpose(xt_transposed, {1, 0, 2}), "permute of transpose");
+    expect_same(eu, xt::broadcast(m, {4, 3, 5}), "expand of unsqueeze");
+    expect_same(st, xt::view(xt::transpose(x, {0, 2, 1}), xt::all(), xt::range(0, 4, 2), xt::all()), "slice (step 2) of transpose");
+    expect_same(sp, xt::view(xt::transpose(x, {2, 0, 1}), xt::all(), 1, xt::all()), "select of permute");
+    expect_same(ne, xt::view(xt::broadcast(m, {2, 3, 5}), xt::all(), xt::all(), xt::range(1, 4)), "narrow of expand");
+    expect_same(ts, xt::transpose(xt::view(m, xt::all(), xt::range(1, 5, 2))), "t of slice");
+    expect_same(pc, xt::view(xt::transpose(x, {0, 2, 1}), xt::all(), xt::range(2, 4), xt::all()), "chunk piece of transpose");
+    expect_same(ss, xt::view(x, 1), "squeeze of select of unsqueeze");
+    expect_same(it, xt::view(m, xt::all(), 2), "getitem of t");
+    expect_same(sn, xt::view(x, xt::all(), xt::all(), xt::range(2, 4)), "split piece of narrow");
+
+    // the reshape-likes: a view where the strides allow it, else one packed copy
+    auto reshapes = graph::lower(graph::reshape(graph::transpose(in, 0, 1), {3, -1}),   // a copy (PyTorch's too)
+                                 graph::flatten(graph::slice(in, 0, 1, 2)),               // a view
+                                 graph::view(graph::transpose(in, 1, 2), {2, 4, 3, 1}),   // a view (an axis of extent 1 added)
+                                 graph::flatten(graph::permute(in, {1, 0, 2}), 1),        // merges (2, 4): a view
+                                 graph::reshape(graph::expand(graph::unsqueeze(im, 1), {3, 2, 5}), {6, 5}),  // repeat_kv: a copy
+                                 graph::squeeze_dims(graph::unsqueeze(graph::unsqueeze(graph::t(im), 0), 2), {0, 2}));
+    const auto [r1, r2, r3, r4, r5, r6] = reshapes(x, m);
+    expect_same(r1, xt::reshape_view(packed<E>(xt::transpose(x, {1, 0, 2})), {3, 8}), "reshape of transpose");
+    expect_same(r2, xt::reshape_view(packed<E>(xt::view(x, xt::range(1, 2))), {12}), "flatten of slice");
+    expect_same(r3, xt::reshape_view(packed<E>(xt::transpose(x, {0, 2, 1})), {2, 4, 3, 1}), "view of transpose");
+    expect_same(r4, xt::reshape_view(packed<E>(xt::transpose(x, {1, 0, 2})), {3, 8}), "flatten of permute");
+    xt::xarray<E> repeated = xt::xarray<E>::from_shape({6, 5});
+    for (std::size_t i = 0; i < 6; ++i)
+        for (std::size_t j = 0; j < 5; ++j) repeated(i, j) = m(i / 2, j);
+    expect_same(r5, repeated, "reshape of expand (repeat_kv)");
+    expect_same(r6, xt::transpose(m), "squeeze(dims) of unsqueezes of t");
+    const std::string text = graph::explain(prog);
+    for (const char* view : {"strided view: transpose(0, 2)", "strided view: expand(4, -1, -1)", "strided view: t()",
+                             "strided view: chunk(2, 1; piece 1)", "view: unsqueeze(0), zero-copy"})
+        EXPECT_NE(text.find(view), std::string::npos) << view << "\n" << text;
+}
+
+// Values that are strided views feed every consumer in place: fused loops,
+// reductions, the table's ops, einsum, the matrix products, a tensor_op
+// (which gets a packed copy: fn reads row-major memory) — each equal to the
+// eager op on packed copies.
+TYPED_TEST(GraphShapeOps, StridedViewsFeedEveryConsumer) {
+    using E = TypeParam;
+    using T = typename graph::detail::component_of<E>::type;
+    const double tol = rtol_of<T>() * 10;
+    const auto x = random_array<E>({2, 3, 4}, 62);
+    const auto m = random_array<E>({3, 5}, 63);
+    auto in = graph::input<E>("x");
+    auto im = graph::input<E>("m");
+    auto xt02 = graph::transpose(in, 0, 2);                                       // (4, 3, 2)
+    auto every_other = graph::slice(graph::permute(in, {1, 2, 0}), 1, 0, 4, 2);   // (3, 2, 2)
+    auto row_expanded = graph::expand(graph::unsqueeze(graph::t(graph::select(in, 0, 1)), 2), {4, 3, 2});  // stride 0
+    const auto x02 = packed<E>(xt::transpose(x, {2, 1, 0}));
+    const auto mt = packed<E>(xt::transpose(m));
+    const auto expanded = packed<E>(xt::broadcast(xt::view(xt::transpose(xt::view(x, 1)), xt::all(), xt::all(), xt::newaxis()), {4, 3, 2}));
+
+    auto loops = graph::lower(graph::exp(xt02) * 2.0 + row_expanded, graph::sum(xt02, {0, 2}),
+                              graph::mean(every_other, {-1}, true), graph::cumsum(xt02, 1));
+    const auto [loop, sum, mean, cumsum] = loops(x);
+    expect_near(loop, xt::xarray<E>(realify::add(realify::mul(realify::exp(x02), 2.0), expanded)), tol, "fused loop");
+    expect_near(sum, xt::xarray<E>(realify::sum(x02, {0, 2})), tol, "sum of a transpose");
+    expect_near(mean, xt::xarray<E>(realify::mean(packed<E>(xt::view(xt::transpose(x, {1, 2, 0}), xt::all(), xt::range(0, 4, 2))), {-1}, true)),
+                tol, "mean of a stepped permute");
+    expect_near(cumsum, xt::xarray<E>(realify::cumsum(x02, 1)), tol, "cumsum of a transpose");
+
+    auto tables = graph::lower(graph::flip(graph::t(im), {0}), graph::cat(-1, graph::t(im), graph::t(im)),
+                               graph::repeat(graph::select(in, 2, 3), {2, 1}));
+    const auto [flip, cat, repeat] = tables(x, m);
+    expect_same(flip, xt::flip(mt, 0), "flip of t");
+    expect_same(cat, xt::concatenate(xt::xtuple(mt, mt), 1), "cat of two t");
+    expect_same(repeat, xt::xarray<E>(realify::repeat(packed<E>(xt::view(x, xt::all(), xt::all(), 3)), {2, 1})), "repeat of select");
+
+    auto products = graph::lower(graph::einsum("ij,jk->ik", graph::t(im), im), graph::matmul(graph::t(im), im),
+                                 graph::mm(graph::t(im), graph::t(graph::select(in, 2, 0))),
+                                 graph::bmm(graph::transpose(in, 1, 2), graph::expand(graph::unsqueeze(im, 0), {2, -1, -1})),
+                                 graph::matmul(graph::slice(graph::t(im), 0, 0, 5, 2), graph::narrow(im, 1, 1, 3)));
+    const auto [es, mat, mmv, bmm, stepped] = products(x, m);
+    const xt::xarray<E> mtm = realify::matmul(mt, m);
+    expect_near(es, mtm, tol, "einsum of t");
+    expect_near(mat, mtm, tol, "matmul of t");
+    expect_near(mmv, xt::xarray<E>(realify::matmul(mt, packed<E>(xt::transpose(xt::view(x, xt::all(), xt::all(), 0))))), tol,
+                "mm of t and t of a select");
+    const xt::xarray<E> m_batched = packed<E>(xt::broadcast(m, {2, 3, 5}));
+    expect_near(bmm, xt::xarray<E>(realify::matmul(packed<E>(xt::transpose(x, {0, 2, 1})), m_batched)), tol,
+                "bmm of a transpose and an expanded batch");
+    expect_near(stepped,
+                xt::xarray<E>(realify::matmul(packed<E>(xt::view(mt, xt::range(0, 5, 2))), packed<E>(xt::view(m, xt::all(), xt::range(1, 4))))),
+                tol, "matmul of a stepped slice and a narrow");
+
+    // a tensor_op reads packed memory: its strided operand is copied once, for it
+    auto doubled = graph::tensor_op<"doubled">([](const auto& a) { return xt::xarray<E>(a + a); }, xt02);
+    auto user = graph::lower(doubled, graph::tensor_op<"first_row">([](const auto& a) {
+        return xt::xarray<E>(xt::view(a, 0));  // row-major adaptor: a(0, …) is the view's first row
+    }, every_other));
+    const auto [dbl, first] = user(x);
+    expect_same(dbl, xt::xarray<E>(x02 + x02), "tensor_op of a transpose");
+    expect_same(first, xt::view(xt::transpose(x, {1, 2, 0}), 0, xt::range(0, 4, 2)), "tensor_op of a stepped permute");
+    EXPECT_NE(graph::explain(user).find("strided views packed once for fn"), std::string::npos) << graph::explain(user);
+}
+
 TYPED_TEST(GraphShapeOps, FillsOfATensorKeepItsShapeAndKind) {
     using E = TypeParam;
     const auto x = random_array<E>({3, 2}, 8);
@@ -831,6 +969,67 @@ TYPED_TEST(GraphReal, SoftmaxAndNormsAreGraphOps) {
     graph::lower(graph::softmax(in, -1))(graph::out(y), y);
     expect_same(y, sm, "in place");
     // a complex operand is refused at the builder (no lowering accepts it); see the compile-fail tests
+}
+
+// softmax, the norms, the real reductions, comparisons and where read
+// strided views in place (a row along a strided axis gathered into L1):
+// the eager ops' values on packed copies.
+TYPED_TEST(GraphReal, StridedViewsFeedRowsAndRealReductions) {
+    using T = TypeParam;
+    const auto x = random_array<T>({2, 3, 7}, 64, -4.0, 4.0);
+    const auto w = random_array<T>({2}, 65, 0.5, 1.5);
+    auto in = graph::input<T>("x");
+    auto iw = graph::input<T>("w");
+    auto xt02 = graph::transpose(in, 0, 2);                        // (7, 3, 2): rows of 2 along a stride of 21
+    auto stepped = graph::slice(in, -1, 0, 7, 3);                  // (2, 3, 3)
+    auto prog = graph::lower(graph::softmax(xt02, -1), graph::log_softmax(stepped, 1), graph::layer_norm(xt02, {3, 2}),
+                             graph::rms_norm(xt02, {2}, iw, 1e-6), graph::amax(xt02, {0}, true), graph::var(stepped, {-1}),
+                             graph::where(xt02 > 0.0, xt02, graph::expand(graph::unsqueeze(iw, 0), {3, 2})));
+    const auto [sm, lsm, ln, rms, amax, var, relu] = prog(x, w);
+    const auto x02 = packed<T>(xt::transpose(x, {2, 1, 0}));
+    const auto xs = packed<T>(xt::view(x, xt::all(), xt::all(), xt::range(0, 7, 3)));
+    const double tol = rtol_of<T>() * 10;
+    expect_near(sm, xt::xarray<T>(realify::softmax(x02, -1)), tol, "softmax of a transpose");
+    expect_near(lsm, xt::xarray<T>(realify::log_softmax(xs, 1)), tol, "log_softmax of a stepped slice");
+    expect_near(ln, xt::xarray<T>(realify::layer_norm(x02, {3, 2})), tol, "layer_norm of a transpose");
+    expect_near(rms, xt::xarray<T>(realify::rms_norm(x02, {2}, w, 1e-6)), tol, "rms_norm of a transpose");
+    expect_same(amax, xt::xarray<T>(realify::amax(x02, {0}, true)), "amax of a transpose");
+    expect_near(var, xt::xarray<T>(realify::var(xs, {-1})), tol, "var of a stepped slice");
+    xt::xarray<T> want = x02;
+    for (std::size_t i = 0; i < 7; ++i)
+        for (std::size_t j = 0; j < 3; ++j)
+            for (std::size_t k = 0; k < 2; ++k)
+                if (!(want(i, j, k) > 0)) want(i, j, k) = w(k);
+    expect_same(relu, want, "where over a transpose and an expanded row");
+}
+
+// expand is a view of stride 0: into a product it is a repeated batch
+// (realify::simd::real_gemm / complex_gemm's batch offsets, no copy of the
+// repeated matrix), into a fused loop a broadcast operand.
+TYPED_TEST(GraphReal, ExpandedBatchesRepeatInProductsAndLoops) {
+    using T = TypeParam;
+    using C = std::complex<T>;
+    const double tol = rtol_of<T>() * 10;
+    auto check = [&]<class E>(std::type_identity<E>) {
+        const auto a = random_array<E>({4, 3}, 66);
+        const auto b = random_array<E>({2, 3, 5}, 67);
+        auto ia = graph::input<E>("a");
+        auto ib = graph::input<E>("b");
+        auto batched = graph::expand(graph::unsqueeze(ia, 0), {2, -1, -1});   // (2, 4, 3), batch stride 0
+        auto prog = graph::lower(graph::matmul(batched, ib), graph::bmm(batched, ib),
+                                 graph::matmul(graph::transpose(ib, 1, 2), graph::expand(graph::t(ia), {2, 3, 4})),
+                                 graph::exp(batched) + graph::select(graph::expand(graph::unsqueeze(ia, 0), {3, -1, -1}), 0, 2));
+        const auto [mat, bmm, mat_t, loop] = prog(a, b);
+        const xt::xarray<E> a2 = packed<E>(xt::broadcast(a, {2, 4, 3}));
+        const xt::xarray<E> want = realify::matmul(a2, b);
+        expect_near(mat, want, tol, "matmul of an expanded batch");
+        expect_near(bmm, want, tol, "bmm of an expanded batch");
+        expect_near(mat_t, xt::xarray<E>(realify::matmul(packed<E>(xt::transpose(b, {0, 2, 1})), packed<E>(xt::broadcast(xt::transpose(a), {2, 3, 4})))),
+                    tol, "matmul by an expanded transpose");
+        expect_near(loop, xt::xarray<E>(realify::add(realify::exp(a2), a)), tol, "a fused loop over an expanded batch");
+    };
+    check(std::type_identity<T>{});
+    check(std::type_identity<C>{});
 }
 
 // einsum's attention contractions in a graph, against matmul; complex too.

@@ -66,7 +66,7 @@ enum class shape_rule : unsigned char {
     unknown,          // known once evaluated (table ops, fallbacks, unfolded constants)
     input,            // the bound argument's
     number,           // rank 0
-    same_as_child,    // casts, alias, detach, clone
+    same_as_child,    // casts, alias, detach, clone; cumsum, flip, roll, softmax, the norms
     view_as_complex,  // the child's without its trailing 2
     view_as_real,     // the child's with a trailing 2
     reshape,          // reshape / view / unsafe_view (−1, same(k))

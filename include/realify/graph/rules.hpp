@@ -182,7 +182,8 @@ constexpr shape_rule shape_rule_of() {
                       std::is_same_v<Tag, op::std_dev>)
             return shape_rule::reduce_dims;
         else if constexpr (std::is_same_v<Tag, op::prod_dim>) return shape_rule::reduce_dim;
-        else if constexpr (std::is_same_v<Tag, op::cumsum> || std::is_same_v<Tag, op::softmax> ||
+        else if constexpr (std::is_same_v<Tag, op::cumsum> || std::is_same_v<Tag, op::flip> ||
+                           std::is_same_v<Tag, op::roll> || std::is_same_v<Tag, op::softmax> ||
                            std::is_same_v<Tag, op::log_softmax> || std::is_same_v<Tag, op::layer_norm> ||
                            std::is_same_v<Tag, op::rms_norm>)
             return shape_rule::same_as_child;

@@ -1,0 +1,84 @@
+// nn.Linear as docs/graph.md and examples/attention_block.cpp write it,
+// graph::matmul(x, graph::t(w)) with w of shape (out, in), against the same
+// program on the weight transposed beforehand, graph::matmul(x, wt) with wt
+// of shape (in, out). graph::t is a strided view: the product reads the
+// weight through its strides (realify::simd::real_gemm's column-major
+// operand), never a copy of it.
+//
+// Goal: the view form within 5 % of the pre-transposed one, on one thread,
+// float, at 64 × 2048 × 5632 (a Llama MLP projection of 64 tokens) and
+// 256 × 2048 × 2048. Both write into a caller buffer (out=); run with
+// --benchmark_enable_random_interleaving=true --benchmark_repetitions=N and
+// compare medians within one run.
+#include <cstddef>
+#include <random>
+
+#include <benchmark/benchmark.h>
+#include <xtensor/xtensor.hpp>
+
+#include "realify/graph.hpp"
+#include "realify/threads.hpp"
+
+namespace graph = realify::graph;
+
+namespace {
+
+struct operands {
+    xt::xtensor<float, 2> x, w, wt, out;
+    operands(std::size_t m, std::size_t k, std::size_t n)
+        : x(xt::xtensor<float, 2>::from_shape({m, k})), w(xt::xtensor<float, 2>::from_shape({n, k})),
+          wt(xt::xtensor<float, 2>::from_shape({k, n})), out(xt::xtensor<float, 2>::from_shape({m, n})) {
+        std::mt19937 gen(11);
+        std::uniform_real_distribution<float> u(-1, 1);
+        for (auto& v : x) v = u(gen);
+        for (auto& v : w) v = u(gen);
+        for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t j = 0; j < k; ++j) wt(j, i) = w(i, j);
+    }
+};
+
+operands& shared(std::size_t m) {
+    static operands big(64, 2048, 5632), square(256, 2048, 2048);
+    return m == 64 ? big : square;
+}
+
+void set_flops(benchmark::State& state, std::size_t m, std::size_t k, std::size_t n) {
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(m) * double(k) * double(n) * double(state.iterations()) / 1e9,
+                                                   benchmark::Counter::kIsRate);
+}
+
+/// x · t(w): the weight as nn.Linear holds it, transposed by a view.
+void linear_t_view(benchmark::State& state) {
+    const auto m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
+    realify::set_num_threads(1);
+    auto& d = shared(m);
+    auto x = graph::input<xt::xtensor<float, 2>>("x");
+    auto w = graph::input<xt::xtensor<float, 2>>("w");
+    const auto program = graph::lower(graph::matmul(x, graph::t(w)));
+    for (auto _ : state) {
+        program(graph::out(d.out), d.x, d.w);
+        benchmark::DoNotOptimize(d.out.data());
+    }
+    set_flops(state, m, k, n);
+}
+BENCHMARK(linear_t_view)->Args({64, 2048, 5632})->Args({256, 2048, 2048})->Unit(benchmark::kMillisecond);
+
+/// x · wt: the same product on the weight transposed beforehand.
+void linear_pre_transposed(benchmark::State& state) {
+    const auto m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
+    realify::set_num_threads(1);
+    auto& d = shared(m);
+    auto x = graph::input<xt::xtensor<float, 2>>("x");
+    auto wt = graph::input<xt::xtensor<float, 2>>("wt");
+    const auto program = graph::lower(graph::matmul(x, wt));
+    for (auto _ : state) {
+        program(graph::out(d.out), d.x, d.wt);
+        benchmark::DoNotOptimize(d.out.data());
+    }
+    set_flops(state, m, k, n);
+}
+BENCHMARK(linear_pre_transposed)->Args({64, 2048, 5632})->Args({256, 2048, 2048})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
