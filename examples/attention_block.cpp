@@ -4,10 +4,12 @@
 // a reference written with double loops and std::complex for RoPE.
 //
 //   RMSNorm                  graph::rms_norm(x, {dim}, weight, eps): Llama's RMSNorm, a row at a time
-//   q, k, v projections      nn.Linear: graph::matmul(h, graph::t(w)) of real tensors (the table's real GEMM)
+//   q, k, v projections      nn.Linear: graph::matmul(h, graph::t(w)) of real tensors (the table's real GEMM
+//                            reads w through its strides: t is a view, no weight is copied)
 //   RoPE                     Meta's complex form: view_as_complex · freqs_cis, view_as_real
 //   GQA head repeat          Meta's repeat_kv: x[:, :, :, None, :].expand(…, n_rep, …).reshape(…)
-//   head moves               .transpose(1, 2) of the real heads
+//                            (unsqueeze and expand are views, the reshape one copy, as in PyTorch)
+//   head moves               .transpose(1, 2) of the real heads: views, read in place by einsum and matmul
 //   scores                   graph::einsum("bhqd,bhkd->bhqk", q, k) / sqrt(head_dim) + causal mask (one fused loop)
 //   softmax                  graph::softmax(scores, -1): numerically stable, a row at a time
 //   attention · v, wo        graph::matmul; the heads merged by .transpose(1, 2).reshape(…); the residual add

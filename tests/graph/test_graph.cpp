@@ -1470,6 +1470,22 @@ TEST(GraphShapes, ViewsAndEagerShapeOpsAgree) {
               message([&] { (void)realify::unsqueeze(layout, 4); }));
     EXPECT_EQ(message([&] { (void)graph::lower(graph::flatten(z, 2, 1))(a); }),
               message([&] { (void)realify::flatten(layout, 2, 1); }));
+    // the strided views: the eager views' checks and messages
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::transpose(z, 0, 3))(a); }),
+              message([&] { (void)realify::transpose(layout, 0, 3); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::permute(z, {0, 0, 1}))(a); }),
+              message([&] { (void)realify::permute(layout, {0, 0, 1}); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::select(z, 1, 3))(a); }),
+              message([&] { (void)realify::select(layout, 1, 3); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::narrow(z, 2, 3, 2))(a); }),
+              message([&] { (void)realify::narrow(layout, 2, 3, 2); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::slice(z, 0, 0, 2, 0))(a); }),
+              message([&] { (void)realify::slice(layout, 0, 0, 2, 0); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::expand(z, {2, 5, 4}))(a); }),
+              message([&] { (void)realify::expand(layout, {2, 5, 4}); }));
+    EXPECT_EQ(message([&] { (void)graph::lower(graph::t(z))(a); }), message([&] { (void)realify::t(layout); }));
+    EXPECT_EQ(shape_of(graph::lower(graph::slice(graph::permute(z, {2, 0, 1}), -1, 1, 100, 2))(a)),
+              eager_shape(realify::slice(realify::permute(layout, {2, 0, 1}), -1, 1, 100, 2)));
 }
 
 // ============================================================================ six-op chain, fixed shapes
@@ -1507,20 +1523,28 @@ TEST(GraphChain, SixOpsMatchStdComplexAndFixedShapesStayStatic) {
     EXPECT_EQ(graph::coverage(prog).n_supported, 7u);
 }
 
-// ============================================================================ shape ops through the table
+// ============================================================================ shape ops: views and copies
 
-TEST(GraphRewrite, ShapeOpsWithoutAZeroCopyRuleGoThroughTheTable) {
+// flip, roll and repeat make new memory (torch.flip copies too): the table's
+// lowering writes it. transpose is a view (graph/zero_copy.hpp).
+TEST(GraphRewrite, ShapeOpsThatCopyGoThroughTheTable) {
     auto z = graph::input<cd>("z");
-    auto prog = graph::lower(graph::transpose(graph::exp(z), 0, 1));
+    auto prog = graph::lower(graph::flip(graph::exp(z), {1}), graph::transpose(graph::exp(z), 0, 1));
     const auto a = random_complex({2, 3}, 21);
-    auto r = prog(a);
+    auto [f, r] = prog(a);
     ASSERT_EQ(r.shape(), (xt::xarray<cd>::shape_type{3, 2}));
     for (std::size_t i = 0; i < 2; ++i)
-        for (std::size_t j = 0; j < 3; ++j) EXPECT_NEAR(std::abs(r(j, i) - std::exp(a(i, j))), 0.0, 1e-14);
-    EXPECT_NE(graph::explain(prog).find("transpose"), std::string::npos);
+        for (std::size_t j = 0; j < 3; ++j) {
+            EXPECT_NEAR(std::abs(r(j, i) - std::exp(a(i, j))), 0.0, 1e-14);
+            EXPECT_EQ(f(i, 2 - j), r(j, i));
+        }
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("flip_shifted_dims"), std::string::npos) << text;
+    EXPECT_NE(text.find("strided view: transpose(0, 1)"), std::string::npos) << text;
 }
 
-TEST(GraphRewrite, ListAndIndexOpsGoThroughTheTable) {
+// cat, stack and repeat through the table; getitem is a view; the 0-d complex scalar_tensor keeps its value.
+TEST(GraphRewrite, ListAndIndexOpsAreLowered) {
     auto z = graph::input<cd>("z");
     auto w = graph::input<cd>("w");
     const auto a = random_complex({2, 3}, 22), b = random_complex({2, 3}, 23);
@@ -1546,8 +1570,9 @@ TEST(GraphRewrite, ListAndIndexOpsGoThroughTheTable) {
 }
 
 // split / split_with_sizes / chunk return lists: a piece is taken by index
-// (PyTorch's getitem), each piece a node lowered through the table.
-TEST(GraphRewrite, SplitAndChunkPiecesGoThroughTheTable) {
+// (PyTorch's getitem), each piece a node: a view of its part of the operand
+// (a narrow), as PyTorch's pieces are.
+TEST(GraphRewrite, SplitAndChunkPiecesAreViews) {
     auto z = graph::input<cd>("z");
     const auto a = random_complex({4, 7}, 24);
     auto halves = graph::chunk(z, 2, -1);                   // 4 and 3 columns
@@ -1579,6 +1604,7 @@ TEST(GraphRewrite, SplitAndChunkPiecesGoThroughTheTable) {
     EXPECT_EQ(distinct("chunk"), 2u);
     EXPECT_EQ(distinct("split_with_sizes"), 1u);
     EXPECT_NE(graph::explain(prog).find("chunk[2, -1; piece 1]"), std::string::npos);
+    EXPECT_NE(graph::explain(prog).find("strided view: chunk(2, -1; piece 1)"), std::string::npos) << graph::explain(prog);
     EXPECT_EQ(graph::coverage(prog).n_fallbacks, 0u);
     // a piece past the end, a negative size: shape_error naming the op
     auto past = graph::lower(graph::chunk(z, 2, 0)[2]);
