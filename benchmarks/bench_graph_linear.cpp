@@ -42,40 +42,33 @@ operands& shared(std::size_t m) {
     return m == 64 ? big : square;
 }
 
-void set_flops(benchmark::State& state, std::size_t m, std::size_t k, std::size_t n) {
+/// Times program(out(d.out), d.x, weight) at the sizes of state's arguments, on one thread.
+template <class Program>
+void run(benchmark::State& state, const Program& program, const xt::xtensor<float, 2> operands::*weight) {
+    const auto m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
+    realify::set_num_threads(1);
+    auto& d = shared(m);
+    for (auto _ : state) {
+        program(graph::out(d.out), d.x, d.*weight);
+        benchmark::DoNotOptimize(d.out.data());
+    }
     state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(m) * double(k) * double(n) * double(state.iterations()) / 1e9,
                                                    benchmark::Counter::kIsRate);
 }
 
 /// x · t(w): the weight as nn.Linear holds it, transposed by a view.
 void linear_t_view(benchmark::State& state) {
-    const auto m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
-    realify::set_num_threads(1);
-    auto& d = shared(m);
     auto x = graph::input<xt::xtensor<float, 2>>("x");
     auto w = graph::input<xt::xtensor<float, 2>>("w");
-    const auto program = graph::lower(graph::matmul(x, graph::t(w)));
-    for (auto _ : state) {
-        program(graph::out(d.out), d.x, d.w);
-        benchmark::DoNotOptimize(d.out.data());
-    }
-    set_flops(state, m, k, n);
+    run(state, graph::lower(graph::matmul(x, graph::t(w))), &operands::w);
 }
 BENCHMARK(linear_t_view)->Args({64, 2048, 5632})->Args({256, 2048, 2048})->Unit(benchmark::kMillisecond);
 
 /// x · wt: the same product on the weight transposed beforehand.
 void linear_pre_transposed(benchmark::State& state) {
-    const auto m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
-    realify::set_num_threads(1);
-    auto& d = shared(m);
     auto x = graph::input<xt::xtensor<float, 2>>("x");
     auto wt = graph::input<xt::xtensor<float, 2>>("wt");
-    const auto program = graph::lower(graph::matmul(x, wt));
-    for (auto _ : state) {
-        program(graph::out(d.out), d.x, d.wt);
-        benchmark::DoNotOptimize(d.out.data());
-    }
-    set_flops(state, m, k, n);
+    run(state, graph::lower(graph::matmul(x, wt)), &operands::wt);
 }
 BENCHMARK(linear_pre_transposed)->Args({64, 2048, 5632})->Args({256, 2048, 2048})->Unit(benchmark::kMillisecond);
 

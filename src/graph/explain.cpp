@@ -50,16 +50,18 @@ std::string explain(const graph_ir& g, const detected_counts& detected, std::str
     s << "complex subgraphs after merging shared nodes: " << subgraphs << " (anchors: " << anchors
       << ", boundary inputs: " << boundary << ")\n";
     s << "graph after rewriting:\n" << describe_graph(g, true);
-    std::size_t erased = 0, dead = 0, folded = 0, fused = 0, shared = 0;
+    std::size_t erased = 0, views = 0, dead = 0, folded = 0, fused = 0, shared = 0;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
         const ir_node& n = g.nodes[i];
         erased += n.erased ? 1 : 0;
+        views += n.zero_copy && n.live && n.canonical == i && !n.folded ? 1 : 0;
         dead += (!n.live && n.canonical == i) ? 1 : 0;
         shared += n.canonical != i ? 1 : 0;
         folded += n.folded ? 1 : 0;
         fused += n.fusion == fusion_mode::inlined ? 1 : 0;
     }
-    s << "erased: " << erased << ", dead nodes dropped: " << dead << ", common subexpressions merged: " << shared
+    s << "erased: " << erased << ", views (no copy unless a reshape's strides refuse): " << views
+      << ", dead nodes dropped: " << dead << ", common subexpressions merged: " << shared
       << ", folded: " << folded << ", fused into a consumer's loop: " << fused << '\n';
     const coverage_info c = coverage(g);
     s << "fallbacks (evaluated on std::complex):";

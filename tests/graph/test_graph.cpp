@@ -1045,9 +1045,9 @@ TEST(GraphOut, BufferThatOverlapsItselfIsRefused) {
     EXPECT_TRUE(xt::all(xt::equal(row, 0.0)));
 }
 
-// Arguments of any layout: a packed one is read where it is (no copy kept),
-// a transposed, stepped or reversed one is copied once, packed, and a lazy
-// expression evaluated once; each gives what its packed copy gives.
+// Arguments of any layout are read where they lie (a value is strided
+// memory), a lazy expression evaluated once; each gives what its packed copy
+// gives.
 TEST(GraphProgram, ArgumentsOfEveryLayoutGiveWhatTheirPackedCopiesGive) {
     auto x = graph::input<cd>("x");
     auto w = graph::input<double>("w");
@@ -1065,6 +1065,46 @@ TEST(GraphProgram, ArgumentsOfEveryLayoutGiveWhatTheirPackedCopiesGive) {
     check(xt::view(big, xt::range(5, 0, -2), xt::range(1, 8, 3)),        // reversed, stepped
           xt::view(xt::transpose(real), xt::range(0, 3), xt::range(0, 3)));
     check(xt::view(big, 2, xt::all()), xt::view(real, xt::all(), 1));     // a row, a column
+}
+
+// A reversed, stepped or transposed argument is bound in place and read
+// through its strides — negative ones included — by every consumer: a
+// fused loop, a reduction, softmax, einsum, the GEMM (a 256 KiB weight passed
+// as xt::transpose(w) is not copied), a tensor_op (packed for fn).
+TEST(GraphProgram, StridedArgumentsAreReadInPlaceByEveryConsumer) {
+    auto x = graph::input<double>("x");
+    auto w = graph::input<double>("w");
+    auto doubled = graph::tensor_op<"doubled">([](const auto& a) { return xt::xarray<double>(a * 2.0); }, x);
+    auto prog = graph::lower(graph::exp(x) * 2.0, graph::sum(x, {0}), graph::softmax(x, -1), graph::einsum("ij,jk->ik", x, w),
+                             graph::matmul(x, w), graph::matmul(graph::t(w), graph::t(x)), doubled);
+    const xt::xarray<double> a = random_real({6, 8}, 75), b = random_real({10, 8}, 76);
+    auto check = [&](const char* what, const auto& xa, const auto& wa) {
+        SCOPED_TRACE(what);
+        const xt::xarray<double> xp = xa, wp = wa;
+        const auto [e, s, sm, es, mm, mmt, d] = prog(xa, wa);
+        const auto [e0, s0, sm0, es0, mm0, mmt0, d0] = prog(xp, wp);
+        expect_close(e, e0, 0);
+        expect_close(s, s0, 1e-14);
+        expect_close(sm, sm0, 1e-15);
+        expect_close(es, es0, 1e-14);
+        expect_close(mm, mm0, 1e-14);
+        expect_close(mmt, mmt0, 1e-14);
+        expect_close(d, d0, 0);
+    };
+    check("reversed rows, transposed", xt::flip(a, 0), xt::transpose(b));
+    check("reversed columns, stepped", xt::flip(xt::view(random_real({6, 16}, 77), xt::all(), xt::range(0, 16, 2)), 1),
+          xt::view(xt::transpose(random_real({12, 8}, 78)), xt::all(), xt::range(11, 0, -2)));
+    // the transposed weight of a linear layer, 256 KiB: bound where it lies, read by the GEMM in place
+    auto v = graph::input<float>("v");
+    auto wt = graph::input<float>("wt");
+    auto linear = graph::lower(graph::matmul(v, wt));
+    const xt::xarray<float> vv = xt::cast<float>(random_real({4, 256}, 79)), weight = xt::cast<float>(random_real({256, 256}, 80));
+    xt::xarray<float> out = xt::zeros<float>({4, 256});
+    linear(graph::out(out), vv, xt::transpose(weight));
+    const std::size_t before = large_allocations.load();
+    linear(graph::out(out), vv, xt::transpose(weight));
+    EXPECT_EQ(large_allocations.load() - before, 0u) << "the transposed argument was copied";
+    expect_close(out, xt::xarray<float>(realify::matmul(vv, xt::xarray<float>(xt::transpose(weight)))), 1e-4);
 }
 
 // Two outputs may not share memory: the same buffer twice, or overlapping
