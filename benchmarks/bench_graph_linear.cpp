@@ -12,11 +12,13 @@
 // compare medians within one run.
 #include <cstddef>
 #include <random>
+#include <string>
 
 #include <benchmark/benchmark.h>
 #include <xtensor/xtensor.hpp>
 
 #include "realify/graph.hpp"
+#include "realify/simd/gemm.hpp"
 #include "realify/threads.hpp"
 
 namespace graph = realify::graph;
@@ -74,4 +76,10 @@ BENCHMARK(linear_pre_transposed)->Args({64, 2048, 5632})->Args({256, 2048, 2048}
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    benchmark::AddCustomContext("gemm_backend", std::string(realify::simd::gemm_backend()));
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
