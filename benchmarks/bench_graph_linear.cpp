@@ -5,6 +5,9 @@
 // weight through its strides (realify::simd::real_gemm's column-major
 // operand), never a copy of it.
 //
+// eager_mm_transpose_view is the eager realify::mm on the same strides (the
+// GEMM's own cost of a column-major weight, without the graph).
+//
 // Goal: the view form within 5 % of the pre-transposed one, on one thread,
 // float, at 64 × 2048 × 5632 (a Llama MLP projection of 64 tokens) and
 // 256 × 2048 × 2048. Both write into a caller buffer (out=); run with
@@ -17,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <xtensor/xtensor.hpp>
 
+#include "realify/eager.hpp"
 #include "realify/graph.hpp"
 #include "realify/simd/gemm.hpp"
 #include "realify/threads.hpp"
@@ -73,6 +77,21 @@ void linear_pre_transposed(benchmark::State& state) {
     run(state, graph::lower(graph::matmul(x, wt)), &operands::wt);
 }
 BENCHMARK(linear_pre_transposed)->Args({64, 2048, 5632})->Args({256, 2048, 2048})->Unit(benchmark::kMillisecond);
+
+/// The eager product on the same strides, realify::mm(x, realify::transpose_view(w)):
+/// what the GEMM itself costs on the transposed weight, without the graph.
+void eager_mm_transpose_view(benchmark::State& state) {
+    const auto m = std::size_t(state.range(0)), k = std::size_t(state.range(1)), n = std::size_t(state.range(2));
+    realify::set_num_threads(1);
+    auto& d = shared(m);
+    for (auto _ : state) {
+        realify::mm(d.x, realify::transpose_view(d.w), realify::out(d.out));
+        benchmark::DoNotOptimize(d.out.data());
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(2.0 * double(m) * double(k) * double(n) * double(state.iterations()) / 1e9,
+                                                   benchmark::Counter::kIsRate);
+}
+BENCHMARK(eager_mm_transpose_view)->Args({64, 2048, 5632})->Args({256, 2048, 2048})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
