@@ -116,7 +116,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
     r.values = f.values;
     r.declared_shape = f.declared_shape;
     switch (f.rule) {
-    case node_rule::input: r.lowering = "bound argument (zero copy when contiguous)"; break;
+    case node_rule::input: r.lowering = "bound argument (zero copy: read where it lies, any layout)"; break;
     case node_rule::constant: r.lowering = "constant"; break;
     case node_rule::number: r.lowering = "number operand"; break;
     case node_rule::cast:

@@ -48,7 +48,7 @@ using evaluator_fn = std::any (*)(const ir_node& self, eval_context& ctx, const 
 
 /// How a node is evaluated, decided by its type (graph/rules.hpp).
 enum class node_rule : unsigned char {
-    input,      // a bound argument (zero copy when contiguous)
+    input,      // a bound argument (zero copy: read where it lies, any layout)
     constant,   // unpacked to (…,2) once, at lower time
     number,     // a scalar operand
     cast,       // component conversion (.float(), type_as); erased when the type is the same
