@@ -163,7 +163,7 @@ void normalize(std::string_view op, norm kind, const tensor_ref& in, std::size_t
                                   realify::detail::format_sequence(in.shape) + " only " + std::to_string(in.rank()));
     check_out(op, in, out);
     dims shape;
-    for (std::size_t a = in.rank() - normalized; a < in.rank(); ++a) shape.extent[shape.rank++] = in.shape[a];
+    for (std::size_t a = in.rank() - normalized; a < in.rank(); ++a) append_extent(op, shape, in.shape[a]);
     for (const tensor_ref* t : {weight, bias})
         if (t != nullptr && detail::overlaps(detail::range_of(*t), detail::range_of(out)))
             throw_layout_error(op, "out overlaps the weight or the bias");

@@ -543,6 +543,36 @@ TEST(EagerShape, UnreadableOperandsAreNamed) {
                            " dimensions are not supported");
 }
 
+// Results of more than max_rank dims are refused with the rank error every
+// op gives (never a write past a shape's extents): einsum's output and its
+// intermediate products, stack of max_rank-dim tensors, unsqueeze.
+TEST(EagerShape, ResultsAboveTheMaximumRankAreRefused) {
+    const std::string too_many =
+        "tensors of more than " + std::to_string(realify::engine::max_rank) + " dimensions are not supported";
+    const xt::xarray<double> half = xt::ones<double>(std::vector<std::size_t>(13, 1));
+    EXPECT_EQ(shape_error_message([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz->abcdefghijklmnopqrstuvwxyz", half, half); }),
+              "realify::einsum: " + too_many);
+    const xt::xarray<std::complex<float>> complex_half = xt::ones<std::complex<float>>(std::vector<std::size_t>(13, 1));
+    EXPECT_EQ(shape_error_message([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz", complex_half, complex_half); }),
+              "realify::einsum: " + too_many);  // implicit output: the 26 labels seen once
+    // every operand and the output fit, the product of the first two does not
+    const std::string intermediate = shape_error_message(
+        [&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz,abcdefghijklm,nopqrstuvwxyz->", half, half, half, half); });
+    EXPECT_NE(intermediate.find("realify::einsum: contracting the operands left to right makes an intermediate tensor of 26 "
+                                "dimensions (abcdefghijklmnopqrstuvwxyz)"),
+              std::string::npos)
+        << intermediate;
+    // the same labels in an order that keeps fewer pending: the scalar product
+    EXPECT_DOUBLE_EQ(realify::einsum("abcdefghijklm,abcdefghijklm,nopqrstuvwxyz,nopqrstuvwxyz->", half, half, half, half)(), 1.0);
+    const xt::xarray<float> full = xt::ones<float>(std::vector<std::size_t>(realify::engine::max_rank, 1));
+    EXPECT_EQ(shape_error_message([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, 0); }),
+              "realify::stack: " + too_many);
+    EXPECT_EQ(shape_error_message([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, -1); }),
+              "realify::stack: " + too_many);
+    EXPECT_EQ(shape_error_message([&] { (void)realify::unsqueeze(full, 0); }), "realify::unsqueeze: " + too_many);
+    EXPECT_EQ(realify::stack(std::vector<xt::xarray<float>>{half, half}, 13).dimension(), 14u);
+}
+
 // More operands than a call holds in place (cat's list: read onto the
 // heap), lazy expressions (evaluated and kept while the call runs) and
 // strided views, and a read that fails after others succeeded: what was
