@@ -1483,6 +1483,32 @@ TEST(EagerContainers, StdVectorAndSpanAreOperandsAndBuffers) {
     EXPECT_EQ(realify::exp(none).size(), 0u);
 }
 
+// The ordering ops take std::vector and std::span like every other eager op:
+// as operands, bounds and out= buffers.
+TEST(EagerContainers, OrderingOpsTakeStdVectorAndSpan) {
+    const std::vector<float> a = {1, -2, 0.5f, -0.0f, 7};
+    const std::vector<float> b = {0, 3, 0.5f, 0.0f, -1};
+    const xt::xtensor<float, 1> xa = xt::adapt(a, {a.size()});
+    const xt::xtensor<float, 1> xb = xt::adapt(b, {b.size()});
+    const auto high = realify::maximum(a, b);
+    static_assert(std::is_same_v<decltype(high), const xt::xtensor<float, 1>>);
+    EXPECT_TRUE(same_values(high, realify::maximum(xa, xb)));
+    EXPECT_TRUE(same_values(realify::minimum(std::span(a), xb), realify::minimum(xa, xb)));
+    EXPECT_TRUE(same_values(realify::clamp_min(a, 0.0f), realify::clamp_min(xa, 0.0f)));
+    EXPECT_TRUE(same_values(realify::clamp_max(xa, std::span<const float>(b)), realify::clamp_max(xa, xb)));
+    EXPECT_TRUE(same_values(realify::clamp(a, b, std::nullopt), realify::clamp(xa, xb, std::nullopt)));
+    const std::vector<double> d = {0.25, 4, -8, 1e300, -0.0};
+    const xt::xtensor<double, 1> xd = xt::adapt(d, {d.size()});
+    EXPECT_TRUE(same_values(realify::maximum(a, d), realify::maximum(xa, xd)));  // promotes to double
+    std::vector<float> target(a.size(), -7.0f);
+    decltype(auto) returned = realify::minimum(a, b, realify::out(target));
+    static_assert(std::is_same_v<decltype(returned), std::vector<float>&>);
+    EXPECT_EQ(&returned, &target);
+    EXPECT_TRUE(same_values(xt::xtensor<float, 1>(xt::adapt(target, {target.size()})), realify::minimum(xa, xb)));
+    std::vector<float> short_buffer(a.size() - 1);
+    EXPECT_THROW(realify::maximum(a, b, realify::out(short_buffer)), realify::shape_error);
+}
+
 TEST(EagerContainers, OperandsOfOtherComponentTypesAreConvertedPerBlock) {
     // int and bool tensors with floating numbers compute in float (PyTorch's promotion)
     xt::xtensor<int, 1> counts = {1, 2, 3, -4};
