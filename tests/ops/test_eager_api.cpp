@@ -1307,6 +1307,14 @@ TEST(EagerRealTensors, ReductionsAndNormalisationsCheckTheirArguments) {
     message = error_message<realify::shape_error>([&] { realify::layer_norm(x, {3}, xt::xtensor<double, 1>{1.0, 2.0}); });
     EXPECT_NE(message.find("weight has shape (2)"), std::string::npos) << message;
     EXPECT_THROW(realify::rms_norm(x, {2, 3, 4}), realify::shape_error);
+    // an empty normalized_shape is refused, as PyTorch refuses it (out= too)
+    message = error_message<realify::shape_error>([&] { realify::layer_norm(x, {}); });
+    EXPECT_NE(message.find("realify::layer_norm: normalized_shape is ()"), std::string::npos) << message;
+    message = error_message<realify::shape_error>([&] { realify::rms_norm(x, {}, xt::xtensor<double, 0>(1.0)); });
+    EXPECT_NE(message.find("realify::rms_norm: normalized_shape is ()"), std::string::npos) << message;
+    xt::xtensor<double, 2> untouched = xt::zeros<double>({2, 3});
+    EXPECT_THROW(realify::layer_norm(x, {}, realify::out(untouched)), realify::shape_error);
+    EXPECT_TRUE(xt::all(xt::equal(untouched, 0.0)));
     EXPECT_THROW(realify::softmax(x, 2), realify::shape_error);
     EXPECT_THROW(realify::var(x, {5}), realify::shape_error);
     // softmax of a 0-d tensor along dim 0 or −1 is 1 (as PyTorch)
