@@ -845,12 +845,17 @@ std::vector<LD> reference(const std::string& op, const std::vector<LD>& x, std::
             for (std::size_t i = 0; i < n; ++i) s += std::exp(row[i] - m);
             for (std::size_t i = 0; i < n; ++i) out[i] = op == "softmax" ? std::exp(row[i] - m) / s : row[i] - m - std::log(s);
         } else if (op == "layer_norm") {
-            LD mean = 0, var = 0;
-            for (std::size_t i = 0; i < n; ++i) mean += row[i];
-            mean /= LD(n);
-            for (std::size_t i = 0; i < n; ++i) var += (row[i] - mean) * (row[i] - mean);
+            // deviations from the first pass's mean c, less their own mean: every digit, even where
+            // the mean itself has more than long double holds (rows like 1, 1 + ε, 1 + 2ε)
+            LD center = 0, shift = 0, var = 0;
+            for (std::size_t i = 0; i < n; ++i) center += row[i];
+            center /= LD(n);
+            for (std::size_t i = 0; i < n; ++i) shift += row[i] - center;
+            shift /= LD(n);
+            auto deviation = [&](std::size_t i) { return (row[i] - center) - shift; };
+            for (std::size_t i = 0; i < n; ++i) var += deviation(i) * deviation(i);
             var /= LD(n);
-            for (std::size_t i = 0; i < n; ++i) out[i] = (row[i] - mean) / std::sqrt(var + eps) * w[i] + b[i];
+            for (std::size_t i = 0; i < n; ++i) out[i] = deviation(i) / std::sqrt(var + eps) * w[i] + b[i];
         } else {
             LD ms = 0;
             for (std::size_t i = 0; i < n; ++i) ms += row[i] * row[i];
@@ -945,8 +950,83 @@ void check_special(rs::arch a) {
     EXPECT_EQ(y[2], T(0)) << rs::arch_name(a);
 }
 
+/// layer_norm and rms_norm of rows at the ends of T's range, where the
+/// chunked sums in T would overflow or their squares underflow: the moments
+/// stay finite wherever they are (docs/numerics.md), so the results are
+/// the long double ones — huge rows (a float row of ±5e18 is ±1, not 0),
+/// rows near √max and max/√n, subnormal rows (with eps 0: the variance is
+/// then all there is), and huge values mixed with ordinary and tiny ones.
+template <class T>
+void check_extremes(rs::arch a) {
+    using limits = std::numeric_limits<T>;
+    const T rtol = sizeof(T) == 4 ? T(2e-5) : T(1e-12);
+    const T root_max = std::sqrt(limits::max());
+    struct row_case {
+        const char* what;
+        std::vector<T> x;
+    };
+    std::vector<row_case> cases;
+    for (std::size_t n : {2, 5, 16, 33, 67, 1031}) {
+        auto make = [&](const char* what, auto value) {
+            std::vector<T> x(n);
+            for (std::size_t i = 0; i < n; ++i) x[i] = value(i);
+            cases.push_back({what, std::move(x)});
+        };
+        const T sign[2] = {T(1), T(-1)};
+        make("±5e18 (float) / ±1e153 (double)", [&](std::size_t i) { return sign[i % 2] * T(sizeof(T) == 4 ? 5e18 : 1e153); });
+        make("±√max", [&](std::size_t i) { return sign[i % 3 == 0] * root_max * T(1 - 0.01 * double(i % 7)); });
+        make("±max/√n", [&](std::size_t i) {
+            return sign[i % 2] * (limits::max() / std::sqrt(T(n))) * T(1 - 0.001 * double(i % 5));
+        });
+        make("all max/4", [&](std::size_t) { return limits::max() / T(4); });
+        make("huge, ordinary and tiny", [&](std::size_t i) {  // beyond √max in float, just below it in double
+            return i % 3 == 0 ? T(sizeof(T) == 4 ? 3 : 0.9) * root_max : i % 3 == 1 ? T(-0.5) : limits::denorm_min() * T(i);
+        });
+        make("subnormal", [&](std::size_t i) { return limits::denorm_min() * T(1 + i % 11) * sign[i % 2]; });
+        make("smallest normal", [&](std::size_t i) { return limits::min() * T(1 + i % 4) * sign[i % 3 == 1]; });
+        make("tiny offset by 1", [&](std::size_t i) { return T(1) + limits::epsilon() * T(i % 3); });
+    }
+    for (const row_case& c : cases) {
+        const std::size_t n = c.x.size();
+        const std::vector<LD> xl(c.x.begin(), c.x.end()), ones(n, 1), zeros(n, 0);
+        for (const double eps : {1e-5, 0.0}) {
+            for (const std::string op : {"layer_norm", "rms_norm"}) {
+                std::vector<T> y(n, T(-7));
+                re::normalize(op, op == "layer_norm" ? re::norm::layer : re::norm::rms, matrix_ref(c.x.data(), 1, n), 1,
+                              nullptr, nullptr, eps, matrix_ref(y.data(), 1, n));
+                const std::vector<LD> want = reference(op, xl, 1, n, ones, zeros, LD(eps));
+                // the documented range: the row's mean square (rms_norm) or variance (layer_norm),
+                // plus eps, is a normal double, and the scale 1/√(· + eps) does not overflow T
+                LD mean = 0, moment = 0;
+                for (LD v : xl) mean += v / LD(n);
+                for (LD v : xl) moment += (op == "rms_norm" ? v * v : (v - mean) * (v - mean)) / LD(n);
+                const LD spread = moment + LD(eps);
+                if (spread < LD(std::numeric_limits<double>::min()) || spread > LD(std::numeric_limits<double>::max()) ||
+                    1 / std::sqrt(spread) > LD(limits::max()))
+                    continue;
+                std::size_t failures = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (!std::isfinite(want[i])) {  // a constant row with eps 0: 0/0, as the formula gives
+                        EXPECT_TRUE(std::isnan(y[i])) << op << " of a row " << c.what << ": " << show(y[i]);
+                        continue;
+                    }
+                    if (!(std::abs(LD(y[i]) - want[i]) <= rtol * std::max<LD>(1, std::abs(want[i]))) && failures++ < 3)
+                        ADD_FAILURE() << op << " of a row " << c.what << " on " << rs::arch_name(a) << ", "
+                                      << (sizeof(T) == 4 ? "float" : "double") << ", n = " << n << ", eps " << eps
+                                      << ", element " << i << " (" << show(c.x[i]) << "): " << show(y[i]) << ", want "
+                                      << show(T(want[i]));
+                }
+            }
+        }
+    }
+}
+
 }  // namespace rows_check
 
+TEST_P(ElementwiseKernels, RowKernelsKeepTheMomentsFiniteAtTheEndsOfTheRange) {
+    rows_check::check_extremes<float>(GetParam());
+    rows_check::check_extremes<double>(GetParam());
+}
 TEST_P(ElementwiseKernels, RowKernelsMatchLongDoubleOnEveryTail) {
     rows_check::check_ops<float>(GetParam());
     rows_check::check_ops<double>(GetParam());
