@@ -14,7 +14,9 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -810,6 +812,110 @@ TEST_P(ElementwiseKernels, OrderingOpsOrderSignedZerosAndPropagateNaN) {
                               << rs::arch_name(GetParam()) << ": " << show(out[i]) << ", want " << show(e.want);
         }
     }
+}
+
+// ---- sigmoid, silu and gelu('tanh') over the whole range, against long double ---------------
+
+namespace activation_sweep {
+
+using LD = long double;
+
+/// Inputs over the whole range of T: bit patterns spread evenly over the
+/// finite values of both signs, a dense stretch where the results leave the
+/// normal range (from −(max exponent + 20) up), and the special values.
+template <class T>
+std::vector<T> sweep() {
+    using limits = std::numeric_limits<T>;
+    using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    std::vector<T> x;
+    const U last = [] {
+        const T m = limits::max();
+        U b;
+        std::memcpy(&b, &m, sizeof b);
+        return b;
+    }();
+    const U step = last / U(200000);
+    for (U b = 0; b <= last - step; b += step) {
+        T v;
+        std::memcpy(&v, &b, sizeof v);
+        x.push_back(v);
+        x.push_back(-v);
+    }
+    const T edge = T(limits::max_exponent) * T(0.7) + T(20);  // beyond ln(max) + a margin
+    for (int i = 0; i <= 100000; ++i) x.push_back(-edge + T(2) * edge * T(i) / T(100000));
+    for (T v : {T(0), -T(0), limits::infinity(), -limits::infinity(), limits::quiet_NaN(), limits::denorm_min(),
+                -limits::denorm_min(), limits::min(), -limits::min(), limits::max(), -limits::max()})
+        x.push_back(v);
+    return x;
+}
+
+/// The op's value in long double; gelu('tanh') from its argument u rounded
+/// as T computes it (PyTorch's u: docs/numerics.md).
+template <elementwise_op Op, class T>
+LD reference(T x) {
+    if constexpr (Op == elementwise_op::sigmoid) return 1 / (1 + std::exp(-LD(x)));
+    else if constexpr (Op == elementwise_op::silu) return LD(x) / (1 + std::exp(-LD(x)));
+    else return LD(x) / (1 + std::exp(-2 * LD(rk::element<realify::op::gelu>::tanh_argument<T>(x))));
+}
+
+/// |got − want| in units of T's spacing at want (subnormal spacing below
+/// the normal range); 0 for equal non-finite values, huge otherwise.
+template <class T>
+LD ulps(T got, LD want) {
+    if (std::isnan(want) || std::isinf(want)) return (std::isnan(want) ? std::isnan(got) : LD(got) == want) ? 0 : 1e30L;
+    if (!std::isfinite(got)) return 1e30L;
+    int e = 0;
+    std::frexp(std::max<LD>(std::abs(want), std::numeric_limits<T>::min()), &e);
+    return std::abs(LD(got) - want) / std::ldexp(LD(1), e - std::numeric_limits<T>::digits);
+}
+
+/// The largest error of the compiled kernel of the active instruction set
+/// and of the scalar form over the sweep; both within the documented bound,
+/// zeros' signs and special values exact.
+template <elementwise_op Op, class T>
+void check(rs::arch a) {
+    const std::vector<T> x = sweep<T>();
+    const T tanh_param = T(1);
+    const T* params = Op == elementwise_op::gelu ? &tanh_param : nullptr;
+    std::vector<T> out(x.size());
+    rs::unary_kernel_for<T>(Op, R)(x.data(), out.data(), x.size(), params, false);
+    LD worst_kernel = 0, worst_scalar = 0;
+    T at_kernel = 0, at_scalar = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const LD want = reference<Op>(x[i]);
+        const T scalar = scalar_form<Op, T>(params, x[i]);
+        const LD k = ulps(out[i], want), s = ulps(scalar, want);
+        if (k > worst_kernel) worst_kernel = k, at_kernel = x[i];
+        if (s > worst_scalar) worst_scalar = s, at_scalar = x[i];
+        if (want == 0) {
+            EXPECT_EQ(std::signbit(out[i]), std::signbit(T(want))) << rs::name(Op) << "(" << show(x[i]) << ") on " << rs::arch_name(a);
+        }
+    }
+    const char* type = sizeof(T) == 4 ? "float" : "double";
+    // the documented bounds (docs/numerics.md, "Accuracy of the formulas")
+    const LD kernel_bound = 2.5, scalar_bound = sizeof(T) == 4 ? 0.51L : 2.5L;
+    EXPECT_LE(worst_kernel, kernel_bound) << rs::name(Op) << " " << type << " on " << rs::arch_name(a) << ": "
+                                          << worst_kernel << " ulp at " << show(at_kernel);
+    EXPECT_LE(worst_scalar, scalar_bound) << rs::name(Op) << " " << type << " scalar form: " << worst_scalar
+                                          << " ulp at " << show(at_scalar);
+    std::cout << "[ accuracy ] " << rs::name(Op) << " " << type << ": " << rs::arch_name(a) << " kernel "
+              << double(worst_kernel) << " ulp (at " << show(at_kernel) << "), scalar form " << double(worst_scalar)
+              << " ulp (at " << show(at_scalar) << ")\n";
+}
+
+}  // namespace activation_sweep
+
+TEST_P(ElementwiseKernels, ActivationsAreWithinTheirUlpsOverTheWholeRange) {
+    activation_sweep::check<elementwise_op::sigmoid, float>(GetParam());
+    activation_sweep::check<elementwise_op::silu, float>(GetParam());
+    activation_sweep::check<elementwise_op::gelu, float>(GetParam());
+    activation_sweep::check<elementwise_op::sigmoid, double>(GetParam());
+    activation_sweep::check<elementwise_op::silu, double>(GetParam());
+    activation_sweep::check<elementwise_op::gelu, double>(GetParam());
+    // where e^−x overflows, the result is still the normal number it is
+    EXPECT_LE(activation_sweep::ulps(rk::element<realify::op::silu>{}(-89.0f), -89.0L * std::exp(-89.0L)), 1);
+    EXPECT_LE(activation_sweep::ulps(rk::element<realify::op::silu>{}(-710.0), -710.0L * std::exp(-710.0L)), 1);
+    EXPECT_LE(activation_sweep::ulps(rk::element<realify::op::sigmoid>{}(-100.0f), std::exp(-100.0L)), 1);
 }
 
 // ---- the row kernels of softmax and the normalisations (realify/engine/rows.hpp) -----------
