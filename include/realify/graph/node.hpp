@@ -92,10 +92,9 @@ std::size_t add_node(graph_ir& g, const node_base& n);
 /// The base of every graph node: its identity, and how its record is added
 /// when the graph is lowered. Each node type's constructor sets `add_record`
 /// to its own detail::add_node, and a node adds its children through their
-/// pointers: lowering a graph then instantiates no chain of templates as deep
-/// as the graph (each node type's code is instantiated where the node is
-/// built, its children's before it), so a chain of thousands of ops compiles
-/// within the compiler's template depth.
+/// pointers, so add_node<N> never names a child's type: lowering a graph
+/// instantiates no chain of templates as deep as the graph, and a chain of a
+/// thousand ops compiles within the compiler's template depth.
 struct node_base {
     std::uint64_t id = detail::next_node_id();
     std::size_t (*add_record)(graph_ir&, const node_base&) = nullptr;
