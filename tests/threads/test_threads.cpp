@@ -517,8 +517,8 @@ void check_products() {
 // einsum: its contractions (batched products) and its sums over labels no
 // other operand has (reductions), each above its grain.
 TEST(ThreadsProducts, EinsumContractionsAndSums) {
-    const xt::xarray<float> q = random_tensor<float>({2, 3, 131, 64}, 51), k = random_tensor<float>({2, 3, 137, 64}, 52);
-    static_assert(2 * 3 * 131 * 137 * 64 > 2 * realify::grain::gemm);
+    const xt::xarray<float> q = random_tensor<float>({2, 4, 131, 64}, 51), k = random_tensor<float>({2, 4, 137, 64}, 52);
+    static_assert(2 * 4 * 131 * 137 * 64 > 2 * realify::grain::gemm);
     expect_thread_count_invariant("einsum bhqd,bhkd->bhqk", [&] { return xt::xarray<float>(realify::einsum("bhqd,bhkd->bhqk", q, k)); });
     const xt::xarray<cf> z = random_tensor<cf>({5, 2 * g_reduction / 5 + 7}, 53);
     expect_thread_count_invariant("einsum ij->j (a sum)", [&] { return xt::xarray<cf>(realify::einsum("ij->j", z)); });
