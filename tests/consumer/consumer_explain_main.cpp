@@ -13,7 +13,7 @@ int main() {
     const std::string text = graph::explain(program);
     xt::xtensor<float, 1> in = {0.0f, 1.0f};
     const xt::xarray<float> y = program(in);
-    const bool explained = text.find("fused loop") != std::string::npos && text.find("matrix products") == std::string::npos;
+    const bool explained = text.find("fused loop") != std::string::npos && text.find("matrix products run on") == std::string::npos;
     const bool evaluated = y(0) == 2.0f && y(1) > 4.43f && y(1) < 4.44f;
     std::printf("realify::core: explain() %d, evaluation %d\n", explained, evaluated);
     if (!explained) std::fputs(text.c_str(), stdout);
