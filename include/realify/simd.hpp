@@ -10,4 +10,5 @@
 #include "realify/simd/complex_mul.hpp"
 #include "realify/simd/elementwise.hpp"
 #include "realify/simd/gemm.hpp"
+#include "realify/simd/gemm_report.hpp"
 #include "realify/simd/streaming.hpp"

@@ -34,6 +34,7 @@ std::pair<dims, std::size_t> joined_shape(std::string_view op, std::span<const t
     }
     dims result = first;
     if (stack) {
+        if (result.rank == max_rank) throw_rank_error(op);  // the new axis would not fit
         for (std::size_t i = result.rank; i > axis; --i) result.extent[i] = result.extent[i - 1];
         ++result.rank;
     }

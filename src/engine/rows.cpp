@@ -163,7 +163,7 @@ void normalize(std::string_view op, norm kind, const tensor_ref& in, std::size_t
                                   realify::detail::format_sequence(in.shape) + " only " + std::to_string(in.rank()));
     check_out(op, in, out);
     dims shape;
-    for (std::size_t a = in.rank() - normalized; a < in.rank(); ++a) shape.extent[shape.rank++] = in.shape[a];
+    for (std::size_t a = in.rank() - normalized; a < in.rank(); ++a) append_extent(op, shape, in.shape[a]);
     for (const tensor_ref* t : {weight, bias})
         if (t != nullptr && detail::overlaps(detail::range_of(*t), detail::range_of(out)))
             throw_layout_error(op, "out overlaps the weight or the bias");
@@ -174,20 +174,19 @@ void normalize(std::string_view op, norm kind, const tensor_ref& in, std::size_t
         const T* wp = contiguous<T>(op, weight, "weight", shape, weight_storage);
         const T* bp = contiguous<T>(op, bias, "bias", shape, bias_storage);
         const auto& k = simd::detail::active_table().of<T>().rows;
-        const double count = static_cast<double>(w.n);
         for_rows<T>(in, out, w, [&](const T* x, T* y, std::size_t n) {
-            double sums[2];
-            k.moments(x, T(0), n, sums);
+            double means[2];  // mean(x − c), mean((x − c)²): finite wherever they are
+            k.moments(x, T(0), n, eps, means);
             if (kind == norm::rms) {
-                const double scale = 1.0 / std::sqrt(sums[1] / count + eps);
+                const double scale = 1.0 / std::sqrt(means[1] + eps);
                 k.normalize(x, T(0), T(0), static_cast<T>(scale), wp, nullptr, y, n);
                 return;
             }
             // the mean rounded to T, then the deviations from it: var = E[d²] − E[d]²
-            const T center = static_cast<T>(sums[0] / count);
-            k.moments(x, center, n, sums);
-            const double shift = sums[0] / count;  // mean − center
-            const double squares = sums[1] / count;  // an overflowed variance stays inf (never inf − inf)
+            const T center = static_cast<T>(means[0]);
+            k.moments(x, center, n, eps, means);
+            const double shift = means[0];  // mean − center
+            const double squares = means[1];  // an infinite variance stays inf (never inf − inf)
             const double var = std::isfinite(squares) ? std::max(0.0, squares - shift * shift) : squares;
             const double scale = 1.0 / std::sqrt(var + eps);
             k.normalize(x, center, static_cast<T>(shift), static_cast<T>(scale), wp, bp, y, n);

@@ -212,7 +212,7 @@ labelled sum_out(std::string_view op, const labelled& x, const std::vector<int>&
     for (std::size_t d = 0; d < x.labels.size(); ++d) {
         if (has(keep, x.labels[d])) {
             r.labels.push_back(x.labels[d]);
-            shape.extent[shape.rank++] = x.t.shape[d];
+            append_extent(op, shape, x.t.shape[d]);
         } else {
             axes.push_back(d);
         }
@@ -279,13 +279,20 @@ labelled contract(std::string_view op, const labelled& a, const labelled& b, con
                   const std::vector<std::size_t>& extent, arena<T>& memory, const tensor_ref* direct) {
     const groups g = classify(a, b, keep);
     const std::vector<int>&batch = g.batch, &rows = g.rows, &inner = g.inner, &cols = g.cols;
+    if (const std::size_t rank = batch.size() + rows.size() + cols.size(); rank > max_rank) {
+        std::string labels;
+        for (int id : g.result()) labels += id < letters ? std::string(1, letter_of(id)) : std::string("(...)");
+        throw_shape_error(op, "contracting the operands left to right makes an intermediate tensor of " + std::to_string(rank) +
+                                  " dimensions (" + labels + "), more than the " + std::to_string(max_rank) +
+                                  " supported: order the operands so that fewer labels are pending at once");
+    }
     labelled r;
     dims shape;
     auto append = [&](const std::vector<int>& ids, const labelled& from) {
         for (int id : ids) {
             r.labels.push_back(id);
             const auto d = static_cast<std::size_t>(std::find(from.labels.begin(), from.labels.end(), id) - from.labels.begin());
-            shape.extent[shape.rank++] = has(a.labels, id) && has(b.labels, id) ? extent[static_cast<std::size_t>(id)] : from.t.shape[d];
+            append_extent(op, shape, has(a.labels, id) && has(b.labels, id) ? extent[static_cast<std::size_t>(id)] : from.t.shape[d]);
         }
     };
     append(batch, a);
@@ -416,16 +423,16 @@ equation_labels parse_for(std::string_view op, std::string_view equation, std::s
     return parse(op, equation, shapes);
 }
 
-dims output_shape(const equation_labels& eq) {
+dims output_shape(std::string_view op, const equation_labels& eq) {
     dims shape;
-    for (int id : eq.output) shape.extent[shape.rank++] = eq.extent[static_cast<std::size_t>(id)];
+    for (int id : eq.output) append_extent(op, shape, eq.extent[static_cast<std::size_t>(id)]);
     return shape;
 }
 
 }  // namespace
 
 dims einsum_shape(std::string_view op, std::string_view equation, std::span<const tensor_ref> operands) {
-    return output_shape(parse_for(op, equation, operands));
+    return output_shape(op, parse_for(op, equation, operands));
 }
 
 void einsum(std::string_view op, std::string_view equation, std::span<const tensor_ref> operands, const tensor_ref& out) {
@@ -438,7 +445,7 @@ void einsum(std::string_view op, std::string_view equation, std::span<const tens
     if (!is_floating(out.type) || out.complex != operands[0].complex)
         bad(op, std::string("out must be a ") + (operands[0].complex ? "complex" : "real") + " float or double tensor");
     const equation_labels eq = parse_for(op, equation, operands);
-    detail::check_out_shape(op, out, output_shape(eq));
+    detail::check_out_shape(op, out, output_shape(op, eq));
     detail::check_no_internal_overlap(op, out);
     if (operands[0].type == component::float64) run<double>(op, eq, operands, out);
     else run<float>(op, eq, operands, out);

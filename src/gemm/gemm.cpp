@@ -27,6 +27,7 @@
 #include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
+#include "realify/simd/gemm_report.hpp"
 #include "realify/threads.hpp"
 
 namespace realify {
@@ -353,6 +354,13 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
 }  // namespace
 
 std::string_view gemm_backend() { return use_blas() ? blas_name : std::string_view("eigen"); }
+
+namespace {
+// graph::explain() (realify_simd) describes the products through this hook:
+// registered here, in the unit every product links, so that explain() itself
+// needs nothing of realify_gemm (realify/simd/gemm_report.hpp).
+const bool gemm_report_registered = (set_gemm_report([] { return std::string(gemm_backend()); }), true);
+}  // namespace
 
 gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept {
     if (method != gemm_method::automatic) return method;

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "realify/simd/gemm_report.hpp"
 #include "realify/threads.hpp"
 
 namespace realify::graph {
@@ -21,17 +22,18 @@ coverage_info coverage(const graph_ir& g) {
 namespace detail {
 
 namespace {
-/// Whether a live node is a matrix product.
+/// Whether a live node is a matrix product (einsum's contractions are).
 bool has_matrix_products(const graph_ir& g) {
     for (const ir_node& n : g.nodes)
         if (n.is_op && n.live &&
-            (n.tag == op_id::mm || n.tag == op_id::bmm || n.tag == op_id::matmul || n.tag == op_id::dot || n.tag == op_id::vdot))
+            (n.tag == op_id::mm || n.tag == op_id::bmm || n.tag == op_id::matmul || n.tag == op_id::dot || n.tag == op_id::vdot ||
+             n.tag == op_id::einsum))
             return true;
     return false;
 }
 }  // namespace
 
-std::string explain(const graph_ir& g, const detected_counts& detected, std::string_view (*matrix_backend)()) {
+std::string explain(const graph_ir& g, const detected_counts& detected) {
     std::ostringstream s;
     s << "graph before rewriting (" << g.nodes.size() << " nodes):\n" << g.before;
     s << "passes:";
@@ -79,7 +81,8 @@ std::string explain(const graph_ir& g, const detected_counts& detected, std::str
       << " or more, matrix products of " << 2 * grain::gemm
       << " multiply-adds or more; the same results on any number of threads\n";
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";
-    if (has_matrix_products(g)) s << "matrix products run on: " << matrix_backend() << '\n';
+    if (has_matrix_products(g))
+        if (const std::string backend = simd::gemm_report(); !backend.empty()) s << "matrix products run on: " << backend << '\n';
     return s.str();
 }
 

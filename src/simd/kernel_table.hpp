@@ -37,7 +37,7 @@ template <class T>
 struct row_set {
     T (*max)(const T* x, std::size_t n) noexcept;  // n ≥ 1
     double (*exp_sum)(const T* x, T shift, T* out, std::size_t n) noexcept;
-    void (*moments)(const T* x, T center, std::size_t n, double* sums) noexcept;
+    void (*moments)(const T* x, T center, std::size_t n, double eps, double* means) noexcept;
     void (*normalize)(const T* x, T center, T center_low, T scale, const T* w, const T* b, T* out, std::size_t n) noexcept;
 };
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <numbers>
 #include <random>
@@ -969,6 +970,17 @@ TYPED_TEST(GraphReal, SoftmaxAndNormsAreGraphOps) {
     graph::lower(graph::softmax(in, -1))(graph::out(y), y);
     expect_same(y, sm, "in place");
     // a complex operand is refused at the builder (no lowering accepts it); see the compile-fail tests
+    // an empty normalized_shape is refused where the graph is built, as PyTorch refuses it
+    for (const auto& build : {std::function<void()>([&] { graph::layer_norm(in, {}); }),
+                              std::function<void()>([&] { graph::rms_norm(in, {}, iw); })}) {
+        try {
+            build();
+            ADD_FAILURE() << "an empty normalized_shape was accepted";
+        } catch (const realify::shape_error& e) {
+            EXPECT_NE(std::string(e.what()).find("normalized_shape is ()"), std::string::npos) << e.what();
+            EXPECT_EQ(std::string(e.what()).rfind("realify::graph::", 0), 0u) << e.what();
+        }
+    }
 }
 
 // softmax, the norms, the real reductions, comparisons and where read

@@ -543,6 +543,36 @@ TEST(EagerShape, UnreadableOperandsAreNamed) {
                            " dimensions are not supported");
 }
 
+// Results of more than max_rank dims are refused with the rank error every
+// op gives (never a write past a shape's extents): einsum's output and its
+// intermediate products, stack of max_rank-dim tensors, unsqueeze.
+TEST(EagerShape, ResultsAboveTheMaximumRankAreRefused) {
+    const std::string too_many =
+        "tensors of more than " + std::to_string(realify::engine::max_rank) + " dimensions are not supported";
+    const xt::xarray<double> half = xt::ones<double>(std::vector<std::size_t>(13, 1));
+    EXPECT_EQ(shape_error_message([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz->abcdefghijklmnopqrstuvwxyz", half, half); }),
+              "realify::einsum: " + too_many);
+    const xt::xarray<std::complex<float>> complex_half = xt::ones<std::complex<float>>(std::vector<std::size_t>(13, 1));
+    EXPECT_EQ(shape_error_message([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz", complex_half, complex_half); }),
+              "realify::einsum: " + too_many);  // implicit output: the 26 labels seen once
+    // every operand and the output fit, the product of the first two does not
+    const std::string intermediate = shape_error_message(
+        [&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz,abcdefghijklm,nopqrstuvwxyz->", half, half, half, half); });
+    EXPECT_NE(intermediate.find("realify::einsum: contracting the operands left to right makes an intermediate tensor of 26 "
+                                "dimensions (abcdefghijklmnopqrstuvwxyz)"),
+              std::string::npos)
+        << intermediate;
+    // the same labels in an order that keeps fewer pending: the scalar product
+    EXPECT_DOUBLE_EQ(realify::einsum("abcdefghijklm,abcdefghijklm,nopqrstuvwxyz,nopqrstuvwxyz->", half, half, half, half)(), 1.0);
+    const xt::xarray<float> full = xt::ones<float>(std::vector<std::size_t>(realify::engine::max_rank, 1));
+    EXPECT_EQ(shape_error_message([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, 0); }),
+              "realify::stack: " + too_many);
+    EXPECT_EQ(shape_error_message([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, -1); }),
+              "realify::stack: " + too_many);
+    EXPECT_EQ(shape_error_message([&] { (void)realify::unsqueeze(full, 0); }), "realify::unsqueeze: " + too_many);
+    EXPECT_EQ(realify::stack(std::vector<xt::xarray<float>>{half, half}, 13).dimension(), 14u);
+}
+
 // More operands than a call holds in place (cat's list: read onto the
 // heap), lazy expressions (evaluated and kept while the call runs) and
 // strided views, and a read that fails after others succeeded: what was
@@ -1277,6 +1307,14 @@ TEST(EagerRealTensors, ReductionsAndNormalisationsCheckTheirArguments) {
     message = error_message<realify::shape_error>([&] { realify::layer_norm(x, {3}, xt::xtensor<double, 1>{1.0, 2.0}); });
     EXPECT_NE(message.find("weight has shape (2)"), std::string::npos) << message;
     EXPECT_THROW(realify::rms_norm(x, {2, 3, 4}), realify::shape_error);
+    // an empty normalized_shape is refused, as PyTorch refuses it (out= too)
+    message = error_message<realify::shape_error>([&] { realify::layer_norm(x, {}); });
+    EXPECT_NE(message.find("realify::layer_norm: normalized_shape is ()"), std::string::npos) << message;
+    message = error_message<realify::shape_error>([&] { realify::rms_norm(x, {}, xt::xtensor<double, 0>(1.0)); });
+    EXPECT_NE(message.find("realify::rms_norm: normalized_shape is ()"), std::string::npos) << message;
+    xt::xtensor<double, 2> untouched = xt::zeros<double>({2, 3});
+    EXPECT_THROW(realify::layer_norm(x, {}, realify::out(untouched)), realify::shape_error);
+    EXPECT_TRUE(xt::all(xt::equal(untouched, 0.0)));
     EXPECT_THROW(realify::softmax(x, 2), realify::shape_error);
     EXPECT_THROW(realify::var(x, {5}), realify::shape_error);
     // softmax of a 0-d tensor along dim 0 or −1 is 1 (as PyTorch)
@@ -1451,6 +1489,32 @@ TEST(EagerContainers, StdVectorAndSpanAreOperandsAndBuffers) {
     // empty vectors are empty tensors
     const std::vector<F> none;
     EXPECT_EQ(realify::exp(none).size(), 0u);
+}
+
+// The ordering ops take std::vector and std::span like every other eager op:
+// as operands, bounds and out= buffers.
+TEST(EagerContainers, OrderingOpsTakeStdVectorAndSpan) {
+    const std::vector<float> a = {1, -2, 0.5f, -0.0f, 7};
+    const std::vector<float> b = {0, 3, 0.5f, 0.0f, -1};
+    const xt::xtensor<float, 1> xa = xt::adapt(a, {a.size()});
+    const xt::xtensor<float, 1> xb = xt::adapt(b, {b.size()});
+    const auto high = realify::maximum(a, b);
+    static_assert(std::is_same_v<decltype(high), const xt::xtensor<float, 1>>);
+    EXPECT_TRUE(same_values(high, realify::maximum(xa, xb)));
+    EXPECT_TRUE(same_values(realify::minimum(std::span(a), xb), realify::minimum(xa, xb)));
+    EXPECT_TRUE(same_values(realify::clamp_min(a, 0.0f), realify::clamp_min(xa, 0.0f)));
+    EXPECT_TRUE(same_values(realify::clamp_max(xa, std::span<const float>(b)), realify::clamp_max(xa, xb)));
+    EXPECT_TRUE(same_values(realify::clamp(a, b, std::nullopt), realify::clamp(xa, xb, std::nullopt)));
+    const std::vector<double> d = {0.25, 4, -8, 1e300, -0.0};
+    const xt::xtensor<double, 1> xd = xt::adapt(d, {d.size()});
+    EXPECT_TRUE(same_values(realify::maximum(a, d), realify::maximum(xa, xd)));  // promotes to double
+    std::vector<float> target(a.size(), -7.0f);
+    decltype(auto) returned = realify::minimum(a, b, realify::out(target));
+    static_assert(std::is_same_v<decltype(returned), std::vector<float>&>);
+    EXPECT_EQ(&returned, &target);
+    EXPECT_TRUE(same_values(xt::xtensor<float, 1>(xt::adapt(target, {target.size()})), realify::minimum(xa, xb)));
+    std::vector<float> short_buffer(a.size() - 1);
+    EXPECT_THROW(realify::maximum(a, b, realify::out(short_buffer)), realify::shape_error);
 }
 
 TEST(EagerContainers, OperandsOfOtherComponentTypesAreConvertedPerBlock) {

@@ -32,6 +32,7 @@
 #include "realify/layout.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
+#include "realify/simd/gemm_report.hpp"
 
 // "no temporaries" tests count large allocations
 #include "../support/large_allocations.hpp"
@@ -873,6 +874,9 @@ TEST(LinalgBackend, TheBackendIsNamedAndExplainSaysIt) {
     auto x = graph::input<std::complex<float>>("x");
     const std::string text = graph::explain(graph::lower(graph::mm(x, x)));
     EXPECT_NE(text.find("matrix products run on: " + backend), std::string::npos) << text;
+    EXPECT_EQ(realify::simd::gemm_report(), backend);  // the hook realify_gemm registers
+    const std::string contraction = graph::explain(graph::lower(graph::einsum("ij,jk->ik", x, x)));
+    EXPECT_NE(contraction.find("matrix products run on: " + backend), std::string::npos) << contraction;
     EXPECT_EQ(graph::explain(graph::lower(graph::exp(x))).find("matrix products run on"), std::string::npos);
 }
 

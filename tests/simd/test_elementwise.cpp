@@ -14,7 +14,9 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <cstring>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <random>
@@ -812,6 +814,110 @@ TEST_P(ElementwiseKernels, OrderingOpsOrderSignedZerosAndPropagateNaN) {
     }
 }
 
+// ---- sigmoid, silu and gelu('tanh') over the whole range, against long double ---------------
+
+namespace activation_sweep {
+
+using LD = long double;
+
+/// Inputs over the whole range of T: bit patterns spread evenly over the
+/// finite values of both signs, a dense stretch where the results leave the
+/// normal range (from −(max exponent + 20) up), and the special values.
+template <class T>
+std::vector<T> sweep() {
+    using limits = std::numeric_limits<T>;
+    using U = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+    std::vector<T> x;
+    const U last = [] {
+        const T m = limits::max();
+        U b;
+        std::memcpy(&b, &m, sizeof b);
+        return b;
+    }();
+    const U step = last / U(200000);
+    for (U b = 0; b <= last - step; b += step) {
+        T v;
+        std::memcpy(&v, &b, sizeof v);
+        x.push_back(v);
+        x.push_back(-v);
+    }
+    const T edge = T(limits::max_exponent) * T(0.7) + T(20);  // beyond ln(max) + a margin
+    for (int i = 0; i <= 100000; ++i) x.push_back(-edge + T(2) * edge * T(i) / T(100000));
+    for (T v : {T(0), -T(0), limits::infinity(), -limits::infinity(), limits::quiet_NaN(), limits::denorm_min(),
+                -limits::denorm_min(), limits::min(), -limits::min(), limits::max(), -limits::max()})
+        x.push_back(v);
+    return x;
+}
+
+/// The op's value in long double; gelu('tanh') from its argument u rounded
+/// as T computes it (PyTorch's u: docs/numerics.md).
+template <elementwise_op Op, class T>
+LD reference(T x) {
+    if constexpr (Op == elementwise_op::sigmoid) return 1 / (1 + std::exp(-LD(x)));
+    else if constexpr (Op == elementwise_op::silu) return LD(x) / (1 + std::exp(-LD(x)));
+    else return LD(x) / (1 + std::exp(-2 * LD(rk::element<realify::op::gelu>::tanh_argument<T>(x))));
+}
+
+/// |got − want| in units of T's spacing at want (subnormal spacing below
+/// the normal range); 0 for equal non-finite values, huge otherwise.
+template <class T>
+LD ulps(T got, LD want) {
+    if (std::isnan(want) || std::isinf(want)) return (std::isnan(want) ? std::isnan(got) : LD(got) == want) ? 0 : 1e30L;
+    if (!std::isfinite(got)) return 1e30L;
+    int e = 0;
+    std::frexp(std::max<LD>(std::abs(want), std::numeric_limits<T>::min()), &e);
+    return std::abs(LD(got) - want) / std::ldexp(LD(1), e - std::numeric_limits<T>::digits);
+}
+
+/// The largest error of the compiled kernel of the active instruction set
+/// and of the scalar form over the sweep; both within the documented bound,
+/// zeros' signs and special values exact.
+template <elementwise_op Op, class T>
+void check(rs::arch a) {
+    const std::vector<T> x = sweep<T>();
+    const T tanh_param = T(1);
+    const T* params = Op == elementwise_op::gelu ? &tanh_param : nullptr;
+    std::vector<T> out(x.size());
+    rs::unary_kernel_for<T>(Op, R)(x.data(), out.data(), x.size(), params, false);
+    LD worst_kernel = 0, worst_scalar = 0;
+    T at_kernel = 0, at_scalar = 0;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const LD want = reference<Op>(x[i]);
+        const T scalar = scalar_form<Op, T>(params, x[i]);
+        const LD k = ulps(out[i], want), s = ulps(scalar, want);
+        if (k > worst_kernel) worst_kernel = k, at_kernel = x[i];
+        if (s > worst_scalar) worst_scalar = s, at_scalar = x[i];
+        if (want == 0) {
+            EXPECT_EQ(std::signbit(out[i]), std::signbit(T(want))) << rs::name(Op) << "(" << show(x[i]) << ") on " << rs::arch_name(a);
+        }
+    }
+    const char* type = sizeof(T) == 4 ? "float" : "double";
+    // the documented bounds (docs/numerics.md, "Accuracy of the formulas")
+    const LD kernel_bound = 2.5, scalar_bound = sizeof(T) == 4 ? 0.51L : 2.5L;
+    EXPECT_LE(worst_kernel, kernel_bound) << rs::name(Op) << " " << type << " on " << rs::arch_name(a) << ": "
+                                          << worst_kernel << " ulp at " << show(at_kernel);
+    EXPECT_LE(worst_scalar, scalar_bound) << rs::name(Op) << " " << type << " scalar form: " << worst_scalar
+                                          << " ulp at " << show(at_scalar);
+    std::cout << "[ accuracy ] " << rs::name(Op) << " " << type << ": " << rs::arch_name(a) << " kernel "
+              << double(worst_kernel) << " ulp (at " << show(at_kernel) << "), scalar form " << double(worst_scalar)
+              << " ulp (at " << show(at_scalar) << ")\n";
+}
+
+}  // namespace activation_sweep
+
+TEST_P(ElementwiseKernels, ActivationsAreWithinTheirUlpsOverTheWholeRange) {
+    activation_sweep::check<elementwise_op::sigmoid, float>(GetParam());
+    activation_sweep::check<elementwise_op::silu, float>(GetParam());
+    activation_sweep::check<elementwise_op::gelu, float>(GetParam());
+    activation_sweep::check<elementwise_op::sigmoid, double>(GetParam());
+    activation_sweep::check<elementwise_op::silu, double>(GetParam());
+    activation_sweep::check<elementwise_op::gelu, double>(GetParam());
+    // where e^−x overflows, the result is still the normal number it is
+    EXPECT_LE(activation_sweep::ulps(rk::element<realify::op::silu>{}(-89.0f), -89.0L * std::exp(-89.0L)), 1);
+    EXPECT_LE(activation_sweep::ulps(rk::element<realify::op::silu>{}(-710.0), -710.0L * std::exp(-710.0L)), 1);
+    EXPECT_LE(activation_sweep::ulps(rk::element<realify::op::sigmoid>{}(-100.0f), std::exp(-100.0L)), 1);
+}
+
 // ---- the row kernels of softmax and the normalisations (realify/engine/rows.hpp) -----------
 
 namespace rows_check {
@@ -845,12 +951,17 @@ std::vector<LD> reference(const std::string& op, const std::vector<LD>& x, std::
             for (std::size_t i = 0; i < n; ++i) s += std::exp(row[i] - m);
             for (std::size_t i = 0; i < n; ++i) out[i] = op == "softmax" ? std::exp(row[i] - m) / s : row[i] - m - std::log(s);
         } else if (op == "layer_norm") {
-            LD mean = 0, var = 0;
-            for (std::size_t i = 0; i < n; ++i) mean += row[i];
-            mean /= LD(n);
-            for (std::size_t i = 0; i < n; ++i) var += (row[i] - mean) * (row[i] - mean);
+            // deviations from the first pass's mean c, less their own mean: every digit, even where
+            // the mean itself has more than long double holds (rows like 1, 1 + ε, 1 + 2ε)
+            LD center = 0, shift = 0, var = 0;
+            for (std::size_t i = 0; i < n; ++i) center += row[i];
+            center /= LD(n);
+            for (std::size_t i = 0; i < n; ++i) shift += row[i] - center;
+            shift /= LD(n);
+            auto deviation = [&](std::size_t i) { return (row[i] - center) - shift; };
+            for (std::size_t i = 0; i < n; ++i) var += deviation(i) * deviation(i);
             var /= LD(n);
-            for (std::size_t i = 0; i < n; ++i) out[i] = (row[i] - mean) / std::sqrt(var + eps) * w[i] + b[i];
+            for (std::size_t i = 0; i < n; ++i) out[i] = deviation(i) / std::sqrt(var + eps) * w[i] + b[i];
         } else {
             LD ms = 0;
             for (std::size_t i = 0; i < n; ++i) ms += row[i] * row[i];
@@ -945,8 +1056,83 @@ void check_special(rs::arch a) {
     EXPECT_EQ(y[2], T(0)) << rs::arch_name(a);
 }
 
+/// layer_norm and rms_norm of rows at the ends of T's range, where the
+/// chunked sums in T would overflow or their squares underflow: the moments
+/// stay finite wherever they are (docs/numerics.md), so the results are
+/// the long double ones — huge rows (a float row of ±5e18 is ±1, not 0),
+/// rows near √max and max/√n, subnormal rows (with eps 0: the variance is
+/// then all there is), and huge values mixed with ordinary and tiny ones.
+template <class T>
+void check_extremes(rs::arch a) {
+    using limits = std::numeric_limits<T>;
+    const T rtol = sizeof(T) == 4 ? T(2e-5) : T(1e-12);
+    const T root_max = std::sqrt(limits::max());
+    struct row_case {
+        const char* what;
+        std::vector<T> x;
+    };
+    std::vector<row_case> cases;
+    for (std::size_t n : {2, 5, 16, 33, 67, 1031}) {
+        auto make = [&](const char* what, auto value) {
+            std::vector<T> x(n);
+            for (std::size_t i = 0; i < n; ++i) x[i] = value(i);
+            cases.push_back({what, std::move(x)});
+        };
+        const T sign[2] = {T(1), T(-1)};
+        make("±5e18 (float) / ±1e153 (double)", [&](std::size_t i) { return sign[i % 2] * T(sizeof(T) == 4 ? 5e18 : 1e153); });
+        make("±√max", [&](std::size_t i) { return sign[i % 3 == 0] * root_max * T(1 - 0.01 * double(i % 7)); });
+        make("±max/√n", [&](std::size_t i) {
+            return sign[i % 2] * (limits::max() / std::sqrt(T(n))) * T(1 - 0.001 * double(i % 5));
+        });
+        make("all max/4", [&](std::size_t) { return limits::max() / T(4); });
+        make("huge, ordinary and tiny", [&](std::size_t i) {  // beyond √max in float, just below it in double
+            return i % 3 == 0 ? T(sizeof(T) == 4 ? 3 : 0.9) * root_max : i % 3 == 1 ? T(-0.5) : limits::denorm_min() * T(i);
+        });
+        make("subnormal", [&](std::size_t i) { return limits::denorm_min() * T(1 + i % 11) * sign[i % 2]; });
+        make("smallest normal", [&](std::size_t i) { return limits::min() * T(1 + i % 4) * sign[i % 3 == 1]; });
+        make("tiny offset by 1", [&](std::size_t i) { return T(1) + limits::epsilon() * T(i % 3); });
+    }
+    for (const row_case& c : cases) {
+        const std::size_t n = c.x.size();
+        const std::vector<LD> xl(c.x.begin(), c.x.end()), ones(n, 1), zeros(n, 0);
+        for (const double eps : {1e-5, 0.0}) {
+            for (const std::string op : {"layer_norm", "rms_norm"}) {
+                std::vector<T> y(n, T(-7));
+                re::normalize(op, op == "layer_norm" ? re::norm::layer : re::norm::rms, matrix_ref(c.x.data(), 1, n), 1,
+                              nullptr, nullptr, eps, matrix_ref(y.data(), 1, n));
+                const std::vector<LD> want = reference(op, xl, 1, n, ones, zeros, LD(eps));
+                // the documented range: the row's mean square (rms_norm) or variance (layer_norm),
+                // plus eps, is a normal double, and the scale 1/√(· + eps) does not overflow T
+                LD mean = 0, moment = 0;
+                for (LD v : xl) mean += v / LD(n);
+                for (LD v : xl) moment += (op == "rms_norm" ? v * v : (v - mean) * (v - mean)) / LD(n);
+                const LD spread = moment + LD(eps);
+                if (spread < LD(std::numeric_limits<double>::min()) || spread > LD(std::numeric_limits<double>::max()) ||
+                    1 / std::sqrt(spread) > LD(limits::max()))
+                    continue;
+                std::size_t failures = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    if (!std::isfinite(want[i])) {  // a constant row with eps 0: 0/0, as the formula gives
+                        EXPECT_TRUE(std::isnan(y[i])) << op << " of a row " << c.what << ": " << show(y[i]);
+                        continue;
+                    }
+                    if (!(std::abs(LD(y[i]) - want[i]) <= rtol * std::max<LD>(1, std::abs(want[i]))) && failures++ < 3)
+                        ADD_FAILURE() << op << " of a row " << c.what << " on " << rs::arch_name(a) << ", "
+                                      << (sizeof(T) == 4 ? "float" : "double") << ", n = " << n << ", eps " << eps
+                                      << ", element " << i << " (" << show(c.x[i]) << "): " << show(y[i]) << ", want "
+                                      << show(T(want[i]));
+                }
+            }
+        }
+    }
+}
+
 }  // namespace rows_check
 
+TEST_P(ElementwiseKernels, RowKernelsKeepTheMomentsFiniteAtTheEndsOfTheRange) {
+    rows_check::check_extremes<float>(GetParam());
+    rows_check::check_extremes<double>(GetParam());
+}
 TEST_P(ElementwiseKernels, RowKernelsMatchLongDoubleOnEveryTail) {
     rows_check::check_ops<float>(GetParam());
     rows_check::check_ops<double>(GetParam());

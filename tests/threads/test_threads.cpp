@@ -4,7 +4,8 @@
 // its SIMD row route, the reductions and the scan, the matrix products,
 // RoPE), on odd sizes around the grain sizes and on strided, broadcast and
 // reversed layouts; that large calls do use several threads and small ones
-// do not; calls from several threads of the program at once, and from
+// do not; programs mixing them and einsum; calls from several threads of
+// the program at once (the row ops, products and RoPE among them), and from
 // inside the program's own OpenMP parallel region (no nested teams, no more
 // workers than the process-wide count). This executable is also the
 // ThreadSanitizer job of CI (docs/testing.md).
@@ -381,6 +382,32 @@ TEST(ThreadsGraph, FusedChainAndRowRoute) {
     }
 }
 
+// A program whose nodes run on every parallel path of the engine at once:
+// fused loops, a reduction, the rows of softmax and layer_norm, a product,
+// the scan — each above its grain, the same bits on 1 and N threads, into new
+// tensors and into caller buffers.
+TEST(ThreadsGraph, ProgramsOfEveryParallelPath) {
+    const std::size_t rows = 3 * g_elementwise / 256 + 5, cols = 256;  // rows · cols > 2 grains
+    auto x = graph::input<float>("x");
+    auto w = graph::input<float>("w");
+    auto fused = graph::exp(x * 0.25f) - x;                             // a fused loop
+    auto normed = graph::layer_norm(fused, {static_cast<std::ptrdiff_t>(cols)}, w);  // rows
+    auto attention = graph::softmax(graph::mm(normed, graph::transpose(normed, 0, 1)), -1);  // a product, rows
+    auto program = graph::lower(graph::sum(normed, {1}, false), attention, graph::cumsum(fused, 0));
+    const xt::xarray<float> a = random_tensor<float>({rows, cols}, 60), weight = random_tensor<float>({cols}, 61);
+    ASSERT_GT(rows * rows * cols, 2 * realify::grain::gemm) << "the product must be split";
+    expect_thread_count_invariant("program: sum, softmax(mm), cumsum", [&] {
+        const auto [sums, scores, scan] = program(a, weight);
+        return xt::xarray<float>(xt::concatenate(xt::xtuple(sums, xt::flatten(scores), xt::flatten(scan))));
+    });
+    expect_thread_count_invariant("program into caller buffers", [&] {
+        xt::xarray<float> sums = xt::zeros<float>({rows}), scores = xt::zeros<float>({rows, rows});
+        xt::xarray<float> scan = xt::zeros<float>({rows, cols});
+        program(graph::out(sums, scores, scan), a, weight);
+        return xt::xarray<float>(xt::concatenate(xt::xtuple(sums, xt::flatten(scores), xt::flatten(scan))));
+    });
+}
+
 // ---- reductions and the scan ---------------------------------------------------------------------
 
 template <class C>
@@ -487,6 +514,17 @@ void check_products() {
     }
 }
 
+// einsum: its contractions (batched products) and its sums over labels no
+// other operand has (reductions), each above its grain.
+TEST(ThreadsProducts, EinsumContractionsAndSums) {
+    const xt::xarray<float> q = random_tensor<float>({2, 4, 131, 64}, 51), k = random_tensor<float>({2, 4, 137, 64}, 52);
+    static_assert(2 * 4 * 131 * 137 * 64 > 2 * realify::grain::gemm);
+    expect_thread_count_invariant("einsum bhqd,bhkd->bhqk", [&] { return xt::xarray<float>(realify::einsum("bhqd,bhkd->bhqk", q, k)); });
+    const xt::xarray<cf> z = random_tensor<cf>({5, 2 * g_reduction / 5 + 7}, 53);
+    expect_thread_count_invariant("einsum ij->j (a sum)", [&] { return xt::xarray<cf>(realify::einsum("ij->j", z)); });
+    expect_thread_count_invariant("einsum ij->i (a sum of long rows)", [&] { return xt::xarray<cf>(realify::einsum("ij->i", z)); });
+}
+
 TEST(ThreadsProducts, OneAndManyThreadsAgreeFloat) { check_products<cf>(); }
 TEST(ThreadsProducts, OneAndManyThreadsAgreeDouble) { check_products<cd>(); }
 
@@ -527,23 +565,34 @@ TEST(ThreadsConcurrency, SeveralUserThreadsGetTheSerialResults) {
     auto gx = graph::input<cf>("x");
     auto gy = graph::input<cf>("y");
     auto chain = graph::lower(graph::exp(gx) * gy + gx);
+    // and the row ops, a product and RoPE: their scratch (gemm workspaces, rows gathered) is per call
+    const xt::xarray<float> r = random_tensor<float>({2 * g_elementwise / 128 + 3, 128}, 23);
+    const xt::xarray<cf> m = random_tensor<cf>({103, 97}, 24);
+    const xt::xarray<float> q = random_tensor<float>({1, 331, 7, 64}, 25), k = random_tensor<float>({1, 331, 3, 64}, 26);
+    const auto freqs = realify::rope::precompute_freqs_cis<float>(64, 331, 10000.0);
     auto compute = [&] {
-        return std::array<xt::xarray<cf>, 3>{xt::xarray<cf>(realify::exp(x)), xt::xarray<cf>(realify::sum(x)),
-                                             xt::xarray<cf>(chain(x, y))};
+        return std::array<xt::xarray<cf>, 7>{
+            xt::xarray<cf>(realify::exp(x)),
+            xt::xarray<cf>(realify::sum(x)),
+            xt::xarray<cf>(chain(x, y)),
+            xt::xarray<cf>(realify::to<cf>(realify::softmax(r, -1))),
+            xt::xarray<cf>(realify::to<cf>(realify::layer_norm(r, {128}))),
+            xt::xarray<cf>(realify::mm(m, xt::xarray<cf>(xt::transpose(m)))),
+            xt::xarray<cf>(realify::to<cf>(xt::xarray<float>(realify::rope::apply_rotary_emb(q, k, freqs, 0).first)))};
     };
     const auto expected = [&] {
         const realify::scoped_num_threads one(1);
         return compute();
     }();
     std::vector<std::thread> users;
-    std::vector<std::array<xt::xarray<cf>, 3>> got(4);
+    std::vector<std::array<xt::xarray<cf>, 7>> got(4);
     for (std::size_t u = 0; u < got.size(); ++u)
         users.emplace_back([&, u] {
-            for (int i = 0; i < 3; ++i) got[u] = compute();
+            for (int i = 0; i < (under_tsan ? 1 : 3); ++i) got[u] = compute();
         });
     for (auto& t : users) t.join();
     for (const auto& g : got)
-        for (std::size_t k = 0; k < 3; ++k) expect_same_bits(g[k], expected[k], "result " + std::to_string(k));
+        for (std::size_t i = 0; i < expected.size(); ++i) expect_same_bits(g[i], expected[i], "result " + std::to_string(i));
 }
 
 TEST(ThreadsConcurrency, InsideTheProgramsParallelRegion) {

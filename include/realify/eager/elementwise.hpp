@@ -158,12 +158,14 @@ decltype(auto) gelu(const A& a, std::string_view approximate, O&&... o) {
 // static_assert naming the op, as PyTorch refuses it.
 
 namespace detail {
+/// Whether an argument is complex as the dispatch table reads it (a
+/// std::vector or std::span of std::complex adapted first).
 template <class... A>
-inline constexpr bool any_complex_v = (complex_operand<A> || ...);
+inline constexpr bool any_complex_v = (complex_operand<operand_t<A>> || ...);
 }  // namespace detail
 
 #define REALIFY_EAGER_ORDERING(NAME)                                                                     \
-    template <elementwise_operand A, elementwise_operand B, class... O>                                  \
+    template <eager_argument A, eager_argument B, class... O>                                            \
         requires detail::optional_out<O...>                                                              \
     decltype(auto) NAME(const A& a, const B& b, O&&... o) {                                              \
         if constexpr (detail::any_complex_v<A, B>) {                                                     \
@@ -171,7 +173,7 @@ inline constexpr bool any_complex_v = (complex_operand<A> || ...);
                           "realify::" #NAME ": complex values have no ordering (PyTorch refuses them too)"); \
             return 0;                                                                                    \
         } else {                                                                                         \
-            return dispatch::call<op::NAME>(a, b, std::forward<O>(o)...);                                \
+            return dispatch::call<op::NAME>(tensor_argument(a), tensor_argument(b), std::forward<O>(o)...); \
         }                                                                                                \
     }
 /// torch.maximum / torch.minimum: NaN propagates, +0 above −0 (symmetric).
@@ -192,7 +194,7 @@ decltype(auto) clamp(const A& a, const L& lo, const H& hi, O&&... o) {
                       "realify::clamp: complex values have no ordering (PyTorch refuses them too)");
         return 0;
     } else {
-        return dispatch::call<op::clamp>(a, lo, hi, std::forward<O>(o)...);
+        return dispatch::call<op::clamp>(tensor_argument(a), tensor_argument(lo), tensor_argument(hi), std::forward<O>(o)...);
     }
 }
 

@@ -125,14 +125,18 @@ struct tensor_ref {
 /// "realify::<op>: tensors of more than max_rank dimensions are not supported".
 [[noreturn]] void throw_rank_error(std::string_view op);
 
+/// d with one more trailing extent; more than max_rank is a shape_error
+/// naming `op` (the one way code appends to a shape).
+inline void append_extent(std::string_view op, dims& d, std::size_t extent) {
+    if (d.rank == max_rank) throw_rank_error(op);
+    d.extent[d.rank++] = extent;
+}
+
 /// A shape of the given extents; more than max_rank is a shape_error.
 template <class Extents>
 dims make_dims(std::string_view op, const Extents& extents) {
     dims d;
-    for (const auto& e : extents) {
-        if (d.rank == max_rank) throw_rank_error(op);
-        d.extent[d.rank++] = static_cast<std::size_t>(e);
-    }
+    for (const auto& e : extents) append_extent(op, d, static_cast<std::size_t>(e));
     return d;
 }
 
@@ -222,7 +226,8 @@ inline tensor_ref flipped(const tensor_ref& t, std::size_t axis) noexcept {
     return r;
 }
 
-/// An axis of extent 1 inserted before `axis` (≤ rank).
+/// An axis of extent 1 inserted before `axis` (≤ rank); t.rank() < max_rank
+/// (the caller checks: its only use promotes a 1-D matmul operand).
 inline tensor_ref unsqueezed(const tensor_ref& t, std::size_t axis) noexcept {
     tensor_ref r = t;
     for (std::size_t a = t.shape.rank; a > axis; --a) {
@@ -235,7 +240,8 @@ inline tensor_ref unsqueezed(const tensor_ref& t, std::size_t axis) noexcept {
     return r;
 }
 
-/// Axis `axis` (of extent outer · inner) as two axes (outer, inner).
+/// Axis `axis` (of extent outer · inner) as two axes (outer, inner);
+/// t.rank() < max_rank, as for unsqueezed.
 inline tensor_ref split_axis(const tensor_ref& t, std::size_t axis, std::size_t outer, std::size_t inner) noexcept {
     tensor_ref r = unsqueezed(t, axis);
     r.shape.extent[axis] = outer;

@@ -56,7 +56,7 @@ struct node_facts {
     const std::type_info* value_type = nullptr;  // inputs: the type an argument must bind to
 };
 
-template <bool Strict, class N>
+template <class N>
 constexpr node_facts facts_of() {
     using Tr = traits_t<N>;
     node_facts f;
@@ -74,7 +74,7 @@ constexpr node_facts facts_of() {
     f.custom = is_custom_v<N>;
     if constexpr (rule_of<N>() == node_rule::cast) f.same_type_cast = re_described_v<N>;
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();
-    f.evaluator = evaluator_of<Strict, N>();
+    f.evaluator = evaluator_of<N>();
     f.values = &typed_value_ops<typename Tr::real_type>::table;
     if constexpr (shape_rule_of<N>() == shape_rule::declared) f.declared_shape = declared_shape_of<N>();
     if constexpr (rule_of<N>() == node_rule::input) f.value_type = &typeid(value_t<N>);
@@ -115,23 +115,24 @@ std::string number_label(const S& value) {
 /// by several consumers is added once. The record points at n (constants'
 /// values, user ops' references): n must outlive it. What the node's type
 /// decides is gathered here, at compile time; the record is built by
-/// add_record (compiled once, in realify_simd).
-template <bool Strict, class N>
-std::size_t add_to_ir(graph_ir& g, const N& n) {
+/// add_record (compiled once, in realify_simd). The children are added
+/// through the pointers their constructors set (graph/node.hpp): this
+/// function, one per node type, never instantiates its children's, so
+/// lowering a graph instantiates no chain of templates as deep as the graph.
+template <class N>
+std::size_t add_node(graph_ir& g, const node_base& base) {
+    const N& n = static_cast<const N&>(base);
     if (const auto slot = find_record(g, n.id)) return *slot;
-    static constexpr node_facts facts = facts_of<Strict, N>();
-    constexpr std::size_t count = [] {
-        if constexpr (requires { typename N::children_type; }) return std::tuple_size_v<typename N::children_type>;
-        else return std::size_t{0};
-    }();
-    std::array<std::size_t, count> children{};
-    std::array<bool, count> boundary{};
-    if constexpr (count > 0) {
+    static constexpr node_facts facts = facts_of<N>();
+    using children_types = typename children_of<N>::type;
+    std::array<std::size_t, children_types::size> children{};
+    std::array<bool, children_types::size> boundary{};
+    if constexpr (children_types::size > 0) {
         [&]<std::size_t... I>(std::index_sequence<I...>) {
-            ((children[I] = add_to_ir<Strict>(g, n.template child<I>()),
-              boundary[I] = is_boundary_v<N, std::remove_cvref_t<std::tuple_element_t<I, typename N::children_type>>>),
+            ((children[I] = n.template child<I>().add_record(g, n.template child<I>()),
+              boundary[I] = graph_facts<N>::boundary[I]),
              ...);
-        }(std::make_index_sequence<count>{});
+        }(std::make_index_sequence<children_types::size>{});
     }
     node_object x;
     x.id = n.id;
@@ -148,5 +149,8 @@ std::size_t add_to_ir(graph_ir& g, const N& n) {
         return add_record(g, facts, x, children, boundary);
     }
 }
+
+/// Adds an output node (and everything under it) to the run-time mirror.
+inline std::size_t add_to_ir(graph_ir& g, const node_base& n) { return n.add_record(g, n); }
 
 }  // namespace realify::graph::detail

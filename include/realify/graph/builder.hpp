@@ -460,7 +460,13 @@ auto log_softmax(X x, std::ptrdiff_t dim) {
     REALIFY_GRAPH_BUILD(1, "log_softmax", detail::make<op::log_softmax>(detail::with_ints(dim), std::move(x)));
 }
 namespace detail {
-inline node_attrs norm_attrs(dim_list normalized_shape, double eps) {
+/// normalized_shape and eps as attributes; an empty normalized_shape is a
+/// shape_error here, where the graph is built (PyTorch: "Expected
+/// normalized_shape to be at least 1-dimensional").
+inline node_attrs norm_attrs(std::string_view op, dim_list normalized_shape, double eps) {
+    if (normalized_shape.empty())
+        throw shape_error("realify::graph::" + std::string(op) +
+                          ": normalized_shape is (): it must name at least one trailing dim of the input, as PyTorch requires");
     node_attrs a;
     a.dims = std::move(normalized_shape);
     a.scalar = eps;
@@ -474,29 +480,29 @@ inline constexpr double epsilon_of = std::numeric_limits<typename traits_t<X>::r
 /// layer_norm(x, shape, w) — a bias alone is layer_norm(x, shape) + b.
 template <graph_node X>
 auto layer_norm(X x, dim_list normalized_shape, double eps = 1e-5) {
-    REALIFY_GRAPH_BUILD(1, "layer_norm",
-                        detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps), std::move(x)));
+    REALIFY_GRAPH_BUILD(1, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs("layer_norm", std::move(normalized_shape), eps),
+                                                                       std::move(x)));
 }
 template <graph_node X, graph_node W>
 auto layer_norm(X x, dim_list normalized_shape, W weight, double eps = 1e-5) {
-    REALIFY_GRAPH_BUILD(2, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+    REALIFY_GRAPH_BUILD(2, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs("layer_norm", std::move(normalized_shape), eps),
                                                                        std::move(x), std::move(weight)));
 }
 template <graph_node X, graph_node W, graph_node B>
 auto layer_norm(X x, dim_list normalized_shape, W weight, B bias, double eps = 1e-5) {
-    REALIFY_GRAPH_BUILD(3, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+    REALIFY_GRAPH_BUILD(3, "layer_norm", detail::make<op::layer_norm>(detail::norm_attrs("layer_norm", std::move(normalized_shape), eps),
                                                                        std::move(x), std::move(weight), std::move(bias)));
 }
 /// F.rms_norm(x, normalized_shape, weight, eps) — Llama's RMSNorm(dim, eps)
 /// is rms_norm(x, {dim}, weight, eps); eps by default the machine epsilon.
 template <graph_node X>
 auto rms_norm(X x, dim_list normalized_shape, double eps = detail::epsilon_of<X>) {
-    REALIFY_GRAPH_BUILD(1, "rms_norm",
-                        detail::make<op::rms_norm>(detail::norm_attrs(std::move(normalized_shape), eps), std::move(x)));
+    REALIFY_GRAPH_BUILD(1, "rms_norm", detail::make<op::rms_norm>(detail::norm_attrs("rms_norm", std::move(normalized_shape), eps),
+                                                                   std::move(x)));
 }
 template <graph_node X, graph_node W>
 auto rms_norm(X x, dim_list normalized_shape, W weight, double eps = detail::epsilon_of<X>) {
-    REALIFY_GRAPH_BUILD(2, "rms_norm", detail::make<op::rms_norm>(detail::norm_attrs(std::move(normalized_shape), eps),
+    REALIFY_GRAPH_BUILD(2, "rms_norm", detail::make<op::rms_norm>(detail::norm_attrs("rms_norm", std::move(normalized_shape), eps),
                                                                    std::move(x), std::move(weight)));
 }
 template <graph_node X>

@@ -30,6 +30,7 @@
 // types and merges the subgraphs that share nodes (passes.hpp).
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -126,38 +127,139 @@ struct detection_counts {
     std::size_t boundary_inputs = 0;
     std::size_t op_nodes = 0;         // every op, inside a subgraph or not (coverage's n_total)
     std::size_t fallbacks = 0;
+    constexpr void add(const detection_counts& o) noexcept {
+        anchors += o.anchors;
+        complex_nodes += o.complex_nodes;
+        boundary_inputs += o.boundary_inputs;
+        op_nodes += o.op_nodes;
+        fallbacks += o.fallbacks;
+    }
 };
 
-/// The walk back from N, in post-order; Visit(type_identity<X>, is_boundary) per node.
-template <class N, class Visit>
-constexpr void walk_back(Visit& visit) {
-    [&]<class... C>(type_list<C...>) {
-        ((walk_back<C>(visit), visit(std::type_identity<C>{}, is_boundary_v<N, C>)), ...);
-    }(typename children_of<N>::type{});
+/// The counts a node of type X adds when the walk back meets it (a child
+/// feeding a complex subgraph from outside: `boundary`).
+template <class X>
+constexpr void count_node(detection_counts& c, bool boundary) {
+    c.anchors += is_anchor_v<X> ? 1 : 0;
+    c.complex_nodes += in_complex_subgraph_v<X> ? 1 : 0;
+    c.boundary_inputs += boundary ? 1 : 0;
+    c.op_nodes += is_op_node_v<X> ? 1 : 0;
+    c.fallbacks += rule_of<X>() == node_rule::fallback ? 1 : 0;
 }
+
+/// A node type as the walks below read it: a constant per type, pointing at
+/// its children's.
+struct type_node {
+    std::string_view name;
+    bool in_complex_subgraph = false;
+    const type_node* const* children = nullptr;
+    const bool* boundary = nullptr;  // per child: it feeds this node's complex subgraph from outside
+    std::size_t count = 0;
+};
+
+/// The first of the types that is not void (void when all are).
+template <class... T>
+struct first_non_void {
+    using type = void;
+};
+template <class T, class... Rest>
+struct first_non_void<T, Rest...> {
+    using type = std::conditional_t<std::is_void_v<T>, typename first_non_void<Rest...>::type, T>;
+};
+
+/// The tag of N when N is a user op (graph::custom) no lowering accepts: what
+/// strict mode refuses.
+template <class N>
+constexpr auto unlowered_tag() {
+    if constexpr (is_custom_v<N>) {
+        if constexpr (rule_of<N>() == node_rule::fallback) return std::type_identity<typename N::tag>{};
+        else return std::type_identity<void>{};
+    } else {
+        return std::type_identity<void>{};
+    }
+}
+
+#ifndef REALIFY_GRAPH_MAX_DEPTH
+/// The deepest graph (nodes on its longest path) a program may hold. A node's
+/// type names every node below it, so the compiler's work per node grows with
+/// the depth, and a graph's with its square: a chain of 1000 ops takes about
+/// 90 s and 2.6 GB to compile (docs/graph.md, "Deep graphs"). Define it
+/// before including realify to move the limit.
+#define REALIFY_GRAPH_MAX_DEPTH 1024
+#endif
+#define REALIFY_GRAPH_STRINGIZE_(X) #X
+#define REALIFY_GRAPH_STRINGIZE(X) REALIFY_GRAPH_STRINGIZE_(X)
+
+/// What detection finds below a node type, each fact computed from its
+/// children's: the counts of the walk back from N (N's descendants, per use:
+/// a node shared by two consumers counts in each), the depth, the first user
+/// op no lowering accepts (children first), and N as a type_node. The facts
+/// of a node's children are instantiated with the node's type, where it is
+/// built (detail::node_children), after theirs: nothing walks down a type, so
+/// no chain of instantiations grows with the graph's depth.
+template <class N, class Children>
+struct graph_facts_of;
+template <class N, class... C>
+struct graph_facts_of<N, type_list<C...>> {
+    static constexpr std::size_t depth = 1 + std::max({std::size_t{0}, graph_facts<C>::depth...});
+    // one error, at the node that crosses the limit (those above it say nothing more)
+    static_assert(depth <= REALIFY_GRAPH_MAX_DEPTH || depth - 1 > REALIFY_GRAPH_MAX_DEPTH,
+                  "realify::graph: this node makes the graph deeper than REALIFY_GRAPH_MAX_DEPTH = "
+                  REALIFY_GRAPH_STRINGIZE(REALIFY_GRAPH_MAX_DEPTH) " nodes, where its compile time grows with the "
+                  "square of the depth: lower the graph in parts (one program's output is the next one's graph::input)");
+    static constexpr detection_counts below = [] {
+        detection_counts c;
+        ((c.add(graph_facts<C>::below), count_node<C>(c, is_boundary_v<N, C>)), ...);
+        return c;
+    }();
+    using unlowered = typename first_non_void<typename graph_facts<C>::unlowered...,
+                                              typename decltype(unlowered_tag<N>())::type>::type;
+    static constexpr std::array<const type_node*, sizeof...(C)> children{&graph_facts<C>::node...};
+    static constexpr std::array<bool, sizeof...(C)> boundary{is_boundary_v<N, C>...};
+    static constexpr type_node node{op_name<N>(), in_complex_subgraph_v<N>, children.data(), boundary.data(),
+                                    sizeof...(C)};
+    /// Every fact above computed (what node_children instantiates).
+    static constexpr bool ready = depth > 0 && below.op_nodes + 1 > 0 && node.count == sizeof...(C);
+};
+
+template <class N>
+struct graph_facts : graph_facts_of<N, typename children_of<N>::type> {};
 
 template <class... Outs>
 constexpr detection_counts count_detected() {
     detection_counts c;
-    auto visit = [&c]<class X>(std::type_identity<X>, bool boundary) {
-        c.anchors += is_anchor_v<X> ? 1 : 0;
-        c.complex_nodes += in_complex_subgraph_v<X> ? 1 : 0;
-        c.boundary_inputs += boundary ? 1 : 0;
-        c.op_nodes += is_op_node_v<X> ? 1 : 0;
-        c.fallbacks += rule_of<X>() == node_rule::fallback ? 1 : 0;
-    };
-    ((walk_back<Outs>(visit), visit(std::type_identity<Outs>{}, false)), ...);
+    ((c.add(graph_facts<Outs>::below), count_node<Outs>(c, false)), ...);
     return c;
 }
 
+/// The names of the complex subgraphs' nodes (Boundary: of their boundary
+/// inputs) in the walk's post-order, per use: a loop with a stack as deep as
+/// the graph over the type_nodes, not a recursion over the types.
 template <bool Boundary, std::size_t Size, class... Outs>
 constexpr std::array<std::string_view, Size> detected_names() {
     std::array<std::string_view, Size> names{};
     std::size_t next = 0;
-    auto visit = [&]<class X>(std::type_identity<X>, bool boundary) {
-        if (Boundary ? boundary : in_complex_subgraph_v<X>) names[next++] = op_name<X>();
+    struct frame {
+        const type_node* n;
+        std::size_t child;
+        bool boundary;
     };
-    ((walk_back<Outs>(visit), visit(std::type_identity<Outs>{}, false)), ...);
+    std::array<frame, std::max({std::size_t{1}, graph_facts<Outs>::depth...})> stack{};
+    for (const type_node* root : {&graph_facts<Outs>::node...}) {
+        std::size_t top = 0;
+        stack[0] = {root, 0, false};
+        for (;;) {
+            frame& f = stack[top];
+            if (f.child < f.n->count) {
+                const std::size_t i = f.child++;
+                stack[++top] = {f.n->children[i], 0, f.n->boundary[i]};
+                continue;
+            }
+            if (Boundary ? f.boundary : f.n->in_complex_subgraph) names[next++] = f.n->name;
+            if (top == 0) break;
+            --top;
+        }
+    }
     return names;
 }
 

@@ -139,9 +139,9 @@ struct children_kinds<custom_node<Tag, R, C...>> {
     static constexpr evaluator_fn table = &evaluate_table<Tag, T, operand_kind_t<C>...>;
 };
 
-/// The evaluator of node type N, by its rule. Strict: a node no lowering
-/// accepts is a compile error naming its op (strict_mode_no_lowering_for_op).
-template <bool Strict, class N>
+/// The evaluator of node type N, by its rule (strict mode refuses user ops
+/// without a lowering in graph::program, graph/program.hpp).
+template <class N>
 constexpr evaluator_fn evaluator_of() {
     using T = typename traits_t<N>::real_type;
     constexpr node_rule rule = rule_of<N>();
@@ -169,9 +169,6 @@ constexpr evaluator_fn evaluator_of() {
         return &evaluate_tensor_op<N>;
     } else if constexpr (!is_custom_v<N>) {
         return nullptr;  // never compiles: refused at its builder call (graph/builder.hpp), one error there
-    } else if constexpr (Strict) {
-        [[maybe_unused]] constexpr std::size_t error = sizeof(strict_mode_no_lowering_for_op<typename N::tag>);
-        return nullptr;
     } else {
         return &evaluate_fallback<N>;
     }

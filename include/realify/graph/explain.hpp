@@ -2,7 +2,8 @@
 // before and after the passes, the lowering each node took, the fallbacks
 // and tensor-level user functions (graph breaks), what runs on several
 // threads, the coverage n_supported / n_total, and for a graph with matrix
-// products the library they run on (realify::simd::gemm_backend()).
+// products what they run on (the report realify_gemm registers,
+// realify/simd/gemm_report.hpp: explain() links with realify::core alone).
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,6 @@
 #include "realify/graph/detect.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/program.hpp"
-#include "realify/simd/gemm.hpp"
 
 namespace realify::graph {
 
@@ -38,10 +38,8 @@ struct detected_counts {
     std::size_t anchors = 0, complex_nodes = 0, boundary_inputs = 0, unanchored_complex_outputs = 0;
 };
 
-/// explain()'s text; for a graph with matrix products, the library
-/// `matrix_backend` names (realify::simd::gemm_backend: realify_gemm's, so it
-/// is named by the caller, not by realify_simd).
-std::string explain(const graph_ir& g, const detected_counts& detected, std::string_view (*matrix_backend)());
+/// explain()'s text.
+std::string explain(const graph_ir& g, const detected_counts& detected);
 }  // namespace detail
 
 template <bool Strict, class... Outs>
@@ -49,8 +47,7 @@ std::string explain(const program<Strict, Outs...>& p) {
     using detected = detect<Outs...>;
     return detail::explain(p.ir(),
                            {detected::anchors, detected::complex_nodes, detected::boundary_inputs,
-                            detected::unanchored_complex_outputs},
-                           &simd::gemm_backend);
+                            detected::unanchored_complex_outputs});
 }
 
 }  // namespace realify::graph

@@ -3,7 +3,7 @@
 // through its `reference`, run by the elementwise engine as a user's element
 // function (dispatch::lowering::elementwise) — that node only (one graph
 // break); its operands and consumers stay lowered. In strict mode such a node does not compile
-// (graph/evaluate.hpp).
+// (graph::program, graph/program.hpp).
 #pragma once
 
 #include <any>

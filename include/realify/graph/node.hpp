@@ -81,9 +81,25 @@ struct component_of<std::complex<T>> {
 };
 }  // namespace detail
 
-/// Marker base of every graph node (for concepts).
+struct graph_ir;  // graph/ir.hpp
+struct node_base;
+
+namespace detail {
+/// Adds the record of a node of type N, its children's first, to the run-time
+/// mirror of a graph (graph/build_ir.hpp); returns its slot.
+template <class N>
+std::size_t add_node(graph_ir& g, const node_base& n);
+}  // namespace detail
+
+/// The base of every graph node: its identity, and how its record is added
+/// when the graph is lowered. Each node type's constructor sets `add_record`
+/// to its own detail::add_node, and a node adds its children through their
+/// pointers, so add_node<N> never names a child's type: lowering a graph
+/// instantiates no chain of templates as deep as the graph, and a chain of a
+/// thousand ops compiles within the compiler's template depth.
 struct node_base {
     std::uint64_t id = detail::next_node_id();
+    std::size_t (*add_record)(graph_ir&, const node_base&) = nullptr;
 };
 
 template <class T>
@@ -219,9 +235,18 @@ private:
     block_ptr m_block;
 };
 
+/// What detection finds below a node type (graph/detect.hpp).
+template <class N>
+struct graph_facts;
+
 /// A node's children, shared by the node's copies (a node never changes).
 template <class... Children>
 class node_children {
+    // The children's graph facts, instantiated with the node's type where the
+    // node is built: each node type's facts are computed from facts already
+    // there, and no chain of instantiations follows the graph's depth.
+    static_assert((graph_facts<Children>::ready && ...));
+
 public:
     using children_type = std::tuple<Children...>;
     /// The children, as references.
@@ -247,7 +272,7 @@ private:
 /// (xt::xtensor<std::complex<float>, 3>, xt::xtensor_fixed<…>: rank / shape static).
 template <class T>
 struct input_node : node_base {
-    explicit input_node(std::string n) : m_name(std::move(n)) {}
+    explicit input_node(std::string n) : m_name(std::move(n)) { add_record = &detail::add_node<input_node>; }
     const std::string& name() const noexcept { return m_name.get(); }
 
 private:
@@ -278,14 +303,14 @@ using leaf_traits = value_traits<typename component_of<typename element_traits<T
 template <class C>
 struct constant_node : node_base {
     std::shared_ptr<const C> value;
-    explicit constant_node(C v) : value(std::make_shared<const C>(std::move(v))) {}
+    explicit constant_node(C v) : value(std::make_shared<const C>(std::move(v))) { add_record = &detail::add_node<constant_node>; }
 };
 
 /// A number operand (x * 2.0, x + std::complex<double>(0, 1)).
 template <class S>
 struct scalar_node : node_base {
     S value;
-    explicit scalar_node(S v) : value(v) {}
+    explicit scalar_node(S v) : value(v) { add_record = &detail::add_node<scalar_node>; }
 };
 
 /// An op node: tag, children, run-time attributes.
@@ -293,7 +318,9 @@ template <class Tag, class... Children>
 struct node : node_base, detail::node_children<Children...> {
     using tag = Tag;
     explicit node(detail::shared_attrs a, const Children&... c)
-        : detail::node_children<Children...>(c...), m_attrs(std::move(a)) {}
+        : detail::node_children<Children...>(c...), m_attrs(std::move(a)) {
+        add_record = &detail::add_node<node>;
+    }
     const node_attrs& attrs() const noexcept { return m_attrs.get(); }
 
 private:
@@ -308,7 +335,9 @@ struct custom_node : node_base, detail::node_children<Children...> {
     using tag = Tag;
     Reference reference;
     explicit custom_node(Reference r, const Children&... c)
-        : detail::node_children<Children...>(c...), reference(std::move(r)) {}
+        : detail::node_children<Children...>(c...), reference(std::move(r)) {
+        add_record = &detail::add_node<custom_node>;
+    }
     const node_attrs& attrs() const noexcept { return detail::no_attrs(); }
 };
 
@@ -331,7 +360,9 @@ struct tensor_op_node : node_base, detail::node_children<Children...> {
     static constexpr std::string_view user_name = Name.view();  // not `name`: inputs have name()
     using result_element = Result;
     Fn fn;
-    explicit tensor_op_node(Fn f, const Children&... c) : detail::node_children<Children...>(c...), fn(std::move(f)) {}
+    explicit tensor_op_node(Fn f, const Children&... c) : detail::node_children<Children...>(c...), fn(std::move(f)) {
+        add_record = &detail::add_node<tensor_op_node>;
+    }
 };
 
 /// A tensor_op result's shape, declared so that the graph hands fn the
@@ -357,7 +388,7 @@ inline constexpr bool is_into_buffer_v<into_buffer<S, F>> = true;
 /// Conversion of the component type (PyTorch's `.float()` and `type_as`).
 template <class To, class Child>
 struct cast_node : node_base, detail::node_children<Child> {
-    explicit cast_node(const Child& c) : detail::node_children<Child>(c) {}
+    explicit cast_node(const Child& c) : detail::node_children<Child>(c) { add_record = &detail::add_node<cast_node>; }
 };
 
 }  // namespace realify::graph

@@ -167,9 +167,15 @@ template <bool Strict, class... Outs>
 class program {
 public:
     explicit program(const pipeline& passes, const Outs&... outputs) : m_outputs(outputs...) {
+        if constexpr (Strict) {  // a user op no lowering accepts: a compile error naming its op
+            using unlowered = typename detail::first_non_void<typename detail::graph_facts<Outs>::unlowered...>::type;
+            if constexpr (!std::is_void_v<unlowered>) {
+                [[maybe_unused]] constexpr std::size_t error = sizeof(strict_mode_no_lowering_for_op<unlowered>);
+            }
+        }
         // the records point at the nodes held by m_outputs, which never move
         const auto slots = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir<Strict>(m_ir.edit(), m_outputs.template get<I>())...};
+            return std::array<std::size_t, sizeof...(Outs)>{detail::add_to_ir(m_ir.edit(), m_outputs.template get<I>())...};
         }(std::index_sequence_for<Outs...>{});
         detail::finish_lowering(m_ir.edit(), slots, passes);
     }

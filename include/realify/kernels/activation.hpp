@@ -13,6 +13,8 @@
 //   gelu_tanh    x / (1 + e^(−2u)), u = √(2/π)·(x + 0.044715·x³)
 //                                           = x·½·(1 + tanh u), PyTorch's
 //                                             'tanh', likewise
+// The quotient x / (1 + e^−t) is evaluated without overflow where e^−t
+// overflows (detail::over_one_plus_exp): silu(−89.f) is −1.98e−37, not 0.
 // Special values follow the formulas as PyTorch's do: silu(−inf) and
 // gelu(−inf) are NaN (−inf·0), sigmoid(−inf) = 0, gelu(−0) = silu(−0) = −0.
 #pragma once
@@ -34,10 +36,28 @@ inline constexpr T erf_saturated = sizeof(T) == sizeof(float) ? T(4) : T(6);
 template <class T>
 inline constexpr T erfc_limit = sizeof(T) == sizeof(float) ? T(9) : T(26);
 
-/// x / (1 + e^−t) (t = x: silu; sigmoid is the quotient 1 / (…)), lanes by
-/// lanes: for −t below exp_low, e^−t vanishes next to 1 and the quotient is
-/// the numerator; above exp_high (e^−t huge or inf, the quotient tiny, 0 or
-/// NaN) and for NaN the scalar form redoes the lane.
+/// x / (1 + e^−t), the scalar form (t = x: silu; x = 1: sigmoid; t = 2u:
+/// gelu('tanh'); |x| ≤ max(1, |t|) in each). Where e^−t is finite, that
+/// quotient; beyond (t < −exp_high: e^−t overflows, 1 + e^−t is e^−t to
+/// rounding) the quotient is x·e^t, evaluated as (x·h)·h with h = e^(t/2),
+/// a normal number wherever the result is not 0 — no overflow, and no digits
+/// lost to a subnormal e^t (silu(−710) in double is x·e^x = −3.18e−306).
+/// Float evaluates it in double and rounds once: e^t of a float t is never
+/// subnormal there, and the result is within half an ulp or so.
+template <std::floating_point T>
+T over_one_plus_exp(T x, T t) noexcept {
+    if constexpr (sizeof(T) == sizeof(float)) {
+        return static_cast<T>(over_one_plus_exp<double>(x, t));
+    } else {
+        if (!(t < -exp_high<T>)) return x / (T(1) + std::exp(-t));  // NaN included
+        const T h = std::exp(t / T(2));
+        return (x * h) * h;
+    }
+}
+
+/// x / (1 + e^−t), lanes by lanes: for −t below exp_low, e^−t vanishes next
+/// to 1 and the quotient is the numerator; above exp_high (e^−t huge or inf,
+/// the quotient tiny, 0 or NaN) and for NaN the scalar form redoes the lane.
 template <class V>
 [[gnu::always_inline]] inline typename V::batch over_one_plus_exp(typename V::batch numerator, typename V::batch t,
                                                                   typename V::mask& redo) noexcept {
@@ -58,7 +78,7 @@ struct element<op::sigmoid> {
     static constexpr std::string_view real_formula = "1 / (1 + e^−x)";
     template <std::floating_point T>
     T operator()(T x) const noexcept {
-        return T(1) / (T(1) + std::exp(-x));
+        return detail::over_one_plus_exp(T(1), x);
     }
     template <class V>
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
@@ -72,7 +92,7 @@ struct element<op::silu> {
     static constexpr std::string_view real_formula = "x / (1 + e^−x)";
     template <std::floating_point T>
     T operator()(T x) const noexcept {
-        return x / (T(1) + std::exp(-x));
+        return detail::over_one_plus_exp(x, x);
     }
     template <class V>
     [[gnu::always_inline]] static typename V::batch simd(typename V::batch x, typename V::mask& redo) noexcept {
@@ -121,7 +141,7 @@ struct element<op::gelu> {
     template <std::floating_point T>
     T operator()(T x, const parameters<T>& p) const noexcept {
         if (!p.tanh) return (*this)(x);
-        return x / (T(1) + std::exp(T(-2) * tanh_argument<T>(x)));
+        return detail::over_one_plus_exp(x, T(2) * tanh_argument<T>(x));
     }
     /// u = √(2/π)·(x + 0.044715·x³), PyTorch's order (X: T or a batch of T).
     template <class T, class X>

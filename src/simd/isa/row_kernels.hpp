@@ -8,8 +8,10 @@
 //                          shifts by it, and e^(x − ±0) is the same)
 //   exp_sum(x, s, out, n)  out = e^(x − s) (x − s rounded as T; out may be
 //                          nullptr: not stored), returns Σ e^(x − s)
-//   moments(x, c, n, sums) sums = {Σ(x − c), Σ(x − c)²} (x − c and its square
-//                          rounded as T)
+//   moments(x, c, n, eps, means)
+//                          means = {mean(x − c), mean((x − c)²)} (x − c
+//                          rounded as T), finite wherever they are: see
+//                          moments below
 //   normalize(x, c, c2, k, w, b, out, n)
 //                          out = ((x − c) − c2)·k, then ·w and +b where given
 //                          (each step rounded as T: no fused multiply-add, so
@@ -30,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <limits>
 
@@ -163,7 +166,20 @@ struct row_kernels {
         return total;
     }
 
-    static void moments(const T* x, T center, std::size_t n, double* sums) noexcept {
+    /// The mean square below which squares that underflowed in T (each off
+    /// by less than T's smallest normal) could move it by more than a unit
+    /// of T's rounding.
+    static constexpr double tiny_mean_square = static_cast<double>(std::numeric_limits<T>::min()) *
+                                               static_cast<double>(std::uint64_t{1} << std::numeric_limits<T>::digits);
+
+    /// The fast pass: d and d² in T, summed per chunk of registers in T, then
+    /// in double. A chunk's sum of squares overflows T from |x − c| ≈
+    /// √(max / 16) (about 4.6e18 in float, 3.4e153 in double), and squares
+    /// below √min underflow; where either could have happened — sums that
+    /// are not finite, or a mean square that, with the caller's eps added,
+    /// is that small — the row is summed again by scaled_moments. Ordinary
+    /// rows never take it: the speed is the fast pass's.
+    static void moments(const T* x, T center, std::size_t n, double eps, double* means) noexcept {
         const B c(center);
         summer first, second;
         std::size_t i = 0;
@@ -172,13 +188,52 @@ struct row_kernels {
             first.add(d);
             second.add(d * d);
         }
-        sums[0] = first.result();
-        sums[1] = second.result();
+        double sum = first.result(), squares = second.result();
         for (; i < n; ++i) {
             const T d = x[i] - center;
-            sums[0] += static_cast<double>(d);
-            sums[1] += static_cast<double>(d * d);
+            sum += static_cast<double>(d);
+            squares += static_cast<double>(d * d);
         }
+        const double count = static_cast<double>(n);
+        means[0] = sum / count;
+        means[1] = squares / count;
+        if (!(std::isfinite(sum) && std::isfinite(squares) && means[1] + eps >= tiny_mean_square)) [[unlikely]]
+            scaled_moments(x, center, n, means);
+    }
+
+    /// The moments of the row with every d = x − c (rounded as T) scaled by
+    /// 2^−e, e the exponent of the largest |d|: the scaled values lie in
+    /// (−2, 2), their squares and sums in double neither overflow nor
+    /// underflow where it matters, and the scale comes back exactly in the
+    /// means — finite wherever the moments are (float: any row whose d are
+    /// finite; double: mean(d²) up to DBL_MAX). A d that is not finite (an
+    /// inf or NaN in the row, or x − c beyond T's range) gives the sums of
+    /// the unscaled values: inf or NaN, as they are.
+    [[gnu::noinline, gnu::cold]] static void scaled_moments(const T* x, T center, std::size_t n, double* means) noexcept {
+        bool finite = true;
+        T largest = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            const T d = std::abs(x[i] - center);
+            finite = finite && std::isfinite(d);
+            largest = d > largest ? d : largest;
+        }
+        const int e = finite && largest > 0 ? std::ilogb(largest) : 0;
+        // 2^−e as two factors: each a normal double for every e of float and double
+        const double down_high = std::ldexp(1.0, -(e / 2)), down_low = std::ldexp(1.0, -(e - e / 2));
+        double sum = 0, squares = 0;
+        for (std::size_t i = 0; i < n;) {  // blocks of 64 terms, then the total: the fast pass's error
+            double block_sum = 0, block_squares = 0;
+            for (const std::size_t end = std::min(n, i + 64); i < end; ++i) {
+                const double d = static_cast<double>(x[i] - center) * down_high * down_low;
+                block_sum += d;
+                block_squares += d * d;
+            }
+            sum += block_sum;
+            squares += block_squares;
+        }
+        const double count = static_cast<double>(n);
+        means[0] = std::ldexp(sum / count, e);
+        means[1] = std::ldexp(squares / count, 2 * e);
     }
 
     [[gnu::always_inline]] static B affine(const B& x, const B& c, const B& c2, const B& k, const T* w, const T* b,

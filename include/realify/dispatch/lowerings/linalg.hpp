@@ -228,8 +228,8 @@ auto product(std::string_view op, const A& a, const B& b, Out&... o) {
     const tensor_ref ma = matrices_of(ia.ref(), vector_a, false), mb = matrices_of(ib.ref(), false, vector_b);
     const product_plan plan = plan_product(op, ma, mb, ia.shape(), ib.shape());
     dims shape = plan.batch;
-    if (!vector_a) shape.extent[shape.rank++] = plan.m;
-    if (!vector_b) shape.extent[shape.rank++] = plan.n;
+    if (!vector_a) engine::append_extent(op, shape, plan.m);
+    if (!vector_b) engine::append_extent(op, shape, plan.n);
     const auto run = [&](T* out) { multiply<complex>(plan, ia, ma, ib, mb, out); };
     using result = result_type<T, complex, ResultRank, A, B>;
     if constexpr (sizeof...(Out) == 0) {

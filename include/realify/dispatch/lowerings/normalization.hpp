@@ -42,8 +42,17 @@ struct optional_input<W> {
     const engine::tensor_ref* ref() const noexcept { return &in.ref(); }
 };
 
+/// normalized_shape must name at least one dim (PyTorch: "Expected
+/// normalized_shape to be at least 1-dimensional"); a shape_error naming `op`.
+inline void check_normalized_shape(std::string_view op, const dim_list& shape) {
+    if (shape.empty())
+        engine::throw_shape_error(op, "normalized_shape is (): it must name at least one trailing dim of the input, "
+                                      "as PyTorch requires");
+}
+
 /// The trailing dims normalized_shape names must be the input's.
 inline std::size_t normalized_dims(std::string_view op, const engine::tensor_ref& in, const dim_list& shape) {
+    check_normalized_shape(op, shape);
     bool ok = shape.size() <= in.rank();
     for (std::size_t i = 0; ok && i < shape.size(); ++i)
         ok = shape[i] >= 0 && static_cast<std::size_t>(shape[i]) == in.shape[in.rank() - shape.size() + i];
