@@ -1,51 +1,57 @@
 // realify/threads.hpp and parallel.hpp: the thread counts, the budget of
-// worker threads shared by concurrent calls, and the one OpenMP parallel
-// region of the library. The only translation unit compiled with -fopenmp.
+// worker threads shared by concurrent calls, and the pool of worker threads
+// that runs the pieces of a split loop.
 //
-// ThreadSanitizer: GCC's libgomp is not instrumented, so TSan cannot see
-// that the threads of a team start after the caller has written what they
-// read, nor that the caller resumes after they have written their results.
-// In a TSan build (__SANITIZE_THREAD__) the region states both edges itself
-// (__tsan_release / __tsan_acquire on a per-call address), and the function
-// holding the region is not instrumented — OpenMP outlines the region into a
-// function that reads the captured variables before any statement of ours
-// runs. Everything the threads run (the loops of the library) stays
-// instrumented, so races between the ranges of one call, or between calls,
-// are reported (docs/testing.md).
+// Why a pool of our own rather than an OpenMP team: an OpenMP parallel region
+// ends with a barrier that waits for every thread of the team to arrive, so a
+// call cannot return before the scheduler has run each of its workers. On a
+// machine whose cores are busy with other programs (a library inside its
+// users' servers) a worker waits a time slice or more for a core, and a call
+// worth 50 µs took milliseconds. Here the caller publishes a job, claims its
+// pieces itself like any worker, and returns once every piece it or a worker
+// has CLAIMED is done: a worker the scheduler runs late finds nothing left
+// and never delays the call.
+//
+// OpenMP is still read for two facts of the program's own: OMP_NUM_THREADS
+// (the default count, as libgomp reads it) and whether the calling thread is
+// inside an OpenMP parallel region (then a call runs on that thread alone).
+// Everything else is std::thread, std::mutex, std::condition_variable and
+// std::atomic, all of which ThreadSanitizer sees (docs/testing.md).
 #include "parallel.hpp"
 
 #include <omp.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
 #include <cstddef>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "realify/errors.hpp"
 #include "realify/threads.hpp"
-
-#if defined(__SANITIZE_THREAD__)
-extern "C" void __tsan_acquire(void* address);
-extern "C" void __tsan_release(void* address);
-#define REALIFY_TSAN_ACQUIRE(address) __tsan_acquire(address)
-#define REALIFY_TSAN_RELEASE(address) __tsan_release(address)
-#define REALIFY_NOT_TSAN_INSTRUMENTED __attribute__((no_sanitize_thread))
-#else
-#define REALIFY_TSAN_ACQUIRE(address) static_cast<void>(address)
-#define REALIFY_TSAN_RELEASE(address) static_cast<void>(address)
-#define REALIFY_NOT_TSAN_INSTRUMENTED
-#endif
 
 namespace realify {
 
 namespace {
 
 std::atomic<int> process_count{0};  // set_num_threads; 0: the default
-thread_local int scoped_count = 0;  // the innermost scoped_num_threads of this thread; 0: none
-std::atomic<int> busy_workers{0};   // worker threads (callers not counted) in use by all calls
+std::atomic<int> busy_workers{0};   // worker threads (callers not counted) reserved by all calls now
+
+/// The live scoped_num_threads of this thread, oldest first: (token, count).
+/// A scope that ends removes exactly its own entry (as scoped_arch does), so
+/// scopes ended out of order — held in std::optional or on the heap — leave
+/// the count of the newest scope still alive, and none once all have ended.
+thread_local std::vector<std::pair<unsigned long long, int>> live_scopes;
+std::atomic<unsigned long long> next_scope_token{1};  // unique across threads
 
 /// OMP_NUM_THREADS (its first value) or the processors, as libgomp reads them.
 int default_count() noexcept {
@@ -74,75 +80,306 @@ int reserve_workers(int wanted, int cap) noexcept {
 
 }  // namespace
 
-int get_num_threads() noexcept { return scoped_count > 0 ? scoped_count : process_threads(); }
+int get_num_threads() noexcept { return live_scopes.empty() ? process_threads() : live_scopes.back().second; }
 
 void set_num_threads(int n) {
     check_count("set_num_threads", n);
     process_count.store(n, std::memory_order_relaxed);
 }
 
-scoped_num_threads::scoped_num_threads(int n) : previous_(scoped_count) {
+scoped_num_threads::scoped_num_threads(int n) : token_(next_scope_token.fetch_add(1, std::memory_order_relaxed)) {
     check_count("scoped_num_threads", n);
-    scoped_count = n;
+    live_scopes.emplace_back(token_, n);
 }
 
-scoped_num_threads::~scoped_num_threads() { scoped_count = previous_; }
+// A scope destroyed on another thread than its own finds nothing to remove
+// here (tokens are unique): it cannot disturb that thread's counts.
+scoped_num_threads::~scoped_num_threads() {
+    std::erase_if(live_scopes, [this](const auto& scope) { return scope.first == token_; });
+}
 
 namespace parallel {
-
-std::size_t threads_for(std::size_t work, std::size_t grain) noexcept {
-    if (grain == 0 || work / grain < 2 || omp_in_parallel()) return 1;
-    return std::min(work / grain, static_cast<std::size_t>(get_num_threads()));
-}
 
 namespace detail {
 
 namespace {
 
-/// The team: its threads claim ranges of `claim` pieces in order until none
-/// is left (a thread that starts late, or shares its core, takes fewer);
-/// the first exception is kept.
-REALIFY_NOT_TSAN_INSTRUMENTED void fork(std::size_t pieces, int threads, range_function function, const void* body,
-                                        std::exception_ptr& failure, std::mutex& failure_mutex) {
-    const std::size_t claim = std::max<std::size_t>(1, pieces / (8 * static_cast<std::size_t>(threads)));
+/// True while this thread runs pieces of a split loop: a call made by a piece
+/// runs on its thread alone (no nested split).
+thread_local bool in_piece = false;
+
+std::atomic<int> worker_delay_us{0};           // set_worker_delay_for_tests
+std::atomic<std::size_t> late_arrivals{0};     // workers that joined a job with nothing left to claim
+
+/// One split loop. A job object belongs to the pool, never to the caller's
+/// stack, and is reused only once no thread holds it — see "Lifetime" below.
+struct job {
+    // Set by the caller before it publishes the job (under the pool's mutex),
+    // read-only until every holder has left.
+    std::size_t pieces = 0;
+    std::size_t claim = 1;  // pieces per claim
+    range_function function = nullptr;
+    const void* body = nullptr;
+    // The pieces: claimed in order, counted once run.
     std::atomic<std::size_t> next{0};
-    char fork_edge = 0, join_edge = 0;
-    REALIFY_TSAN_RELEASE(&fork_edge);
-#pragma omp parallel num_threads(threads)
-    {
-        REALIFY_TSAN_ACQUIRE(&fork_edge);
-        for (;;) {
-            const std::size_t first = next.fetch_add(claim, std::memory_order_relaxed);
-            if (first >= pieces) break;
+    std::atomic<std::size_t> finished{0};
+    std::atomic<int> complete{0};  // 1 once finished == pieces (what a waiting caller sleeps on)
+    // The first exception a piece threw (written under failure_mutex, read by
+    // the caller after `finished` says every piece is done).
+    std::mutex failure_mutex;
+    std::exception_ptr failure;
+    // Under the pool's mutex:
+    int seats = 0;    // workers that may still join
+    int holders = 0;  // the caller until it returns, each worker that joined until it leaves
+};
+
+// Lifetime. The caller waits for its job's pieces, not for its workers: it
+// returns once `finished` equals `pieces`. The pieces are the only thing that
+// reads the caller's `body`, a piece is run only by the thread that claimed it
+// (next.fetch_add below `pieces`), and it counts in `finished` only when it
+// has returned — so once the caller returns, no thread will ever call `body`
+// again. A worker may still be about to look at the job (it joined, then was
+// not run for a while): that is why the job is the pool's object and stays
+// valid while any thread holds it (`holders`, counted under the pool's
+// mutex). The late worker claims, finds `next` past `pieces`, and leaves; the
+// last holder to leave puts the job back on the free list, so a job is
+// reused for another call only when nobody holds it.
+
+/// The threads waiting for pieces to run, and the published jobs.
+class pool {
+public:
+    /// Publishes a job of `pieces` for the caller and `workers` workers.
+    job& publish(std::size_t pieces, std::size_t claim, range_function function, const void* body, int workers,
+                 int cap) {
+        job* j = nullptr;
+        {
+            const std::lock_guard lock(m_mutex);
+            grow(cap);
+            if (m_free.empty()) {
+                m_jobs.push_back(std::make_unique<job>());
+                j = m_jobs.back().get();
+            } else {
+                j = m_free.back();
+                m_free.pop_back();
+            }
+            j->pieces = pieces;
+            j->claim = claim;
+            j->function = function;
+            j->body = body;
+            j->next.store(0, std::memory_order_relaxed);
+            j->finished.store(0, std::memory_order_relaxed);
+            j->complete.store(0, std::memory_order_relaxed);
+            j->failure = nullptr;
+            j->seats = workers;
+            j->holders = 1;
+            m_open.push_back(j);
+            m_published.fetch_add(1, std::memory_order_release);
+        }
+        for (int w = 0; w < workers; ++w) m_wake.notify_one();
+        return *j;
+    }
+
+    /// The caller's end of a job: every piece has been claimed; waits until
+    /// they are all done, then lets go of the job. Returns its first exception.
+    std::exception_ptr finish(job& j) {
+        wait_until_complete(j);
+        std::exception_ptr failure = std::move(j.failure);  // `finished` (acquire) orders its write before this
+        const std::lock_guard lock(m_mutex);
+        close(j);
+        leave(j);
+        return failure;
+    }
+
+private:
+    void grow(int cap) {  // under m_mutex
+        while (m_threads < cap) {
             try {
-                function(body, first, std::min(pieces, first + claim));
+                std::thread(&pool::work, this).detach();
+            } catch (const std::system_error&) {
+                return;  // no more threads: the callers claim the pieces themselves
+            }
+            ++m_threads;
+        }
+    }
+
+    void close(job& j) {  // under m_mutex: no worker joins it from now on
+        j.seats = 0;
+        std::erase(m_open, &j);
+    }
+
+    void leave(job& j) {  // under m_mutex
+        if (--j.holders == 0) m_free.push_back(&j);
+    }
+
+    /// An open job with a free seat, taken (under m_mutex), or nullptr.
+    job* take_seat() {
+        const auto open = std::find_if(m_open.begin(), m_open.end(), [](const job* j) { return j->seats > 0; });
+        if (open == m_open.end()) return nullptr;
+        job* const j = *open;
+        ++j->holders;
+        if (--j->seats == 0) m_open.erase(open);
+        return j;
+    }
+
+    /// A worker thread: takes seats of jobs and runs pieces until the process ends.
+    void work() {
+        pthread_setname_np(pthread_self(), "realify");
+        std::unique_lock lock(m_mutex);
+        for (;;) {
+            job* j = take_seat();
+            if (j == nullptr) {
+                // Calls often come back to back: watch for the next one for a
+                // moment before sleeping (a futex wake costs the caller a few
+                // microseconds and the woken thread several more).
+                const unsigned seen = m_published.load(std::memory_order_relaxed);
+                lock.unlock();
+                spin_while([&] { return m_published.load(std::memory_order_relaxed) == seen; }, worker_spin);
+                lock.lock();
+                if ((j = take_seat()) == nullptr) {
+                    m_wake.wait(lock);
+                    continue;
+                }
+            }
+            lock.unlock();
+            if (const int delay = worker_delay_us.load(std::memory_order_relaxed); delay > 0)
+                std::this_thread::sleep_for(std::chrono::microseconds(delay));
+            if (run_pieces(*j) == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces)
+                late_arrivals.fetch_add(1, std::memory_order_relaxed);
+            lock.lock();
+            leave(*j);
+        }
+    }
+
+    /// Spins (pausing) while keep_spinning() holds, for at most `limit`.
+    template <class Predicate>
+    static void spin_while(Predicate keep_spinning, std::chrono::nanoseconds limit) {
+        const auto end = std::chrono::steady_clock::now() + limit;
+        for (unsigned i = 1; keep_spinning(); ++i) {
+            __builtin_ia32_pause();
+            if (i % 64 == 0 && std::chrono::steady_clock::now() >= end) return;
+        }
+    }
+
+    /// The caller's wait for the pieces workers still run: a spin (they are
+    /// running, most end within microseconds), then a sleep on `complete`
+    /// (a worker the scheduler took the core from may need a time slice).
+    static void wait_until_complete(job& j) {
+        spin_while([&] { return j.finished.load(std::memory_order_acquire) != j.pieces; }, caller_spin);
+        while (j.finished.load(std::memory_order_acquire) != j.pieces) j.complete.wait(0, std::memory_order_acquire);
+    }
+
+public:
+    /// Claims and runs pieces of `j` until none is left; returns how many it ran.
+    static std::size_t run_pieces(job& j) noexcept {
+        const bool outer = std::exchange(in_piece, true);
+        std::size_t ran = 0;
+        // `next` may pass `pieces` by a claim per thread: pieces ≤ SIZE_MAX / 2 in practice
+        while (j.next.load(std::memory_order_relaxed) < j.pieces) {
+            const std::size_t first = j.next.fetch_add(j.claim, std::memory_order_relaxed);
+            if (first >= j.pieces) break;
+            const std::size_t last = std::min(j.pieces, first + j.claim);
+            try {
+                j.function(j.body, first, last);
             } catch (...) {
-                const std::lock_guard lock(failure_mutex);
-                if (!failure) failure = std::current_exception();
+                const std::lock_guard lock(j.failure_mutex);
+                if (!j.failure) j.failure = std::current_exception();
+            }
+            ran += last - first;
+            if (j.finished.fetch_add(last - first, std::memory_order_acq_rel) + (last - first) == j.pieces) {
+                j.complete.store(1, std::memory_order_release);
+                j.complete.notify_one();
             }
         }
-        REALIFY_TSAN_RELEASE(&join_edge);
+        in_piece = outer;
+        return ran;
     }
-    REALIFY_TSAN_ACQUIRE(&join_edge);
+
+private:
+    static constexpr std::chrono::nanoseconds worker_spin = std::chrono::microseconds(50);
+    static constexpr std::chrono::nanoseconds caller_spin = std::chrono::microseconds(100);
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake;  // a job was published
+    std::atomic<unsigned> m_published{0};
+    std::vector<job*> m_open;  // published jobs with seats left, oldest first
+    std::vector<job*> m_free;
+    std::vector<std::unique_ptr<job>> m_jobs;
+    int m_threads = 0;
+};
+
+// The pool is created on first use and never destroyed: its threads sleep in
+// it until the process ends (a static destructor would have to join threads
+// that other static destructors may still be using).
+//
+// fork(): the child has only the forking thread, not the pool's threads, and
+// the pool's mutex may have been held by one of them. The child therefore
+// forgets the pool (a new one is made on its first split call) and the budget
+// reserved by calls of the parent's other threads.
+std::atomic<pool*> current_pool{nullptr};
+std::mutex pool_creation;
+
+void before_fork() { pool_creation.lock(); }
+void after_fork_in_parent() { pool_creation.unlock(); }
+void after_fork_in_child() {
+    current_pool.store(nullptr, std::memory_order_relaxed);
+    busy_workers.store(0, std::memory_order_relaxed);
+    pool_creation.unlock();
 }
+
+pool& the_pool() {
+    if (pool* p = current_pool.load(std::memory_order_acquire)) return *p;
+    const std::lock_guard lock(pool_creation);
+    pool* p = current_pool.load(std::memory_order_relaxed);
+    if (p == nullptr) {
+        static const bool registered = pthread_atfork(before_fork, after_fork_in_parent, after_fork_in_child) == 0;
+        static_cast<void>(registered);
+        p = new pool;  // never deleted (see above)
+        current_pool.store(p, std::memory_order_release);
+    }
+    return *p;
+}
+
+bool serial_here() noexcept { return in_piece || omp_in_parallel() != 0; }
 
 }  // namespace
 
 void run(std::size_t pieces, std::size_t threads, range_function function, const void* body) {
     const std::size_t wanted = std::min({threads, pieces, static_cast<std::size_t>(INT_MAX)});
     const int cap = std::max(process_threads(), get_num_threads()) - 1;
-    const int workers = wanted < 2 || omp_in_parallel() ? 0 : reserve_workers(static_cast<int>(wanted) - 1, cap);
-    if (workers == 0) {
+    const int workers = wanted < 2 || serial_here() ? 0 : reserve_workers(static_cast<int>(wanted) - 1, cap);
+    pool* p = nullptr;
+    job* published = nullptr;
+    if (workers > 0) {
+        const std::size_t claim = std::max<std::size_t>(1, pieces / (8 * static_cast<std::size_t>(workers + 1)));
+        try {
+            p = &the_pool();
+            published = &p->publish(pieces, claim, function, body, workers, cap);
+        } catch (const std::exception&) {  // no memory for the pool's books: the caller runs the loop alone
+        }
+    }
+    if (published == nullptr) {
+        if (workers > 0) busy_workers.fetch_sub(workers, std::memory_order_relaxed);
         function(body, 0, pieces);
         return;
     }
-    std::exception_ptr failure;
-    std::mutex failure_mutex;
-    fork(pieces, workers + 1, function, body, failure, failure_mutex);
+    pool::run_pieces(*published);
+    const std::exception_ptr failure = p->finish(*published);
     busy_workers.fetch_sub(workers, std::memory_order_relaxed);
     if (failure) std::rethrow_exception(failure);
 }
 
+void set_worker_delay_for_tests(std::chrono::microseconds delay) noexcept {
+    worker_delay_us.store(static_cast<int>(delay.count()), std::memory_order_relaxed);
+}
+
+std::size_t late_arrivals_for_tests() noexcept { return late_arrivals.load(std::memory_order_relaxed); }
+
 }  // namespace detail
+
+std::size_t threads_for(std::size_t work, std::size_t grain) noexcept {
+    if (grain == 0 || work / grain < 2 || detail::serial_here()) return 1;
+    return std::min(work / grain, static_cast<std::size_t>(get_num_threads()));
+}
+
 }  // namespace parallel
 }  // namespace realify

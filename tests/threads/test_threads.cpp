@@ -6,11 +6,14 @@
 // reversed layouts; that large calls do use several threads and small ones
 // do not; calls from several threads of the program at once, and from
 // inside the program's own OpenMP parallel region (no nested teams, no more
-// workers than the process-wide count). This executable is also the
+// workers than the process-wide count); the pool itself: every piece once,
+// exceptions, a worker that starts late, fork(). This executable is also the
 // ThreadSanitizer job of CI (docs/testing.md).
 #include <gtest/gtest.h>
 
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -22,9 +25,11 @@
 #include <cstring>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +41,7 @@
 
 #include "realify/realify.hpp"
 #include "realify/threads.hpp"
+#include "simd/parallel.hpp"
 
 namespace {
 
@@ -140,6 +146,36 @@ TEST(Threads, SetGetAndScopes) {
     realify::set_num_threads(process);
 }
 
+// Scopes held in std::optional (or on the heap) may end in another order
+// than they began: each removes only itself, as simd::scoped_arch does.
+TEST(Threads, ScopesEndedOutOfOrder) {
+    const int process = realify::get_num_threads();
+    std::optional<realify::scoped_num_threads> first, second, third;
+    first.emplace(2);
+    second.emplace(3);
+    third.emplace(5);
+    EXPECT_EQ(realify::get_num_threads(), 5);
+    second.reset();  // a middle scope ends: the newest still rules
+    EXPECT_EQ(realify::get_num_threads(), 5);
+    first.reset();
+    EXPECT_EQ(realify::get_num_threads(), 5);
+    third.reset();
+    EXPECT_EQ(realify::get_num_threads(), process) << "every scope ended: the process-wide count";
+    first.emplace(2);
+    second.emplace(3);
+    first.reset();  // the older ends first: the newer's count stays
+    EXPECT_EQ(realify::get_num_threads(), 3);
+    second.reset();
+    EXPECT_EQ(realify::get_num_threads(), process);
+    // a scope ended on another thread changes nothing there, nor here
+    auto moved = std::make_unique<realify::scoped_num_threads>(4);
+    std::thread([&] {
+        moved.reset();
+        EXPECT_EQ(realify::get_num_threads(), process);
+    }).join();
+    EXPECT_EQ(realify::get_num_threads(), 4) << "the scope is still this thread's";
+}
+
 TEST(Threads, RefusesCountsBelowOne) {
     EXPECT_THROW(realify::set_num_threads(0), realify::error);
     EXPECT_THROW(realify::set_num_threads(-2), realify::error);
@@ -156,6 +192,169 @@ TEST(ThreadsEnvironment, DefaultIsOmpNumThreads) {
     const char* value = std::getenv("OMP_NUM_THREADS");
     if (value == nullptr) GTEST_SKIP() << "OMP_NUM_THREADS is not set";
     EXPECT_EQ(realify::get_num_threads(), std::atoi(value));
+}
+
+// ---- the pool: pieces claimed by the caller and the workers ----------------------------------------
+
+namespace parallel = realify::parallel;
+
+/// Per piece: how many times it ran, and whether it ran after its call returned.
+struct piece_log {
+    explicit piece_log(std::size_t pieces) : runs(pieces) {}
+    std::vector<std::atomic<int>> runs;
+    std::atomic<bool> call_returned{false};
+    std::atomic<int> after_return{0};
+    void run(std::size_t first, std::size_t last) {
+        if (call_returned.load()) ++after_return;
+        for (std::size_t i = first; i < last; ++i) ++runs[i];
+    }
+    bool each_once() const {
+        return std::all_of(runs.begin(), runs.end(), [](const std::atomic<int>& r) { return r.load() == 1; });
+    }
+};
+
+TEST(ThreadsPool, EveryPieceRunsOnceOnAnyNumberOfThreads) {
+    for (int threads : {1, 2, 3, 4, 8}) {
+        const realify::scoped_num_threads scope(threads);
+        for (std::size_t pieces : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}, std::size_t{1000}}) {
+            piece_log log(pieces);
+            parallel::for_ranges(pieces, static_cast<std::size_t>(threads), [&](std::size_t a, std::size_t b) {
+                ASSERT_LT(a, b);
+                ASSERT_LE(b, pieces);
+                log.run(a, b);
+            });
+            EXPECT_TRUE(log.each_once()) << pieces << " pieces on " << threads << " threads";
+        }
+    }
+}
+
+TEST(ThreadsPool, ThePiecesOfACallRunNoSplitOfTheirOwn) {
+    const realify::scoped_num_threads four(4);
+    std::atomic<int> nested_threads{0}, pieces_run{0};
+    parallel::for_ranges(16, 4, [&](std::size_t a, std::size_t b) {
+        nested_threads += static_cast<int>(parallel::threads_for(std::size_t{1} << 40, 1)) - 1;
+        pieces_run += static_cast<int>(b - a);
+    });
+    EXPECT_EQ(pieces_run.load(), 16);
+    EXPECT_EQ(nested_threads.load(), 0) << "a call made by a piece runs on its thread alone";
+    EXPECT_EQ(parallel::threads_for(std::size_t{1} << 40, 1), 4u) << "outside a piece the count is back";
+}
+
+TEST(ThreadsPool, AnExceptionFromAPieceIsRethrownOnce) {
+    for (int threads : {1, 2, 4}) {
+        const realify::scoped_num_threads scope(threads);
+        for (std::size_t throwing : {std::size_t{0}, std::size_t{37}, std::size_t{99}}) {
+            std::atomic<int> running{0};
+            std::atomic<bool> returned{false};
+            int caught = 0;
+            try {
+                parallel::for_ranges(100, static_cast<std::size_t>(threads), [&](std::size_t a, std::size_t b) {
+                    ++running;
+                    if (returned.load()) ADD_FAILURE() << "a piece ran after the call returned";
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                    --running;
+                    if (a <= throwing && throwing < b) throw std::runtime_error("piece " + std::to_string(throwing));
+                    if (a <= 50 && 50 < b) throw std::runtime_error("piece 50");  // a second failure: still one exception
+                });
+            } catch (const std::runtime_error& e) {
+                ++caught;
+                EXPECT_EQ(running.load(), 0) << "rethrown only once no piece runs";
+                const std::string what = e.what();
+                EXPECT_TRUE(what == "piece " + std::to_string(throwing) || what == "piece 50") << what;
+            }
+            returned = true;
+            EXPECT_EQ(caught, 1) << threads << " threads";
+        }
+    }
+    // the pool keeps working
+    const realify::scoped_num_threads two(2);
+    piece_log log(64);
+    parallel::for_ranges(64, 2, [&](std::size_t a, std::size_t b) { log.run(a, b); });
+    EXPECT_TRUE(log.each_once());
+}
+
+// A worker the scheduler runs late (here: a worker that sleeps after joining
+// a job) finds the pieces claimed by the caller, which has returned; it must
+// not call the body, whose captures are gone, nor disturb the next calls.
+TEST(ThreadsPool, ALateWorkerNeverTouchesAFinishedJob) {
+    const realify::scoped_num_threads four(4);
+    const auto delay = std::chrono::milliseconds(under_tsan ? 100 : 30);
+    const std::size_t late_before = parallel::detail::late_arrivals_for_tests();
+    parallel::detail::set_worker_delay_for_tests(delay);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::unique_ptr<piece_log>> logs;
+    for (int call = 0; call < 6; ++call) {
+        logs.push_back(std::make_unique<piece_log>(256));
+        piece_log& log = *logs.back();
+        {
+            std::vector<int> caller_state(256, 0);  // gone when the call's scope ends
+            parallel::for_ranges(256, 4, [&](std::size_t a, std::size_t b) {
+                log.run(a, b);
+                for (std::size_t i = a; i < b; ++i) ++caller_state[i];
+            });
+            EXPECT_TRUE(std::all_of(caller_state.begin(), caller_state.end(), [](int v) { return v == 1; }));
+        }
+        log.call_returned = true;
+    }
+    const auto calls_took = std::chrono::steady_clock::now() - start;
+    parallel::detail::set_worker_delay_for_tests(std::chrono::microseconds(0));
+    // the six calls did not wait for the sleeping workers
+    EXPECT_LT(calls_took, delay) << "a call waited for a worker that had not started";
+    // let the late workers wake, find nothing and leave
+    for (int i = 0; i < 200 && parallel::detail::late_arrivals_for_tests() == late_before; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(delay * 2);
+    EXPECT_GT(parallel::detail::late_arrivals_for_tests(), late_before) << "no worker arrived late: the test tested nothing";
+    for (const auto& log : logs) {
+        EXPECT_TRUE(log->each_once());
+        EXPECT_EQ(log->after_return.load(), 0) << "a piece ran after its call returned";
+    }
+    // the pool serves the next calls, workers included
+    std::size_t most = 0;
+    for (int i = 0; i < 50 && most < 2; ++i) {
+        std::mutex m;
+        std::set<std::thread::id> ids;
+        parallel::for_ranges(64, 2, [&](std::size_t, std::size_t) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            const std::lock_guard lock(m);
+            ids.insert(std::this_thread::get_id());
+        });
+        most = std::max(most, ids.size());
+    }
+    EXPECT_EQ(most, 2u);
+}
+
+// fork(): the child has the calling thread only; its split calls must not
+// wait for the parent's workers (pthread_atfork gives it a pool of its own).
+TEST(ThreadsPool, AChildAfterForkRunsSplitCalls) {
+    if (under_tsan) GTEST_SKIP() << "ThreadSanitizer does not support fork() of a threaded process well";
+    const realify::scoped_num_threads two(2);
+    piece_log warm(64);
+    parallel::for_ranges(64, 2, [&](std::size_t a, std::size_t b) { warm.run(a, b); });  // the pool exists
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        const realify::scoped_num_threads in_child(2);
+        std::atomic<std::size_t> sum{0};
+        for (int call = 0; call < 20; ++call)
+            parallel::for_ranges(1000, 2, [&](std::size_t a, std::size_t b) {
+                for (std::size_t i = a; i < b; ++i) sum += i;
+            });
+        _exit(sum.load() == 20 * 999 * 1000 / 2 ? 0 : 1);
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 2000 && done == 0; ++i) {  // 20 s at most
+        done = waitpid(child, &status, WNOHANG);
+        if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (done == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        FAIL() << "the child's split calls hung";
+    }
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // ---- who runs a call: a user kernel of the engine records its threads -------------------------------
@@ -232,8 +431,8 @@ TEST(ThreadsEngine, LargeCallsUseSeveralThreadsSmallOnesOne) {
 }
 
 /// The program's own parallel region (OpenMP outlines it): TSan is told
-/// where the team starts and ends, as realify's own region does
-/// (src/simd/parallel.cpp) — libgomp is not instrumented.
+/// where the team starts and ends — libgomp is not instrumented. (realify's
+/// own threads are a pool of std::threads, which TSan sees.)
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* address);
 extern "C" void __tsan_release(void* address);
