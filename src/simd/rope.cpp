@@ -4,12 +4,14 @@
 // preferred level (realify::simd::preferred_arch).
 //
 // Large calls run on several threads (realify/threads.hpp): the (batch,
-// position) rows are cut into ranges, each a call of the kernel on its rows
-// (one batch entry at a time). A row's rotation does not depend on the other
-// rows of its call (the kernels compute a partial row on a padded copy with
-// the same instructions), so any cut gives the same results. Ranges are at
-// least grain::rope reals, more than the kernels' blocking limit: a range
-// takes the same path through the kernel as the whole call.
+// position) rows are cut into pieces of about grain::rope reals (a count set
+// by the sizes alone), which the threads claim in ranges, each a call of the
+// kernel on its rows (one batch entry at a time). A row's rotation does not
+// depend on the other rows of its call (the kernels compute a partial row on
+// a padded copy with the same instructions), so any cut gives the same
+// results. Pieces are at least grain::rope reals, more than the kernels'
+// blocking limit: a piece takes the same path through the kernel as the
+// whole call.
 #include "realify/rope/compiled.hpp"
 
 #include <algorithm>
@@ -35,7 +37,7 @@ void run_split(const rope_call<T>& call, void (*kernel)(const rope_call<T>&)) {
     const std::size_t reals = rows * (q_row + k_row);
     const std::size_t threads = parallel::threads_for(reals, grain::rope);
     if (threads == 1 || rows < 2) return kernel(call);
-    const std::size_t pieces = std::min({4 * threads, rows, reals / grain::rope});
+    const std::size_t pieces = std::min(rows, reals / grain::rope);  // by the sizes alone
     parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
         const std::size_t last = rows * b / pieces;
         for (std::size_t row = rows * a / pieces; row < last;) {

@@ -39,6 +39,7 @@
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include "engine/op_cost.hpp"
 #include "realify/realify.hpp"
 #include "realify/threads.hpp"
 #include "simd/parallel.hpp"
@@ -114,6 +115,10 @@ void expect_thread_count_invariant(const std::string& what, F f) {
         expect_same_bits(f(), reference, what + " (" + std::to_string(n) + " threads)");
     }
 }
+
+/// The grain of an op in elements: grain::elementwise units of work, each
+/// element costing the op's cost (src/engine/op_cost.hpp).
+std::size_t grain_of(realify::op_id op) { return g_elementwise / realify::engine::op_cost(op); }
 
 /// Sizes around a grain: just below two grains (one thread), just above,
 /// and odd sizes further up.
@@ -397,8 +402,8 @@ engine::tensor_ref ref_of(std::vector<cf>& v) {
     return t;
 }
 
-/// The threads that ran one engine call over n elements.
-std::size_t threads_of_call(std::size_t n, recorder& r) {
+/// The threads that ran one engine call over n elements (of `cost` each).
+std::size_t threads_of_call(std::size_t n, recorder& r, std::size_t cost = 1) {
     std::vector<cf> x(n, cf(1, 2)), y(n);
     engine::block_kernel k;
     k.run = &recorder::run;
@@ -406,6 +411,7 @@ std::size_t threads_of_call(std::size_t n, recorder& r) {
     k.complex_inputs = {true};
     k.complex_output = true;
     k.object = &r;
+    k.cost = cost;
     r.caller = std::this_thread::get_id();
     r.threads.clear();
     const engine::tensor_ref in = ref_of(x), out = ref_of(y);
@@ -541,6 +547,75 @@ void check_elementwise() {
 TEST(ThreadsElementwise, OneAndManyThreadsAgreeFloat) { check_elementwise<cf>(); }
 TEST(ThreadsElementwise, OneAndManyThreadsAgreeDouble) { check_elementwise<cd>(); }
 
+// Each op splits from its own grain (2 · grain::elementwise / cost
+// elements): the costly ones at a few thousand elements.
+template <class C>
+void check_each_ops_grain() {
+    using T = typename C::value_type;
+    using realify::op_id;
+    static_assert(realify::engine::op_cost(op_id::exp) > 1 && realify::engine::op_cost(op_id::add) == 1);
+    auto around = [](op_id op) { return sizes_around(grain_of(op)); };
+    for (std::size_t n : around(op_id::exp)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 60);
+        expect_thread_count_invariant("exp n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::exp(x)); });
+    }
+    for (std::size_t n : around(op_id::pow_scalar)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 61);
+        expect_thread_count_invariant("pow n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::pow(x, T(2.5))); });
+    }
+    if (under_tsan) return;
+    for (std::size_t n : around(op_id::sin)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 62);
+        expect_thread_count_invariant("sin n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::sin(x)); });
+        expect_thread_count_invariant("asinh out= n=" + std::to_string(n), [&] {
+            xt::xarray<C> o = xt::zeros<C>({n});
+            realify::asinh(x, realify::out(o));
+            return o;
+        });
+    }
+    for (std::size_t n : around(op_id::log)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 63);
+        expect_thread_count_invariant("log n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::log(x)); });
+        expect_thread_count_invariant("angle n=" + std::to_string(n), [&] { return realify::angle(x); });
+    }
+    for (std::size_t n : around(op_id::div)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 64), y = random_tensor<C>({n}, 65);
+        expect_thread_count_invariant("div n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::div(x, y)); });
+        expect_thread_count_invariant("sqrt n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::sqrt(x)); });
+    }
+    // PyTorch's real-tensor activations
+    for (std::size_t n : around(op_id::gelu)) {
+        const xt::xarray<T> r = random_tensor<T>({n}, 66);
+        expect_thread_count_invariant("gelu n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::gelu(r)); });
+        expect_thread_count_invariant("erf n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::erf(r)); });
+    }
+    for (std::size_t n : around(op_id::sigmoid)) {
+        const xt::xarray<T> r = random_tensor<T>({n}, 67);
+        expect_thread_count_invariant("sigmoid n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::sigmoid(r)); });
+    }
+}
+
+TEST(ThreadsElementwise, AroundEachOpsGrainFloat) { check_each_ops_grain<cf>(); }
+TEST(ThreadsElementwise, AroundEachOpsGrainDouble) { check_each_ops_grain<cd>(); }
+
+TEST(ThreadsElementwise, CostlyOpsSplitBelowTheCopyGrain) {
+    using realify::op_id;
+    recorder r;
+    r.pause = std::chrono::microseconds(100);
+    const realify::scoped_num_threads two(2);
+    // a kernel of the user's own that says it costs as much as exp
+    auto threads_at_cost = [&](std::size_t n, std::size_t cost) {
+        std::size_t most = 0;
+        for (int i = 0; i < 20 && most < 2; ++i) most = std::max(most, threads_of_call(n, r, cost));
+        return most;
+    };
+    const std::size_t n = 4 * grain_of(op_id::exp);
+    ASSERT_LT(n, 2 * g_elementwise);
+    EXPECT_EQ(threads_at_cost(n, 1), 1u) << "a copy's cost: one thread below two copy grains";
+    EXPECT_EQ(threads_at_cost(n, realify::engine::op_cost(op_id::exp)), 2u) << "exp's cost: split";
+    EXPECT_EQ(threads_at_cost(2 * grain_of(op_id::exp) - 64, realify::engine::op_cost(op_id::exp)), 1u);
+}
+
 TEST(ThreadsElementwise, EveryInstructionSet) {
     const xt::xarray<cf> x = random_tensor<cf>({3 * g_elementwise + 5}, 7);
     for (auto a : {realify::simd::arch::sse2, realify::simd::arch::avx2, realify::simd::arch::avx512}) {
@@ -558,6 +633,14 @@ TEST(ThreadsGraph, FusedChainAndRowRoute) {
     auto y = graph::input<cf>("y");
     auto chain = graph::lower(graph::exp(x) * y + x);
     auto lone = graph::lower(x * y);
+    // the chain's element costs exp's, mul's and add's costs: it splits near there
+    using realify::op_id;
+    const std::size_t chain_grain =
+        g_elementwise / (realify::engine::op_cost(op_id::exp) + realify::engine::op_cost(op_id::mul) + realify::engine::op_cost(op_id::add));
+    for (std::size_t n : sizes_around(chain_grain)) {
+        const xt::xarray<cf> a = random_tensor<cf>({n}, 7), b = random_tensor<cf>({n}, 6);
+        expect_thread_count_invariant("exp(x)·y + x near its grain, n=" + std::to_string(n), [&] { return xt::xarray<cf>(chain(a, b)); });
+    }
     for (std::size_t n : sizes_around(g_elementwise)) {
         const xt::xarray<cf> a = random_tensor<cf>({n}, 8), b = random_tensor<cf>({n}, 9);
         expect_thread_count_invariant("exp(x)·y + x, n=" + std::to_string(n), [&] { return xt::xarray<cf>(chain(a, b)); });
@@ -629,6 +712,13 @@ void check_reductions() {
     expect_thread_count_invariant("var of a long row", [&] { return xt::xarray<T>(realify::var(rlong, {1})); });
     expect_thread_count_invariant("std_dev of complex over the last dim", [&] { return xt::xarray<T>(realify::std_dev(cube, {2})); });
     expect_thread_count_invariant("softmax over the last dim", [&] { return xt::xarray<T>(realify::softmax(rcube, -1)); });
+    // rows around softmax's grain (its cost per element: op_cost.hpp)
+    for (std::size_t rows : sizes_around(g_elementwise / realify::engine::op_cost(realify::op_id::softmax) / 97)) {
+        const xt::xarray<T> m = random_tensor<T>({rows, 97}, 22);
+        expect_thread_count_invariant("softmax of " + std::to_string(rows) + " rows", [&] { return xt::xarray<T>(realify::softmax(m, 1)); });
+        expect_thread_count_invariant("log_softmax of " + std::to_string(rows) + " rows",
+                                      [&] { return xt::xarray<T>(realify::log_softmax(m, 1)); });
+    }
     expect_thread_count_invariant("log_softmax over dim 0 (strided rows)", [&] { return xt::xarray<T>(realify::log_softmax(rcube, 0)); });
     expect_thread_count_invariant("layer_norm over the last dim", [&] { return xt::xarray<T>(realify::layer_norm(rcube, {151})); });
     expect_thread_count_invariant("rms_norm of a transposed cube", [&] {
