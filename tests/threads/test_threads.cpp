@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -34,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmanipulation.hpp>
@@ -42,6 +44,7 @@
 #include "engine/op_cost.hpp"
 #include "realify/realify.hpp"
 #include "realify/threads.hpp"
+#include "simd/kernel_table.hpp"
 #include "simd/parallel.hpp"
 
 namespace {
@@ -807,6 +810,153 @@ TEST(ThreadsRope, InterleavedAndHalfSplit) {
     check_rope<float>(realify::rope::pair_layout::interleaved);
     check_rope<float>(realify::rope::pair_layout::half_split);
     check_rope<double>(realify::rope::pair_layout::interleaved);
+}
+
+// ---- the level of the families measured at run time ----------------------------------------------
+// RoPE and the multiply family take AVX-512 or AVX2, whichever runs their
+// first calls faster (src/simd/arch.cpp): that is only sound because both
+// levels give the same bits, which the first test checks.
+
+namespace rs = realify::simd;
+
+bool both_candidates() { return rs::is_supported(rs::arch::avx2) && rs::is_supported(rs::arch::avx512); }
+
+/// f() at AVX2 and at AVX-512: identical bits.
+template <class F>
+void expect_same_bits_at_both_levels(const std::string& what, F f) {
+    const auto at = [&](rs::arch level) {
+        const rs::scoped_arch forced(level);
+        return f();
+    };
+    expect_same_bits(at(rs::arch::avx2), at(rs::arch::avx512), what);
+}
+
+template <class T>
+void check_rope_levels() {
+    using realify::rope::apply_rotary_emb;
+    for (std::size_t head_dim : {std::size_t{128}, std::size_t{130}, std::size_t{6}}) {
+        for (auto layout : {realify::rope::pair_layout::interleaved, realify::rope::pair_layout::half_split}) {
+            const xt::xarray<T> q = random_tensor<T>({2, 37, 5, head_dim}, 70), k = random_tensor<T>({2, 37, 3, head_dim}, 71);
+            const auto freqs = realify::rope::precompute_freqs_cis<T>(head_dim, 50, 500000.0);
+            const std::string what = "rope head_dim " + std::to_string(head_dim) + (layout == realify::rope::pair_layout::interleaved ? " interleaved" : " half-split");
+            expect_same_bits_at_both_levels(what + " q", [&] { return xt::xarray<T>(apply_rotary_emb(q, k, freqs, 9, layout).first); });
+            expect_same_bits_at_both_levels(what + " k", [&] { return xt::xarray<T>(apply_rotary_emb(q, k, freqs, 9, layout).second); });
+            expect_same_bits_at_both_levels(what + " in place", [&] {
+                xt::xarray<T> qq = q, kk = k;
+                apply_rotary_emb(qq, kk, freqs, 9, qq, kk, layout);
+                return xt::xarray<T>(xt::concatenate(xt::xtuple(xt::flatten(qq), xt::flatten(kk))));
+            });
+        }
+    }
+}
+
+template <class T>
+void check_multiply_levels() {
+    using C = std::complex<T>;
+    const std::size_t n = 4099;
+    std::vector<C> a(n), b(n), c(n);
+    std::mt19937_64 engine(72);
+    std::uniform_real_distribution<T> u(-3, 3);
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T specials[] = {0, -0.0, inf, -inf, nan, std::numeric_limits<T>::max(), std::numeric_limits<T>::denorm_min()};
+    for (std::size_t i = 0; i < n; ++i) {
+        auto value = [&] { return i % 13 == 0 ? specials[(i / 13) % std::size(specials)] : u(engine); };
+        a[i] = {value(), u(engine)};
+        b[i] = {u(engine), value()};
+        c[i] = {u(engine), u(engine)};
+    }
+    std::vector<T> r(n);
+    for (auto& v : r) v = u(engine);
+    using span = std::span<const C>;
+    for (rs::nan_policy policy : {rs::nan_policy::fast, rs::nan_policy::strict}) {
+        const std::string how = policy == rs::nan_policy::fast ? " (fast)" : " (strict)";
+        auto result = [&](auto kernel) {
+            return [&, kernel] {
+                std::vector<C> out(n);
+                kernel(out);
+                return xt::xarray<C>(xt::adapt(out, std::vector<std::size_t>{n}));
+            };
+        };
+        expect_same_bits_at_both_levels("mul" + how, result([&](std::vector<C>& o) { rs::mul(span(a), span(b), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_conj" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_conj(span(a), span(b), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_scalar" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_scalar(span(a), C(T(1.5), T(-0.25)), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_add" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_add(span(a), span(b), span(c), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_rows (one row)" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_rows(span(a), span(b), std::span<C>(o), policy); }));
+    }
+    expect_same_bits_at_both_levels("mul_real", [&] {
+        std::vector<C> out(n);
+        rs::mul_real(span(a), std::span<const T>(r), std::span<C>(out));
+        return xt::xarray<C>(xt::adapt(out, std::vector<std::size_t>{n}));
+    });
+    expect_same_bits_at_both_levels("mul_block_rows (3 blocks × 5 repeats of 67)", [&] {
+        std::vector<C> out(3 * 5 * 67);
+        rs::mul_block_rows(span(a.data(), out.size()), span(b.data(), 3 * 67), 3, std::span<C>(out));
+        return xt::xarray<C>(xt::adapt(out, std::vector<std::size_t>{out.size()}));
+    });
+}
+
+TEST(ThreadsKernelLevels, MeasuredFamiliesGiveTheSameBitsAtAVX2AndAVX512) {
+    if (!both_candidates()) GTEST_SKIP() << "needs AVX2 and AVX-512 kernels on this CPU (REALIFY_SIMD_ARCHS=all)";
+    check_rope_levels<float>();
+    check_rope_levels<double>();
+    check_multiply_levels<float>();
+    check_multiply_levels<double>();
+    // the streaming stores of a large out-of-place call
+    const std::size_t threshold = rs::streaming_threshold();
+    rs::set_streaming_threshold(0);
+    check_rope_levels<float>();
+    check_multiply_levels<float>();
+    rs::set_streaming_threshold(threshold);
+}
+
+TEST(ThreadsKernelLevels, AVX2IsKeptOnlyWhenMeasurablyFaster) {
+    EXPECT_EQ(rs::detail::faster_level(1.0, 0.9), rs::arch::avx2);
+    EXPECT_EQ(rs::detail::faster_level(1.0, 0.97), rs::arch::avx2);
+    EXPECT_EQ(rs::detail::faster_level(1.0, 0.99), rs::arch::avx512) << "a tie keeps the wider level";
+    EXPECT_EQ(rs::detail::faster_level(1.0, 1.5), rs::arch::avx512);
+}
+
+// The first calls of each size class are the trial, from any thread; then the
+// level stays, and every call gave the same bits.
+TEST(ThreadsKernelLevels, TheFirstCallsSettleEachSizeClass) {
+    if (!both_candidates() || std::getenv("REALIFY_SIMD_ARCH") != nullptr) GTEST_SKIP() << "one level only";
+    using realify::rope::apply_rotary_emb;
+    const auto freqs = realify::rope::precompute_freqs_cis<float>(128, 200, 500000.0);
+    // q and k of 40 and of 120 positions × (8 + 8) heads × 128 reals: 0.6 MiB and 1.9 MiB read and written
+    const xt::xarray<float> small_q = random_tensor<float>({1, 40, 8, 128}, 73), small_k = random_tensor<float>({1, 40, 8, 128}, 74);
+    const xt::xarray<float> large_q = random_tensor<float>({1, 120, 8, 128}, 75), large_k = random_tensor<float>({1, 120, 8, 128}, 76);
+    auto small = [&] { return xt::xarray<float>(apply_rotary_emb(small_q, small_k, freqs, 3).first); };
+    auto large = [&] { return xt::xarray<float>(apply_rotary_emb(large_q, large_k, freqs, 3).first); };
+    rs::detail::reset_level_trials_for_tests();
+    {
+        const rs::scoped_arch forced(rs::arch::avx2);  // a forced level is no sample
+        small();
+        large();
+    }
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, false), 0);
+    const xt::xarray<float> small_expected = small(), large_expected = large();
+    std::vector<std::thread> users;
+    std::atomic<int> differing{0};
+    for (int u = 0; u < 3; ++u)
+        users.emplace_back([&] {
+            for (int i = 0; i < 6; ++i) {
+                differing += small() != small_expected;
+                differing += large() != large_expected;
+            }
+        });
+    for (auto& t : users) t.join();
+    EXPECT_EQ(differing.load(), 0);
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, false), 8) << "4 samples of each level";
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, true), 8);
+    const rs::arch settled = rs::preferred_arch(rs::kernel_family::rope);
+    EXPECT_TRUE(settled == rs::arch::avx2 || settled == rs::arch::avx512);
+    for (int i = 0; i < 4; ++i) large();
+    EXPECT_EQ(rs::preferred_arch(rs::kernel_family::rope), settled) << "the level stays";
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, true), 8);
 }
 
 // ---- from several threads of the program at once, and from its own parallel region ---------------
