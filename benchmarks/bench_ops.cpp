@@ -27,7 +27,8 @@
 // thread-count axis (threads/copy/…: the engine's copy kernel, the machine's
 // copy bandwidth, bytes read + written per second), timed in REAL time (CPU time would count the calling
 // thread only); t runs over 1, 2, 4, … up to realify::get_num_threads() at
-// start (OMP_NUM_THREADS or the cores). Every other benchmark here runs on
+// start (OMP_NUM_THREADS or the cores); add, conj and exp (float) also at
+// 1K, 4K, 16K, 256K and 1M elements. Every other benchmark here runs on
 // one thread (realify::set_num_threads(1) before they run), so they compare
 // single-core code;
 //
@@ -431,6 +432,18 @@ int main(int argc, char** argv) {
                                      [=](benchmark::State& s) { page_faults<float>(s, n); });
         benchmark::RegisterBenchmark(("pagefault/double/" + std::to_string(n)).c_str(),
                                      [=](benchmark::State& s) { page_faults<double>(s, n); });
+    }
+    // the thread-count axis at every size from 1K to 4M for a copy-like op
+    // (add, conj) and a costly one (exp): where each starts to split
+    for (std::size_t n = std::size_t{1} << 10; n <= (std::size_t{1} << 22); n <<= 2) {
+        if (n == (std::size_t{1} << 16) || n == (std::size_t{1} << 22)) continue;  // registered above
+        for (op_id op : {op_id::add, op_id::conj, op_id::exp})
+            for (int t : thread_axis)
+                benchmark::RegisterBenchmark(("threads/" + std::string(op_names[static_cast<std::size_t>(op)]) + "/float/" +
+                                              std::to_string(n) + "/" + std::to_string(t))
+                                                 .c_str(),
+                                             [=](benchmark::State& s) { bench_threads<float>(s, op, chain_id{}, n, t); })
+                    ->UseRealTime();
     }
     for (const auto& info : realify::simd::elementwise_ops)
         benchmark::RegisterBenchmark(("cost/" + std::string(info.name)).c_str(),
