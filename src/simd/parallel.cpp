@@ -21,6 +21,7 @@
 
 #include <omp.h>
 #include <pthread.h>
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +29,7 @@
 #include <climits>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -111,6 +113,59 @@ thread_local bool in_piece = false;
 std::atomic<int> worker_delay_us{0};           // set_worker_delay_for_tests
 std::atomic<std::size_t> late_arrivals{0};     // workers that joined a job with nothing left to claim
 
+std::int64_t now_ns() noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Backing off on a busy machine. When other programs keep the cores busy, a
+// split call can lose to the same call on one thread: a worker is given a
+// core late, or is preempted in the middle of a piece and holds it for
+// another program's time slice (milliseconds) while the caller waits — and
+// the threads of one process share its scheduling weight (a cgroup, Linux's
+// autogroup), so two of them each run less often than one alone would.
+// Three signs of it, each 250 µs beyond what a quiet machine shows:
+//   * a worker takes its seat in a job more than 250 µs after the job was
+//     published (a woken worker on a quiet machine starts within tens of
+//     microseconds), whether or not pieces are left;
+//   * a caller waits for its workers' last pieces more than 250 µs longer
+//     than twice its own time per piece;
+//   * a caller's own pieces take more than 250 µs longer than twice the pace
+//     of its fastest claim (it was preempted).
+// After one, split calls run on their calling thread alone for a while: 32
+// times the call that saw it (at least 5 ms), doubled at each further sign up
+// to a second, so that a call that tries the threads again — and pays a time
+// slice if the machine is still busy — is one call in dozens. A split call
+// whose workers took pieces with no sign halves that again. On a quiet
+// machine no sign appears, and every call that can split does.
+constexpr std::int64_t busy_sign_ns = 250'000;
+std::atomic<std::int64_t> serial_until_ns{0};
+std::atomic<unsigned> busy_signs{0};  // signs seen, ever
+std::atomic<int> doublings{0};        // of the time alone, 0 … 8
+
+std::atomic<bool> backoff_enabled{true};  // set_backoff_for_tests
+
+bool backing_off() noexcept {
+    return now_ns() < serial_until_ns.load(std::memory_order_relaxed) && backoff_enabled.load(std::memory_order_relaxed);
+}
+
+/// Split calls run alone from now on for 32 × `call_ns` (≥ 5 ms), doubled by the signs before.
+void back_off(std::int64_t call_ns) noexcept {
+    const int twice = std::min(doublings.load(std::memory_order_relaxed), 8);
+    const std::int64_t alone = std::min<std::int64_t>(std::max<std::int64_t>(32 * call_ns, 5'000'000) << twice, 1'000'000'000);
+    const std::int64_t until = now_ns() + alone;
+    std::int64_t current = serial_until_ns.load(std::memory_order_relaxed);
+    while (current < until && !serial_until_ns.compare_exchange_weak(current, until, std::memory_order_relaxed)) {
+    }
+    if (twice < 8) doublings.store(twice + 1, std::memory_order_relaxed);
+}
+
+/// A sign seen outside a call's end (a worker late to its seat): the caller
+/// backs off at its end; meanwhile the calls starting now run alone too.
+void busy_sign(std::int64_t late_ns) noexcept {
+    busy_signs.fetch_add(1, std::memory_order_relaxed);
+    back_off(late_ns);
+}
+
 /// One split loop. A job object belongs to the pool, never to the caller's
 /// stack, and is reused only once no thread holds it — see "Lifetime" below.
 struct job {
@@ -118,6 +173,7 @@ struct job {
     // read-only until every holder has left.
     std::size_t pieces = 0;
     std::size_t claim = 1;  // pieces per claim
+    std::int64_t published_at = 0;  // now_ns()
     range_function function = nullptr;
     const void* body = nullptr;
     // The pieces: claimed in order, counted once run.
@@ -128,9 +184,10 @@ struct job {
     // the caller after `finished` says every piece is done).
     std::mutex failure_mutex;
     std::exception_ptr failure;
-    // Under the pool's mutex:
-    int seats = 0;    // workers that may still join
-    int holders = 0;  // the caller until it returns, each worker that joined until it leaves
+    // Who may still join, and who holds it:
+    int seats = 0;                   // workers that may still join (under the pool's mutex)
+    std::atomic<bool> closed{true};  // set by the caller as it lets go (a worker joining later finds nothing to claim)
+    std::atomic<int> holders{0};     // the caller until it returns, each worker that joined until it leaves
 };
 
 // Lifetime. The caller waits for its job's pieces, not for its workers: it
@@ -140,30 +197,46 @@ struct job {
 // has returned — so once the caller returns, no thread will ever call `body`
 // again. A worker may still be about to look at the job (it joined, then was
 // not run for a while): that is why the job is the pool's object and stays
-// valid while any thread holds it (`holders`, counted under the pool's
-// mutex). The late worker claims, finds `next` past `pieces`, and leaves; the
-// last holder to leave puts the job back on the free list, so a job is
-// reused for another call only when nobody holds it.
+// valid while any thread holds it (`holders`). The late worker claims, finds
+// `next` past `pieces`, and leaves. A job is reused for another call only
+// when it is closed and nobody holds it, both read under the pool's mutex,
+// under which alone a worker joins (so none joins between that check and the
+// reuse); the caller closes it before it lets go.
+//
+// The caller's own path never waits for the pool's mutex (a worker preempted
+// while holding it would make the caller wait a time slice): it publishes
+// only if it gets the mutex at once — else it runs the loop alone — and it
+// closes and leaves its job with atomics.
 
 /// The threads waiting for pieces to run, and the published jobs.
 class pool {
 public:
-    /// Publishes a job of `pieces` for the caller and `workers` workers.
-    job& publish(std::size_t pieces, std::size_t claim, range_function function, const void* body, int workers,
+    /// Publishes a job of `pieces` for the caller and `workers` workers, or
+    /// returns nullptr when the pool's mutex is held by another thread.
+    job* publish(std::size_t pieces, std::size_t claim, range_function function, const void* body, int workers,
                  int cap) {
         job* j = nullptr;
         {
-            const std::lock_guard lock(m_mutex);
+            const std::unique_lock lock(m_mutex, std::try_to_lock);
+            if (!lock.owns_lock()) return nullptr;
             grow(cap);
-            if (m_free.empty()) {
+            // a job closed and held by nobody (`holders`, acquire: its last
+            // holder's reads happen before the writes below); its unused
+            // seats are given up
+            const auto free = std::find_if(m_jobs.begin(), m_jobs.end(), [](const std::unique_ptr<job>& candidate) {
+                return candidate->closed.load(std::memory_order_relaxed) &&
+                       candidate->holders.load(std::memory_order_acquire) == 0;
+            });
+            if (free == m_jobs.end()) {
                 m_jobs.push_back(std::make_unique<job>());
                 j = m_jobs.back().get();
             } else {
-                j = m_free.back();
-                m_free.pop_back();
+                j = free->get();
+                std::erase(m_open, j);
             }
             j->pieces = pieces;
             j->claim = claim;
+            j->published_at = now_ns();
             j->function = function;
             j->body = body;
             j->next.store(0, std::memory_order_relaxed);
@@ -171,22 +244,22 @@ public:
             j->complete.store(0, std::memory_order_relaxed);
             j->failure = nullptr;
             j->seats = workers;
-            j->holders = 1;
+            j->holders.store(1, std::memory_order_relaxed);
+            j->closed.store(false, std::memory_order_relaxed);
             m_open.push_back(j);
             m_published.fetch_add(1, std::memory_order_release);
         }
         for (int w = 0; w < workers; ++w) m_wake.notify_one();
-        return *j;
+        return j;
     }
 
     /// The caller's end of a job: every piece has been claimed; waits until
     /// they are all done, then lets go of the job. Returns its first exception.
-    std::exception_ptr finish(job& j) {
+    static std::exception_ptr finish(job& j) {
         wait_until_complete(j);
         std::exception_ptr failure = std::move(j.failure);  // `finished` (acquire) orders its write before this
-        const std::lock_guard lock(m_mutex);
-        close(j);
-        leave(j);
+        j.closed.store(true, std::memory_order_relaxed);
+        j.holders.fetch_sub(1, std::memory_order_release);
         return failure;
     }
 
@@ -202,21 +275,15 @@ private:
         }
     }
 
-    void close(job& j) {  // under m_mutex: no worker joins it from now on
-        j.seats = 0;
-        std::erase(m_open, &j);
-    }
-
-    void leave(job& j) {  // under m_mutex
-        if (--j.holders == 0) m_free.push_back(&j);
-    }
-
-    /// An open job with a free seat, taken (under m_mutex), or nullptr.
+    /// A published job with a free seat, taken (under m_mutex), or nullptr.
+    /// The job may be closed already: a worker woken for it that comes late
+    /// still takes its seat, finds nothing to claim — and reports how late it
+    /// came (busy_sign).
     job* take_seat() {
         const auto open = std::find_if(m_open.begin(), m_open.end(), [](const job* j) { return j->seats > 0; });
         if (open == m_open.end()) return nullptr;
         job* const j = *open;
-        ++j->holders;
+        j->holders.fetch_add(1, std::memory_order_relaxed);
         if (--j->seats == 0) m_open.erase(open);
         return j;
     }
@@ -230,24 +297,42 @@ private:
             if (j == nullptr) {
                 // Calls often come back to back: watch for the next one for a
                 // moment before sleeping (a futex wake costs the caller a few
-                // microseconds and the woken thread several more).
-                const unsigned seen = m_published.load(std::memory_order_relaxed);
-                lock.unlock();
-                spin_while([&] { return m_published.load(std::memory_order_relaxed) == seen; }, worker_spin);
-                lock.lock();
-                if ((j = take_seat()) == nullptr) {
+                // microseconds and the woken thread several more) — unless the
+                // scheduler has taken the core from this thread since it last
+                // looked: then other programs want the cores, and a spin would
+                // only spend this thread's share.
+                if (!preempted_since_last_asked()) {
+                    const unsigned seen = m_published.load(std::memory_order_relaxed);
+                    lock.unlock();
+                    spin_while([&] { return m_published.load(std::memory_order_relaxed) == seen; }, worker_spin);
+                    lock.lock();
+                    j = take_seat();
+                }
+                if (j == nullptr) {
                     m_wake.wait(lock);
                     continue;
                 }
             }
             lock.unlock();
             if (const int delay = worker_delay_us.load(std::memory_order_relaxed); delay > 0)
-                std::this_thread::sleep_for(std::chrono::microseconds(delay));
-            if (run_pieces(*j) == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces)
+                std::this_thread::sleep_for(std::chrono::microseconds(delay));  // as if the scheduler ran it late
+            if (const std::int64_t late = now_ns() - j->published_at; late > busy_sign_ns) busy_sign(late);  // given a core late
+            if (run_pieces(*j).ran == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces)
                 late_arrivals.fetch_add(1, std::memory_order_relaxed);
+            j->holders.fetch_sub(1, std::memory_order_release);
             lock.lock();
-            leave(*j);
         }
+    }
+
+    /// Whether the scheduler preempted this thread (an involuntary context
+    /// switch) since the last call of this function on it.
+    static bool preempted_since_last_asked() noexcept {
+        thread_local long last = -1;
+        rusage usage{};
+        if (getrusage(RUSAGE_THREAD, &usage) != 0) return true;
+        const bool preempted = usage.ru_nivcsw != last;
+        last = usage.ru_nivcsw;
+        return preempted;
     }
 
     /// Spins (pausing) while keep_spinning() holds, for at most `limit`.
@@ -269,29 +354,42 @@ private:
     }
 
 public:
-    /// Claims and runs pieces of `j` until none is left; returns how many it ran.
-    static std::size_t run_pieces(job& j) noexcept {
-        const bool outer = std::exchange(in_piece, true);
+    /// What a thread did in a job: the pieces it ran, and (when it timed
+    /// its claims) the time of its fastest whole claim — one of `claim`
+    /// pieces, not the job's last — in ns.
+    struct share {
         std::size_t ran = 0;
+        std::int64_t fastest_claim = -1;  // -1: fewer than one such claim
+    };
+
+    /// Claims and runs pieces of `j` until none is left.
+    static share run_pieces(job& j, bool time_claims = false) noexcept {
+        const bool outer = std::exchange(in_piece, true);
+        share mine;
         // `next` may pass `pieces` by a claim per thread: pieces ≤ SIZE_MAX / 2 in practice
         while (j.next.load(std::memory_order_relaxed) < j.pieces) {
             const std::size_t first = j.next.fetch_add(j.claim, std::memory_order_relaxed);
             if (first >= j.pieces) break;
             const std::size_t last = std::min(j.pieces, first + j.claim);
+            const std::int64_t start = time_claims ? now_ns() : 0;
             try {
                 j.function(j.body, first, last);
             } catch (...) {
                 const std::lock_guard lock(j.failure_mutex);
                 if (!j.failure) j.failure = std::current_exception();
             }
-            ran += last - first;
+            if (time_claims && last - first == j.claim && last < j.pieces) {
+                const std::int64_t took = now_ns() - start;
+                if (mine.fastest_claim < 0 || took < mine.fastest_claim) mine.fastest_claim = took;
+            }
+            mine.ran += last - first;
             if (j.finished.fetch_add(last - first, std::memory_order_acq_rel) + (last - first) == j.pieces) {
                 j.complete.store(1, std::memory_order_release);
                 j.complete.notify_one();
             }
         }
         in_piece = outer;
-        return ran;
+        return mine;
     }
 
 private:
@@ -301,8 +399,7 @@ private:
     std::mutex m_mutex;
     std::condition_variable m_wake;  // a job was published
     std::atomic<unsigned> m_published{0};
-    std::vector<job*> m_open;  // published jobs with seats left, oldest first
-    std::vector<job*> m_free;
+    std::vector<job*> m_open;  // published jobs with seats left, oldest first (closed ones too, until reused)
     std::vector<std::unique_ptr<job>> m_jobs;
     int m_threads = 0;
 };
@@ -346,14 +443,13 @@ bool serial_here() noexcept { return in_piece || omp_in_parallel() != 0; }
 void run(std::size_t pieces, std::size_t threads, range_function function, const void* body) {
     const std::size_t wanted = std::min({threads, pieces, static_cast<std::size_t>(INT_MAX)});
     const int cap = std::max(process_threads(), get_num_threads()) - 1;
-    const int workers = wanted < 2 || serial_here() ? 0 : reserve_workers(static_cast<int>(wanted) - 1, cap);
-    pool* p = nullptr;
+    const int workers =
+        wanted < 2 || serial_here() || backing_off() ? 0 : reserve_workers(static_cast<int>(wanted) - 1, cap);
     job* published = nullptr;
+    const std::size_t claim = std::max<std::size_t>(1, pieces / (8 * static_cast<std::size_t>(workers + 1)));
     if (workers > 0) {
-        const std::size_t claim = std::max<std::size_t>(1, pieces / (8 * static_cast<std::size_t>(workers + 1)));
         try {
-            p = &the_pool();
-            published = &p->publish(pieces, claim, function, body, workers, cap);
+            published = the_pool().publish(pieces, claim, function, body, workers, cap);
         } catch (const std::exception&) {  // no memory for the pool's books: the caller runs the loop alone
         }
     }
@@ -362,9 +458,24 @@ void run(std::size_t pieces, std::size_t threads, range_function function, const
         function(body, 0, pieces);
         return;
     }
-    pool::run_pieces(*published);
-    const std::exception_ptr failure = p->finish(*published);
+    const unsigned signs_before = busy_signs.load(std::memory_order_relaxed);
+    const std::int64_t start = now_ns();
+    const pool::share mine = pool::run_pieces(*published, true);
+    const std::int64_t claimed_all = now_ns();
+    const std::exception_ptr failure = pool::finish(*published);
     busy_workers.fetch_sub(workers, std::memory_order_relaxed);
+    const std::int64_t working = claimed_all - start, waiting = now_ns() - claimed_all;
+    const std::int64_t per_piece = mine.ran == 0 ? 0 : working / static_cast<std::int64_t>(mine.ran);
+    // the caller's own pieces at the pace of its fastest claim, else it was preempted
+    const std::int64_t paced =
+        mine.fastest_claim < 0 ? working : mine.fastest_claim * static_cast<std::int64_t>(mine.ran / claim);
+    if (waiting > 2 * per_piece + busy_sign_ns || working > 2 * paced + busy_sign_ns ||
+        busy_signs.load(std::memory_order_relaxed) != signs_before) {
+        back_off(working + waiting);  // preempted, or waited for a preempted worker, or a worker came late
+    } else if (mine.ran < pieces) {  // workers took pieces in time
+        if (const int twice = doublings.load(std::memory_order_relaxed); twice > 0)
+            doublings.store(twice - 1, std::memory_order_relaxed);
+    }
     if (failure) std::rethrow_exception(failure);
 }
 
@@ -373,6 +484,14 @@ void set_worker_delay_for_tests(std::chrono::microseconds delay) noexcept {
 }
 
 std::size_t late_arrivals_for_tests() noexcept { return late_arrivals.load(std::memory_order_relaxed); }
+
+void set_backoff_for_tests(bool enabled) noexcept {
+    serial_until_ns.store(0, std::memory_order_relaxed);
+    doublings.store(0, std::memory_order_relaxed);
+    backoff_enabled.store(enabled, std::memory_order_relaxed);
+}
+
+bool backing_off_for_tests() noexcept { return now_ns() < serial_until_ns.load(std::memory_order_relaxed); }
 
 }  // namespace detail
 

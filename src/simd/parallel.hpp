@@ -26,6 +26,12 @@ void set_worker_delay_for_tests(std::chrono::microseconds delay) noexcept;
 /// For tests: how many times a worker joined a job whose pieces were all
 /// claimed already (it ran none, and left the job untouched).
 std::size_t late_arrivals_for_tests() noexcept;
+/// For tests: whether split calls back off on a busy machine (parallel.cpp;
+/// on by default): off, they always split, as a test that counts threads
+/// needs on a loaded machine. Either way the back-off so far is forgotten.
+void set_backoff_for_tests(bool enabled) noexcept;
+/// For tests: whether a busy sign has split calls running alone now.
+bool backing_off_for_tests() noexcept;
 }  // namespace detail
 
 /// The threads worth using for `work` units of a loop whose grain is `grain`

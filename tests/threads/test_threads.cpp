@@ -206,6 +206,16 @@ TEST(ThreadsEnvironment, DefaultIsOmpNumThreads) {
 
 namespace parallel = realify::parallel;
 
+/// Split calls always split while it lives: on a loaded machine (CI runs
+/// tests side by side) the pool backs off, and a test that counts threads
+/// would count one.
+struct always_split {
+    always_split() { parallel::detail::set_backoff_for_tests(false); }
+    ~always_split() { parallel::detail::set_backoff_for_tests(true); }
+    always_split(const always_split&) = delete;
+    always_split& operator=(const always_split&) = delete;
+};
+
 /// Per piece: how many times it ran, and whether it ran after its call returned.
 struct piece_log {
     explicit piece_log(std::size_t pieces) : runs(pieces) {}
@@ -318,6 +328,7 @@ TEST(ThreadsPool, ALateWorkerNeverTouchesAFinishedJob) {
         EXPECT_EQ(log->after_return.load(), 0) << "a piece ran after its call returned";
     }
     // the pool serves the next calls, workers included
+    const always_split split;
     std::size_t most = 0;
     for (int i = 0; i < 50 && most < 2; ++i) {
         std::mutex m;
@@ -334,6 +345,34 @@ TEST(ThreadsPool, ALateWorkerNeverTouchesAFinishedJob) {
 
 // fork(): the child has the calling thread only; its split calls must not
 // wait for the parent's workers (pthread_atfork gives it a pool of its own).
+// A worker that comes late is a sign of a busy machine: for a while split
+// calls run on their calling thread alone (src/simd/parallel.cpp).
+TEST(ThreadsPool, AfterALateWorkerSplitCallsRunAloneForAWhile) {
+    const realify::scoped_num_threads two(2);
+    parallel::detail::set_backoff_for_tests(true);
+    ASSERT_FALSE(parallel::detail::backing_off_for_tests());
+    const std::size_t late_before = parallel::detail::late_arrivals_for_tests();
+    parallel::detail::set_worker_delay_for_tests(std::chrono::milliseconds(2));
+    piece_log log(64);
+    parallel::for_ranges(64, 2, [&](std::size_t a, std::size_t b) { log.run(a, b); });
+    for (int i = 0; i < 400 && parallel::detail::late_arrivals_for_tests() == late_before; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    parallel::detail::set_worker_delay_for_tests(std::chrono::microseconds(0));
+    ASSERT_GT(parallel::detail::late_arrivals_for_tests(), late_before);
+    EXPECT_TRUE(log.each_once());
+    EXPECT_TRUE(parallel::detail::backing_off_for_tests()) << "a worker 2 ms late is a sign of a busy machine";
+    std::mutex m;
+    std::set<std::thread::id> ids;
+    parallel::for_ranges(64, 2, [&](std::size_t, std::size_t) {
+        const std::lock_guard lock(m);
+        ids.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(ids.size(), 1u) << "backing off: the calling thread alone";
+    EXPECT_EQ(*ids.begin(), std::this_thread::get_id());
+    parallel::detail::set_backoff_for_tests(true);  // forgets it
+    EXPECT_FALSE(parallel::detail::backing_off_for_tests());
+}
+
 TEST(ThreadsPool, AChildAfterForkRunsSplitCalls) {
     if (under_tsan) GTEST_SKIP() << "ThreadSanitizer does not support fork() of a threaded process well";
     const realify::scoped_num_threads two(2);
@@ -424,6 +463,7 @@ std::size_t threads_of_call(std::size_t n, recorder& r, std::size_t cost = 1) {
 }
 
 TEST(ThreadsEngine, LargeCallsUseSeveralThreadsSmallOnesOne) {
+    const always_split split;
     recorder r;
     r.pause = std::chrono::microseconds(100);  // a worker that starts late still finds pieces left
     {
@@ -478,6 +518,7 @@ TEST(ThreadsEngine, CallsInsideAParallelRegionRunOnTheirThread) {
 }
 
 TEST(ThreadsEngine, ConcurrentCallsShareTheWorkerBudget) {
+    const always_split split;
     realify::set_num_threads(2);  // one worker thread for the whole process
     std::atomic<int> active{0}, most{0};
     std::vector<std::thread> users;
@@ -602,6 +643,7 @@ TEST(ThreadsElementwise, AroundEachOpsGrainFloat) { check_each_ops_grain<cf>(); 
 TEST(ThreadsElementwise, AroundEachOpsGrainDouble) { check_each_ops_grain<cd>(); }
 
 TEST(ThreadsElementwise, CostlyOpsSplitBelowTheCopyGrain) {
+    const always_split split;
     using realify::op_id;
     recorder r;
     r.pause = std::chrono::microseconds(100);
