@@ -100,6 +100,17 @@ class load_generator:
             p.wait()
 
 
+def time_per_call(f, min_time):
+    """Mean seconds per call of f over at least min_time seconds and 3 calls."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        f()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed > min_time and calls >= 3:
+            return elapsed / calls
+
+
 def torch_scaling(threads, repetitions):
     """PyTorch's add and exp (out=, complex<float>) at 64K and 4M on 1 and on `threads` threads."""
     import torch
@@ -115,14 +126,7 @@ def torch_scaling(threads, repetitions):
             for t in (1, threads):
                 torch.set_num_threads(t)
                 for name, f in ops.items():
-                    calls, start = 0, time.perf_counter()
-                    while True:
-                        f()
-                        calls += 1
-                        elapsed = time.perf_counter() - start
-                        if elapsed > 0.02 and calls >= 3:
-                            break
-                    samples.setdefault((name, n, t), []).append(elapsed / calls)
+                    samples.setdefault((name, n, t), []).append(time_per_call(f, 0.02))
         times.update({key: statistics.median(v) for key, v in samples.items()})
     return times
 
@@ -207,15 +211,7 @@ def torch_times(threads, repetitions):
             del ops[name], samples[name]
     for _ in range(repetitions):  # interleaved: one sample of every op per round
         for name, f in ops.items():
-            calls = 0
-            start = time.perf_counter()
-            while True:
-                f()
-                calls += 1
-                elapsed = time.perf_counter() - start
-                if elapsed > 0.05 and calls >= 3:
-                    break
-            samples[name].append(elapsed / calls)
+            samples[name].append(time_per_call(f, 0.05))
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
