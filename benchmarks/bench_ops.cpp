@@ -27,9 +27,15 @@
 // thread-count axis (threads/copy/…: the engine's copy kernel, the machine's
 // copy bandwidth, bytes read + written per second), timed in REAL time (CPU time would count the calling
 // thread only); t runs over 1, 2, 4, … up to realify::get_num_threads() at
-// start (OMP_NUM_THREADS or the cores). Every other benchmark here runs on
+// start (OMP_NUM_THREADS or the cores); add, conj and exp (float) also at
+// 1K, 4K, 16K, 256K and 1M elements. Every other benchmark here runs on
 // one thread (realify::set_num_threads(1) before they run), so they compare
 // single-core code;
+//
+// cost/<op>: every compiled op through the engine (out=, complex<float>
+// operands where the op takes them, else float; 64K elements, one thread),
+// and the row ops softmax, log_softmax, layer_norm, rms_norm on (16, 4096)
+// floats — the measured costs of the threads' grain (docs/parallel.md);
 //
 // and pagefault/<type>/<n>: a fresh buffer of n std::complex<T> allocated,
 // zero-constructed (as xtensor constructs its std::complex elements) and
@@ -53,12 +59,15 @@
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
+#include <xtensor/xbuilder.hpp>
+#include <xtensor/xtensor.hpp>
 
 #include "bench_isa.hpp"
 #include "bench_kernels_common.hpp"
 #include "realify/eager.hpp"
 #include "realify/engine.hpp"
 #include "realify/graph.hpp"
+#include "realify/simd/elementwise.hpp"
 #include "realify/threads.hpp"
 
 namespace {
@@ -258,6 +267,75 @@ void bench_threads(benchmark::State& state, std::optional<op_id> op, chain_id ch
     else bench_chain<T>(state, chain, n, impl::realify_out);
 }
 
+/// cost/<op>: one call of a compiled op's kernel through the engine (what
+/// every eager op and out= runs), complex<float> operands where the op takes
+/// them, else float; 64K elements, one thread. docs/parallel.md turns these
+/// times into the cost table of the grain (src/engine/op_cost.hpp), with
+/// cost/conj (a copy through the same path) as the unit.
+void bench_cost(benchmark::State& state, realify::simd::elementwise_op op) {
+    namespace rs = realify::simd;
+    namespace en = realify::engine;
+    constexpr std::size_t n = std::size_t{1} << 16;
+    auto& d = shared<float>(n);
+    const auto complex = rs::operand_kind::complex, real = rs::operand_kind::real;
+    // complex operands where the op has that form, else real
+    std::vector<bool> kinds;
+    std::optional<rs::operand_kind> result;
+    if (rs::arity(op) == 1) {
+        const bool c = rs::result_kind(op, complex).has_value();
+        kinds = {c};
+        result = rs::result_kind(op, c ? complex : real);
+    } else {
+        const bool c = rs::result_kind(op, complex, complex).has_value();
+        kinds = {c, c};
+        result = rs::result_kind(op, c ? complex : real, c ? complex : real);
+    }
+    auto ref = [&](void* p, bool is_complex) {
+        en::tensor_ref r;
+        r.data = p;
+        r.type = en::component::float32;
+        r.complex = is_complex;
+        r.shape = en::make_dims("cost", std::array<std::size_t, 1>{n});
+        r.strides[0] = is_complex ? 2 : 1;
+        return r;
+    };
+    const std::array<en::tensor_ref, 2> in{ref(d.x.data(), kinds[0]), ref(d.y.data(), kinds.back())};
+    const bool complex_out = result == complex;
+    const en::tensor_ref out = ref(complex_out ? static_cast<void*>(d.out.data()) : d.real_out.data(), complex_out);
+    const std::array<bool, 2> flags{kinds[0], kinds.back()};
+    const std::optional<std::complex<double>> constant =
+        op == rs::elementwise_op::pow_scalar ? std::optional<std::complex<double>>(2.5) : std::nullopt;
+    const auto kernel = en::kernel_of(op, en::component::float32, std::span(flags.data(), kinds.size()), constant);
+    for (auto _ : state) {
+        en::evaluate(rs::name(op), std::span(in.data(), kinds.size()), out, kernel);
+        benchmark::DoNotOptimize(d.out.data());
+        benchmark::DoNotOptimize(d.real_out.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
+/// cost/<softmax, log_softmax, layer_norm, rms_norm>: the row ops on a
+/// (16, 4096) float tensor (64K elements), out=, one thread.
+void bench_row_cost(benchmark::State& state, std::string_view op) {
+    constexpr std::size_t rows = 16, cols = 4096;
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal(0.0f, 2.0f);
+    xt::xtensor<float, 2> x = xt::xtensor<float, 2>::from_shape({rows, cols});
+    for (float& v : x) v = normal(rng);
+    xt::xtensor<float, 2> o = x;
+    const xt::xtensor<float, 1> w = xt::ones<float>({cols}), b = xt::zeros<float>({cols});
+    for (auto _ : state) {
+        if (op == "softmax") realify::softmax(x, -1, realify::out(o));
+        else if (op == "log_softmax") realify::log_softmax(x, -1, realify::out(o));
+        else if (op == "layer_norm") realify::layer_norm(x, {std::ptrdiff_t(cols)}, w, b, 1e-5, realify::out(o));
+        else realify::rms_norm(x, {std::ptrdiff_t(cols)}, w, 1e-6, realify::out(o));
+        benchmark::DoNotOptimize(o.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows * cols));
+}
+
 /// A fresh buffer of n complex elements, every page touched once, freed.
 template <class T>
 void page_faults(benchmark::State& state, std::size_t n) {
@@ -355,6 +433,24 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(("pagefault/double/" + std::to_string(n)).c_str(),
                                      [=](benchmark::State& s) { page_faults<double>(s, n); });
     }
+    // the thread-count axis at every size from 1K to 4M for a copy-like op
+    // (add, conj) and a costly one (exp): where each starts to split
+    for (std::size_t n = std::size_t{1} << 10; n <= (std::size_t{1} << 22); n <<= 2) {
+        if (n == (std::size_t{1} << 16) || n == (std::size_t{1} << 22)) continue;  // registered above
+        for (op_id op : {op_id::add, op_id::conj, op_id::exp})
+            for (int t : thread_axis)
+                benchmark::RegisterBenchmark(("threads/" + std::string(op_names[static_cast<std::size_t>(op)]) + "/float/" +
+                                              std::to_string(n) + "/" + std::to_string(t))
+                                                 .c_str(),
+                                             [=](benchmark::State& s) { bench_threads<float>(s, op, chain_id{}, n, t); })
+                    ->UseRealTime();
+    }
+    for (const auto& info : realify::simd::elementwise_ops)
+        benchmark::RegisterBenchmark(("cost/" + std::string(info.name)).c_str(),
+                                     [op = info.op](benchmark::State& s) { bench_cost(s, op); });
+    for (std::string_view op : {"softmax", "log_softmax", "layer_norm", "rms_norm"})
+        benchmark::RegisterBenchmark(("cost/" + std::string(op)).c_str(),
+                                     [op](benchmark::State& s) { bench_row_cost(s, op); });
     realify_bench::record_levels();  // for tools/ops_bench_report.py
     benchmark::Initialize(&argc, argv);
     benchmark::RunSpecifiedBenchmarks();

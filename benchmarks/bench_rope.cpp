@@ -7,8 +7,9 @@
 //   bench_rope --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 //
 // realify_*_threads/seq/start_pos/threads: the same on 1, 2, 4, … threads
-// (up to OMP_NUM_THREADS or the cores), in real time; every other case runs
-// on one thread.
+// (up to OMP_NUM_THREADS or the cores), in real time, at the prefill, at
+// prefill chunks of 512, 128, 64 and 16 positions and at the decode; every
+// other case runs on one thread.
 //
 // Every case reports bytes_per_second for the bytes it must move (read q and
 // k, write the outputs), so rows compare directly with memcpy. realify runs on
@@ -21,6 +22,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -125,6 +127,18 @@ void finish(benchmark::State& state, const workload& w) {
                             static_cast<std::int64_t>(2 * (w.xq.size() + w.xk.size()) * sizeof(float)));
 }
 
+/// The label of a realify case run on the level chosen at run time: the
+/// level its calls settled on (RoPE measures AVX-512 against AVX2 on its
+/// first calls of each size class: realify/simd/arch.hpp).
+void label_level(benchmark::State& state, const workload& w, std::optional<realify::simd::arch> level) {
+    namespace rs = realify::simd;
+    if (level) return;
+    const std::size_t bytes = 2 * (w.xq.size() + w.xk.size()) * sizeof(float);
+    const bool environment = std::getenv("REALIFY_SIMD_ARCH") != nullptr;  // forces every call
+    state.SetLabel(std::string(rs::arch_name(environment ? rs::active_arch_id(rs::kernel_family::rope)
+                                                         : rs::preferred_arch(rs::kernel_family::rope, bytes))));
+}
+
 void realify_out_of_place(benchmark::State& state, std::optional<realify::simd::arch> level) {
     const realify_bench::arch_scope forced(level);
     auto& w = setup(state);
@@ -133,6 +147,7 @@ void realify_out_of_place(benchmark::State& state, std::optional<realify::simd::
         benchmark::ClobberMemory();
     }
     finish(state, w);
+    label_level(state, w, level);
 }
 
 void realify_in_place(benchmark::State& state, std::optional<realify::simd::arch> level) {
@@ -146,6 +161,7 @@ void realify_in_place(benchmark::State& state, std::optional<realify::simd::arch
         benchmark::ClobberMemory();
     }
     finish(state, w);
+    label_level(state, w, level);
 }
 
 void std_complex(benchmark::State& state) {
@@ -200,7 +216,7 @@ void shapes_and_threads(benchmark::internal::Benchmark* b) {
     b->ArgNames({"seq", "start_pos", "threads"});
     for (int t = 1;; t *= 2) {
         const int n = std::min(t, realify::get_num_threads());
-        b->Args({2048, 0, n});
+        for (int seq : {2048, 512, 128, 64, 16}) b->Args({seq, 0, n});  // prefill, and chunks of it
         b->Args({1, 4095, n});
         if (n == realify::get_num_threads()) break;
     }

@@ -17,7 +17,14 @@ run:
   * realify, time on 2 threads ÷ time on 1 thread, per op, at 64K and 4M
     (and N ÷ 1 when N > 2), with the engine's copy as the bandwidth limit;
   * realify on N threads ÷ PyTorch on N threads, per op at 4M (< 1: realify
-    faster), RoPE prefill and the matrix products.
+    faster), RoPE prefill and the matrix products;
+  * with --busy: the same realify ratios measured a second time with every
+    core busy — a load generator per core (stress-ng --cpu N where installed,
+    else plain busy loops), at normal priority, as a server's other processes
+    would be — at every size of the thread axis (add, conj, exp from 1K to 4M;
+    RoPE from seq 1 to 2048), and PyTorch's N ÷ 1 thread ratios for add and exp
+    at 64K and 4M, quiet and busy. A call on N threads should never take much
+    longer than on one, however busy the machine (docs/parallel.md).
 
 With --write docs/benchmarks.md it also replaces that file's "Threads"
 section (between the <!-- threads:begin --> / <!-- threads:end --> markers;
@@ -65,6 +72,63 @@ def run_benchmark(binary, pattern, repetitions, min_time):
             name = name[: -len("/real_time")]
         samples.setdefault(name, []).append(b["real_time"] * scale)
     return {name: statistics.median(v) for name, v in samples.items()}
+
+
+class load_generator:
+    """Every core busy while it lives: stress-ng --cpu N (Debian's stress-ng)
+    where installed, else N Python busy loops; normal priority."""
+
+    def __init__(self, cores):
+        self.cores = cores
+        self.processes = []
+
+    def __enter__(self):
+        import shutil
+        if shutil.which("stress-ng"):
+            self.processes.append(subprocess.Popen(["stress-ng", "--cpu", str(self.cores), "--quiet"],
+                                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        else:
+            for _ in range(self.cores):
+                self.processes.append(subprocess.Popen([sys.executable, "-c", "while True: pass"]))
+        time.sleep(1.0)  # let the load reach every core
+        return self
+
+    def __exit__(self, *exc):
+        for p in self.processes:
+            p.terminate()
+        for p in self.processes:
+            p.wait()
+
+
+def time_per_call(f, min_time):
+    """Mean seconds per call of f over at least min_time seconds and 3 calls."""
+    calls, start = 0, time.perf_counter()
+    while True:
+        f()
+        calls += 1
+        elapsed = time.perf_counter() - start
+        if elapsed > min_time and calls >= 3:
+            return elapsed / calls
+
+
+def torch_scaling(threads, repetitions):
+    """PyTorch's add and exp (out=, complex<float>) at 64K and 4M on 1 and on `threads` threads."""
+    import torch
+    g = torch.Generator().manual_seed(43)
+    times = {}
+    for n in (1 << 16, 1 << 22):
+        x = torch.complex(torch.rand(n, generator=g), torch.rand(n, generator=g))
+        y = torch.complex(torch.rand(n, generator=g), torch.rand(n, generator=g))
+        o = torch.empty_like(x)
+        ops = {"add": lambda: torch.add(x, y, out=o), "exp": lambda: torch.exp(x, out=o)}
+        samples = {}
+        for _ in range(repetitions):  # interleaved: the thread counts alternate
+            for t in (1, threads):
+                torch.set_num_threads(t)
+                for name, f in ops.items():
+                    samples.setdefault((name, n, t), []).append(time_per_call(f, 0.02))
+        times.update({key: statistics.median(v) for key, v in samples.items()})
+    return times
 
 
 def torch_times(threads, repetitions):
@@ -147,15 +211,7 @@ def torch_times(threads, repetitions):
             del ops[name], samples[name]
     for _ in range(repetitions):  # interleaved: one sample of every op per round
         for name, f in ops.items():
-            calls = 0
-            start = time.perf_counter()
-            while True:
-                f()
-                calls += 1
-                elapsed = time.perf_counter() - start
-                if elapsed > 0.05 and calls >= 3:
-                    break
-            samples[name].append(elapsed / calls)
+            samples[name].append(time_per_call(f, 0.05))
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
@@ -196,32 +252,78 @@ def main():
     parser.add_argument("--min-time", default="0.1")
     parser.add_argument("--write", metavar="MARKDOWN", help="replace the Threads section of this file (docs/benchmarks.md)")
     parser.add_argument("--note", default="", help="a sentence on the run written under the section's title")
+    parser.add_argument("--busy", action="store_true",
+                        help="also run realify's thread axes (and PyTorch's scaling) with every core busy")
     args = parser.parse_args()
     env_threads = str(args.threads)
     os.environ["OMP_NUM_THREADS"] = env_threads  # realify's default count in the benchmark processes
     bench = os.path.join(args.build, "benchmarks")
     ops = run_benchmark(os.path.join(bench, "bench_ops"), "^threads/[^/]+/float/", args.repetitions, args.min_time)
-    rope = run_benchmark(os.path.join(bench, "bench_rope"), "_threads/seq:2048", args.repetitions, args.min_time)
+    rope = run_benchmark(os.path.join(bench, "bench_rope"), "_threads/", args.repetitions, args.min_time)
     gemm = run_benchmark(os.path.join(bench, "bench_gemm"), "^threads/", args.repetitions, args.min_time)
     torch = torch_times(args.threads, args.repetitions)
+    busy_ops = busy_rope = {}
+    torch_quiet = torch_busy = {}
+    if args.busy:
+        torch_quiet = torch_scaling(args.threads, args.repetitions)
+        with load_generator(args.threads):
+            busy_ops = run_benchmark(os.path.join(bench, "bench_ops"), "^threads/[^/]+/float/", args.repetitions,
+                                     args.min_time)
+            busy_rope = run_benchmark(os.path.join(bench, "bench_rope"), "_threads/", args.repetitions, args.min_time)
+            torch_busy = torch_scaling(args.threads, args.repetitions)
 
     lines = []
     emit = lines.append
     counts = sorted({int(k.rsplit("/", 1)[1]) for k in ops})
     many = max(counts)
     names = sorted({k.split("/")[1] for k in ops}, key=lambda op: ORDER.index(op) if op in ORDER else len(ORDER))
+    def ratio_cell(table, key_one, key_other):
+        one, other = table.get(key_one), table.get(key_other)
+        return f"{other / one:.2f}" if one and other else "—"
+
+    busy = bool(busy_ops)
     emit(f"### realify on t threads ÷ on 1 thread (complex<float>, out=, median real time, one run; all = {many})\n")
-    header = "| op | " + " | ".join(f"64K, {t}÷1" for t in counts[1:]) + " | " + " | ".join(f"4M, {t}÷1" for t in counts[1:]) + " |"
-    emit(header)
-    emit("|" + "---|" * (1 + 2 * (len(counts) - 1)))
+    columns = [(n, t, table) for n in (65536, 4194304) for t in counts[1:]
+               for table in ((ops, busy_ops) if busy else (ops,))]
+    size = {65536: "64K", 4194304: "4M"}
+    emit("| op | " + " | ".join(f"{size[n]}, {t}÷1" + ("" if not busy else (", busy" if table is busy_ops else ", quiet"))
+                                 for n, t, table in columns) + " |")
+    emit("|" + "---|" * (1 + len(columns)))
     for op in names:
-        cells = []
-        for n in (65536, 4194304):
-            one = ops.get(f"threads/{op}/float/{n}/1")
-            for t in counts[1:]:
-                other = ops.get(f"threads/{op}/float/{n}/{t}")
-                cells.append(f"{other / one:.2f}" if one and other else "—")
-        emit(f"| {op} | " + " | ".join(cells) + " |")
+        emit(f"| {op} | " + " | ".join(ratio_cell(table, f"threads/{op}/float/{n}/1", f"threads/{op}/float/{n}/{t}")
+                                       for n, t, table in columns) + " |")
+
+    if busy:
+        emit(f"\n### {many} threads ÷ 1 thread at every size, quiet and with every core busy (one run)\n")
+        sizes = sorted({int(k.split("/")[3]) for k in ops if k.split("/")[1] in ("add", "conj", "exp")})
+        def label(n):
+            return f"{n >> 20}M" if n >= 1 << 20 else f"{n >> 10}K"
+        emit("| call | " + " | ".join(label(n) for n in sizes) + " |")
+        emit("|" + "---|" * (1 + len(sizes)))
+        for op in ("add", "conj", "exp"):
+            for table, when in ((ops, "quiet"), (busy_ops, "busy")):
+                emit(f"| {op}, {when} | " + " | ".join(
+                    ratio_cell(table, f"threads/{op}/float/{n}/1", f"threads/{op}/float/{n}/{many}") for n in sizes) + " |")
+        seqs = sorted({int(k.split("seq:")[1].split("/")[0]) for k in rope})
+        emit("\n| RoPE (Llama-3-8B, float) | " + " | ".join(f"seq {q}" for q in seqs) + " |")
+        emit("|" + "---|" * (1 + len(seqs)))
+        for kind in ("out_of_place", "in_place"):
+            for table, when in ((rope, "quiet"), (busy_rope, "busy")):
+                cells = []
+                for q in seqs:
+                    start = 4095 if q == 1 else 0
+                    base = f"realify_{kind}_threads/seq:{q}/start_pos:{start}/threads:"
+                    cells.append(ratio_cell(table, base + "1", base + str(many)))
+                emit(f"| {kind.replace('_', ' ')}, {when} | " + " | ".join(cells) + " |")
+        emit(f"\nPyTorch 1.13, {many} threads ÷ 1 thread (OpenMP's team), out= complex<float>:\n")
+        emit("| call | 64K, quiet | 64K, busy | 4M, quiet | 4M, busy |")
+        emit("|---|---|---|---|---|")
+        for op in ("add", "exp"):
+            cells = []
+            for n in (1 << 16, 1 << 22):
+                for table in (torch_quiet, torch_busy):
+                    cells.append(ratio_cell(table, (op, n, 1), (op, n, many)))
+            emit(f"| {op} | " + " | ".join(cells) + " |")
 
     emit(f"\n### realify ÷ PyTorch 1.13 CPU, both on {many} threads (< 1: realify faster)\n")
     emit("| op | realify | PyTorch | ratio |")
@@ -237,13 +339,13 @@ def main():
             continue
         row(f"{op} (out=, 4M complex<float>)", ops.get(f"threads/{op}/float/4194304/{many}"), torch.get(op))
     for key, value in sorted(rope.items()):
-        if key.endswith(f"threads:{many}") and "out_of_place" in key:
+        if key.endswith(f"threads:{many}") and "out_of_place" in key and "seq:2048/" in key:
             row("RoPE prefill (realify out of place vs Meta's view_as_complex)", value, torch.get("rope_prefill"))
     row("mm n = 1024", gemm.get(f"threads/mm/1024/{many}"), torch.get("mm_1024"))
     row("bmm 32 × 128³", gemm.get(f"threads/bmm/32x128/{many}"), torch.get("bmm_32x128"))
     emit("\n### realify RoPE and matrix products: t threads ÷ 1 thread\n")
     for key in sorted(rope):
-        if key.endswith("threads:1"):
+        if key.endswith("threads:1") and "seq:2048/" in key:
             for t in counts[1:]:
                 other = rope.get(key[: -len("threads:1")] + f"threads:{t}")
                 if other:

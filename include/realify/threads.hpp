@@ -1,15 +1,18 @@
 // How many threads realify's compiled loops use (docs/parallel.md). Large
 // calls — the elementwise engine (eager ops, out=, the graph's fused loops),
-// the reductions, RoPE and the matrix products — are split over threads by
-// OpenMP inside the compiled library realify_simd; this header has no OpenMP
-// in it, and a program links nothing for it but realify itself.
+// the reductions, RoPE and the matrix products — are split over a pool of
+// worker threads inside the compiled library realify_simd; the calling
+// thread takes pieces too and never waits for a worker that has not
+// started. This header has no OpenMP in it, and a program links nothing for
+// it but realify itself.
 //
 //   * Results are identical to the bit for every thread count: work is cut
 //     into pieces that depend on the sizes only (never on the number of
 //     threads), and partial results are combined in a fixed order.
 //   * Calls below the grain sizes below run on the calling thread.
-//   * A call made inside an OpenMP parallel region (the user's own, or a
-//     realify worker) runs on the calling thread: no nested teams.
+//   * A call made inside the program's own OpenMP parallel region, or from
+//     a piece of a realify call being split, runs on the calling thread: no
+//     nested splits, no oversubscription.
 //   * Calls made at once from several threads of the program share the
 //     process-wide count: together they never run more worker threads than
 //     get_num_threads() − 1 of the process (a call that finds them busy runs
@@ -36,7 +39,11 @@ void set_num_threads(int n);
 /// The calling thread's calls use `n` threads (n ≥ 1; realify::error
 /// otherwise) until the scope ends; scopes nest. Other threads are not
 /// affected. A count above the process-wide one lets this thread's calls use
-/// that many threads when no other call is running.
+/// that many threads when no other call is running. Scopes may end in any
+/// order (held in std::optional or on the heap): the newest live scope's
+/// count is in force, and once all have ended the process-wide count. A
+/// scope ends on the thread that began it (ending it on another thread
+/// changes nothing there).
 class scoped_num_threads {
 public:
     explicit scoped_num_threads(int n);
@@ -45,7 +52,7 @@ public:
     scoped_num_threads& operator=(const scoped_num_threads&) = delete;
 
 private:
-    int previous_;  // the thread's count before this scope (0: none)
+    unsigned long long token_;  // identifies this scope among the thread's live ones
 };
 
 /// The work per thread from which a call is split (a call of at least twice

@@ -27,6 +27,7 @@
 #include "realify/simd/elementwise.hpp"
 #include "realify/simd/streaming.hpp"
 #include "../simd/parallel.hpp"
+#include "op_cost.hpp"
 #include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"
@@ -262,15 +263,16 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
         }
     };
 
-    // Large walks are cut into ranges, a few per thread. The kernels never
-    // see an element's position, so any cut gives the same results; cuts
-    // fall on multiples of 64 elements (whole cache lines of a contiguous out).
+    // Large walks are cut into pieces of a size set by the kernel's cost per
+    // element (parallel::piece_elements: a multiple of 64 elements, whole
+    // cache lines of a contiguous out), which the threads claim. The kernels
+    // never see an element's position, so any cut gives the same results.
     const std::size_t total = rows * length;
-    const std::size_t threads = parallel::threads_for(total, grain::elementwise);
-    const std::size_t pieces = threads == 1 ? 1 : 4 * threads;
-    parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
-        auto cut = [&](std::size_t i) { return i == pieces ? total : total / pieces * i / 64 * 64; };
-        walk_range(cut(a), cut(b));
+    const std::size_t threads = parallel::threads_for(parallel::weighted(total, kernel.cost), grain::elementwise);
+    if (threads == 1) return walk_range(0, total);
+    const std::size_t piece = parallel::piece_elements(grain::elementwise, kernel.cost);
+    parallel::for_ranges(parallel::pieces_of(total, piece), threads, [&](std::size_t a, std::size_t b) {
+        walk_range(a * piece, std::min(total, b * piece));
     });
 }
 
@@ -577,6 +579,7 @@ block_kernel kernel_of(simd::elementwise_op op, component compute, std::span<con
         no_form(simd::name(op), complex_inputs);
     }
     k.complex_output = *result == simd::operand_kind::complex;
+    k.cost = op_cost(op);
     if (op == simd::elementwise_op::pow_scalar && !constant)
         throw error("realify::pow_scalar: the exponent is required");
     if (simd::takes_constant(op) && constant) {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "op_cost.hpp"
 #include "realify/errors.hpp"
 #include "realify/simd/elementwise.hpp"
 
@@ -213,6 +214,8 @@ void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const 
     std::copy(kinds.begin(), kinds.end(), kernel.complex_inputs.begin());
     kernel.complex_output = loop.complex_result();
     kernel.object = &bound;
+    kernel.cost = 0;  // the steps' costs added: the work of one element of the loop
+    for (const fused_loop::step& s : loop.steps()) kernel.cost += op_cost(s.op);
     evaluate(op, inputs, out, kernel);
 }
 

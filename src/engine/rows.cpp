@@ -18,6 +18,7 @@
 #include "../simd/kernel_table.hpp"
 #include "realify/errors.hpp"
 #include "../simd/parallel.hpp"
+#include "op_cost.hpp"
 #include "realify/threads.hpp"
 #include "tensor_checks.hpp"
 #include "walk.hpp"
@@ -74,13 +75,14 @@ void write(const tensor_ref& t, std::ptrdiff_t offset, T v) noexcept {
 /// the tensors' own memory where the row is contiguous and of type T there,
 /// else a scratch row gathered from in (and scattered to out afterwards).
 /// Rows are independent: large calls give ranges of rows to several threads
-/// (realify/threads.hpp), with the same results as one.
+/// (realify/threads.hpp, from the work of `op`'s elements: op_cost.hpp),
+/// with the same results as one.
 template <class T, class Row>
-void for_rows(const tensor_ref& in, const tensor_ref& out, const row_walk& w, Row&& row) {
+void for_rows(op_id op, const tensor_ref& in, const tensor_ref& out, const row_walk& w, Row&& row) {
     const component type = component_of<T>();
     const bool in_direct = in.type == type && w.contiguous(0);
     const bool out_direct = out.type == type && w.contiguous(1);
-    const std::size_t threads = parallel::threads_for(in.count(), grain::elementwise);
+    const std::size_t threads = parallel::threads_for(parallel::weighted(in.count(), op_cost(op)), grain::elementwise);
     parallel::for_ranges(w.outer.count(), threads, [&](std::size_t first, std::size_t last) {
         std::vector<T> scratch(in_direct && out_direct ? 0 : w.n);
         walk::odometer<2> position(w.outer.all(), first);
@@ -142,7 +144,7 @@ void softmax(std::string_view op, const tensor_ref& in, std::size_t axis, bool l
     const row_walk w = in.rank() == 0 ? make_walk(in, out, 0, 0) : make_walk(in, out, axis, axis + 1);
     with_type(in, [&]<class T>(T*) {
         const auto& k = simd::detail::active_table().of<T>().rows;
-        for_rows<T>(in, out, w, [&](const T* x, T* y, std::size_t n) {
+        for_rows<T>(log ? op_id::log_softmax : op_id::softmax, in, out, w, [&](const T* x, T* y, std::size_t n) {
             const T m = k.max(x, n);
             if (log) {
                 const double sum = k.exp_sum(x, m, nullptr, n);
@@ -174,7 +176,7 @@ void normalize(std::string_view op, norm kind, const tensor_ref& in, std::size_t
         const T* wp = contiguous<T>(op, weight, "weight", shape, weight_storage);
         const T* bp = contiguous<T>(op, bias, "bias", shape, bias_storage);
         const auto& k = simd::detail::active_table().of<T>().rows;
-        for_rows<T>(in, out, w, [&](const T* x, T* y, std::size_t n) {
+        for_rows<T>(kind == norm::rms ? op_id::rms_norm : op_id::layer_norm, in, out, w, [&](const T* x, T* y, std::size_t n) {
             double means[2];  // mean(x − c), mean((x − c)²): finite wherever they are
             k.moments(x, T(0), n, eps, means);
             if (kind == norm::rms) {

@@ -76,8 +76,9 @@ std::string explain(const graph_ir& g, const detected_counts& detected) {
     for (std::size_t i = 0; i < g.nodes.size(); ++i)
         if (g.nodes[i].rule == node_rule::tensor_op && g.nodes[i].live && g.nodes[i].canonical == i) s << " %" << i << '=' << g.nodes[i].op;
     s << '\n';
-    s << "threads: up to " << get_num_threads() << " (realify::get_num_threads()) for fused loops and the SIMD row route of "
-      << 2 * grain::elementwise << " elements or more, reductions reading " << 2 * grain::reduction
+    s << "threads: up to " << get_num_threads() << " (realify::get_num_threads()) for fused loops of "
+      << 2 * grain::elementwise << " units of work or more (an element costs its steps' costs, docs/parallel.md),"
+      << " the SIMD row route of " << 2 * grain::elementwise << " elements or more, reductions reading " << 2 * grain::reduction
       << " or more, matrix products of " << 2 * grain::gemm
       << " multiply-adds or more; the same results on any number of threads\n";
     s << "coverage: " << c.n_supported << " / " << c.n_total << " op nodes lowered\n";

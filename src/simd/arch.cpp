@@ -3,11 +3,15 @@
 // table every compiled entry point calls through, and the other process-wide
 // setting of the kernels, the streaming-store threshold
 // (realify/simd/streaming.hpp). Compiled for the baseline ISA only.
-#include <cpuid.h>
-
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <exception>
+#include <iterator>
+#include <limits>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -204,19 +208,100 @@ std::optional<arch> forced_level() {
     return environment_arch();
 }
 
-// ---- the per-family rule (docs/simd.md, "Choosing the level at run time") ----
+// ---- the families measured at run time (docs/simd.md, "Choosing the level at run time") ----
+//
+// RoPE and the multiply family give the same bits at AVX2 and at AVX-512 —
+// the same fused multiply-adds, lane for lane (tests/threads checks it) — so
+// which of the two runs a call cannot change a result, and each takes the one
+// that runs its calls faster on this CPU: the first calls of each size class
+// (in cache, from memory) alternate between the two levels and are timed;
+// once each level has `trial_samples` of them, the faster is kept for the rest
+// of the process (AVX2 only when at least 3 % faster: a tie keeps the wider).
+// The fastest sample of each level counts, in time per byte: a call that was
+// interrupted, or paid page faults, only ever looks slower. A sample from
+// memory runs on the calling thread alone, timed by its CPU time (`now`). The other families
+// differ in the last bits between levels (xsimd's transcendental functions,
+// Eigen's register tiles), so their level is fixed before their first call:
+// the best supported.
 
-// AMD family 19h with AVX-512 is Zen 4, whose vector units are 256 bits wide:
-// a 512-bit instruction runs as two halves. (Zen 3, also family 19h, has no
-// AVX-512; Zen 5 is family 1Ah.)
-bool is_zen4() noexcept {
-    if (!__builtin_cpu_is("amd") || !__builtin_cpu_supports("avx512f")) return false;
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
-    const unsigned base = (eax >> 8) & 0xf, extended = (eax >> 20) & 0xff;
-    return (base == 0xf ? base + extended : base) == 0x19;
+constexpr bool measured(kernel_family f) noexcept {
+    return f == kernel_family::rope || f == kernel_family::multiply;
+}
+/// Calls touching at most this many bytes are "in cache" (about a core's L2),
+/// larger ones "from memory": a size class is measured on its own calls.
+constexpr std::size_t in_cache_bytes = std::size_t{1} << 20;
+/// Calls this small are too short to time: they take their class's level
+/// once measured, the wider level before.
+constexpr std::size_t smallest_timed_bytes = std::size_t{4} << 10;
+constexpr int trial_samples = 4;
+
+/// The trial of one family and size class. Candidate 0 is AVX-512, 1 AVX2.
+struct trial {
+    std::atomic<int> decided{-1};  // the level kept, once measured
+    std::mutex mutex;
+    int handed[2] = {0, 0};    // samples handed out
+    int recorded[2] = {0, 0};  // samples timed
+    double fastest[2] = {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};  // ns per byte
+
+    void reset() noexcept {
+        const std::lock_guard lock(mutex);
+        decided.store(-1, std::memory_order_relaxed);
+        handed[0] = handed[1] = recorded[0] = recorded[1] = 0;
+        fastest[0] = fastest[1] = std::numeric_limits<double>::infinity();
+    }
+};
+trial& trial_of(kernel_family f, bool from_memory) noexcept {
+    static trial trials[std::size(kernel_families)][2];
+    return trials[static_cast<std::size_t>(f)][from_memory ? 1 : 0];
+}
+bool from_memory(std::size_t bytes) noexcept { return bytes > in_cache_bytes; }
+
+/// Whether this machine can try both candidates (AVX-512 is the best level, AVX2 runs).
+bool two_candidates() noexcept {
+    static const bool both = best_supported_arch() == arch::avx512 && is_supported(arch::avx2);
+    return both;
+}
+constexpr arch candidate_level(int c) noexcept { return c == 0 ? arch::avx512 : arch::avx2; }
+
+/// The clock of a sample, in ns. A call from memory (tens of microseconds
+/// and more) is timed by the CPU time of its thread — it runs on the calling
+/// thread alone — so that time the scheduler gave to other programs never
+/// counts (on a machine whose cores are shared, wall times of both levels
+/// were often interrupted); a call in cache, too short for that clock (a
+/// system call), by the wall clock.
+std::int64_t now(bool cpu_time) noexcept {
+    if (cpu_time) {
+        timespec t{};
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        return std::int64_t{t.tv_sec} * 1'000'000'000 + t.tv_nsec;
+    }
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+}  // namespace
+
+namespace detail {
+
+arch faster_level(double avx512_ns_per_byte, double avx2_ns_per_byte) noexcept {
+    return avx2_ns_per_byte <= 0.97 * avx512_ns_per_byte ? arch::avx2 : arch::avx512;
+}
+
+void reset_level_trials_for_tests() noexcept {
+    for (kernel_family f : kernel_families) {
+        trial_of(f, false).reset();
+        trial_of(f, true).reset();
+    }
+}
+
+int level_trial_samples_for_tests(kernel_family f, bool large) noexcept {
+    trial& t = trial_of(f, large);
+    const std::lock_guard lock(t.mutex);
+    return t.recorded[0] + t.recorded[1];
+}
+
+}  // namespace detail
+
+namespace {
 }  // namespace
 
 // ---- architecture selection ----
@@ -231,15 +316,14 @@ arch best_supported_arch() noexcept {
     return arch::sse2;
 }
 
-arch preferred_arch(kernel_family f) noexcept {
+arch preferred_arch(kernel_family f, std::size_t bytes) noexcept {
     static const arch best = best_supported_arch();
-    // Zen 4: the AVX-512 RoPE kernel measured 1.31-1.53x memcpy's time out of
-    // place and 1.17-1.41x in place at Llama-3-8B prefill, the AVX2 one 1.00x
-    // and 0.84x (docs/simd.md).
-    static const bool zen4 = is_zen4();
-    if (f == kernel_family::rope && best == arch::avx512 && zen4 && is_supported(arch::avx2)) return arch::avx2;
-    return best;
+    if (!measured(f) || !two_candidates()) return best;
+    const int decided = trial_of(f, from_memory(bytes)).decided.load(std::memory_order_acquire);
+    return decided >= 0 ? static_cast<arch>(decided) : best;
 }
+
+arch preferred_arch(kernel_family f) noexcept { return preferred_arch(f, SIZE_MAX); }
 
 arch active_arch_id() {
     const std::optional<arch> forced = forced_level();
@@ -259,6 +343,50 @@ const kernel_table& active_table() {
     return forced ? table_for(*forced) : preferred_table();
 }
 bool level_forced() { return forced_level().has_value(); }
+
+timed_level::timed_level(kernel_family f, std::size_t bytes)
+    : m_family(f), m_bytes(bytes), m_exceptions(std::uncaught_exceptions()) {
+    if (const std::optional<arch> forced = forced_level()) {
+        m_table = &table_for(*forced);
+        return;
+    }
+    const arch best = runnable_best();
+    if (!measured(f) || !two_candidates()) {
+        m_table = &preferred_table();
+        return;
+    }
+    trial& t = trial_of(f, from_memory(bytes));
+    if (const int decided = t.decided.load(std::memory_order_acquire); decided >= 0) {
+        m_table = &table_for(static_cast<arch>(decided));
+        return;
+    }
+    m_table = &table_for(best);
+    if (bytes < smallest_timed_bytes) return;
+    {
+        const std::lock_guard lock(t.mutex);
+        // the level with fewer samples handed out (AVX-512 first), while any is wanted
+        const int c = t.handed[1] < t.handed[0] ? 1 : 0;
+        if (t.decided.load(std::memory_order_relaxed) >= 0 || t.handed[c] >= trial_samples) return;
+        ++t.handed[c];
+        m_candidate = c;
+    }
+    m_table = &table_for(candidate_level(m_candidate));
+    m_start = now(from_memory(bytes));
+}
+
+timed_level::~timed_level() {
+    if (m_candidate < 0) return;
+    const auto ns = static_cast<double>(now(from_memory(m_bytes)) - m_start);
+    trial& t = trial_of(m_family, from_memory(m_bytes));
+    const std::lock_guard lock(t.mutex);
+    if (std::uncaught_exceptions() > m_exceptions) {  // the call threw: not a sample, hand it out again
+        --t.handed[m_candidate];
+        return;
+    }
+    t.fastest[m_candidate] = std::min(t.fastest[m_candidate], ns / static_cast<double>(m_bytes));
+    if (++t.recorded[m_candidate] == trial_samples && t.recorded[1 - m_candidate] == trial_samples)
+        t.decided.store(static_cast<int>(faster_level(t.fastest[0], t.fastest[1])), std::memory_order_release);
+}
 }  // namespace detail
 
 std::string_view active_arch() { return arch_name(active_arch_id()); }

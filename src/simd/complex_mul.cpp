@@ -1,6 +1,8 @@
 // The span API of the multiply family (realify/simd/complex_mul.hpp):
 // argument checks, the choice of streaming stores, then one indirect call
-// into the active kernel table (arch.cpp). Compiled for the baseline ISA only.
+// into the kernel table of the family's level for this call (arch.cpp's
+// timed_level: the multiply family's level is measured at run time).
+// Compiled for the baseline ISA only.
 #include <complex>
 #include <cstddef>
 #include <span>
@@ -14,9 +16,10 @@
 namespace realify::simd {
 namespace {
 
-template <class T>
-const detail::multiply_set<T>& active_kernels() {
-    return detail::active_table().of<T>().multiply;
+/// The bytes a call reads and writes: what its level is measured by (arch.cpp).
+template <class... S>
+std::size_t bytes_of(const S&... spans) noexcept {
+    return (spans.size_bytes() + ...);
 }
 
 using detail::check_alias;
@@ -33,7 +36,8 @@ void mul_impl(const char* function, bool conjugate, std::span<const std::complex
     if (a.size() != b.size() || a.size() != out.size())
         throw shape_error(sizes_message(function, {{"a", a.size()}, {"b", b.size()}, {"out", out.size()}}));
     const bool aliased = check_alias(function, "a", a, out) | check_alias(function, "b", b, out);
-    const auto& k = active_kernels<T>();
+    const detail::timed_level level(kernel_family::multiply, bytes_of(a, b, out));
+    const auto& k = level.table().of<T>().multiply;
     const bool stream = use_streaming(out, aliased, a, b);
     (conjugate ? k.mul_conj : k.mul)(reals(a), reals(b), reals(out), 2 * out.size(), stream, strict(policy));
 }
@@ -45,7 +49,8 @@ void mul_real_impl(std::span<const std::complex<T>> a, std::span<const T> r, std
     const bool aliased = check_alias("mul_real", "a", a, out);
     if (overlaps(r, out))
         throw layout_error("realify::simd::mul_real: out overlaps the real array r");
-    const auto& k = active_kernels<T>();
+    const detail::timed_level level(kernel_family::multiply, bytes_of(a, r, out));
+    const auto& k = level.table().of<T>().multiply;
     k.mul_real(reals(a), r.data(), reals(out), 2 * out.size(), use_streaming(out, aliased, a, r));
 }
 
@@ -55,7 +60,8 @@ void mul_scalar_impl(std::span<const std::complex<T>> a, std::complex<T> s, std:
     if (a.size() != out.size())
         throw shape_error(sizes_message("mul_scalar", {{"a", a.size()}, {"out", out.size()}}));
     const bool aliased = check_alias("mul_scalar", "a", a, out);
-    const auto& k = active_kernels<T>();
+    const detail::timed_level level(kernel_family::multiply, bytes_of(a, out));
+    const auto& k = level.table().of<T>().multiply;
     k.mul_scalar(reals(a), s, reals(out), 2 * out.size(), use_streaming(out, aliased, a), strict(policy));
 }
 
@@ -67,7 +73,8 @@ void mul_add_impl(std::span<const std::complex<T>> a, std::span<const std::compl
             "mul_add", {{"a", a.size()}, {"b", b.size()}, {"c", c.size()}, {"out", out.size()}}));
     const bool aliased = check_alias("mul_add", "a", a, out) | check_alias("mul_add", "b", b, out) |
                          check_alias("mul_add", "c", c, out);
-    const auto& k = active_kernels<T>();
+    const detail::timed_level level(kernel_family::multiply, bytes_of(a, b, c, out));
+    const auto& k = level.table().of<T>().multiply;
     const bool stream = use_streaming(out, aliased, a, b, c);
     k.mul_add(reals(a), reals(b), reals(c), reals(out), 2 * out.size(), stream, strict(policy));
 }
@@ -92,8 +99,9 @@ void mul_rows_impl(const char* function, std::span<const std::complex<T>> a, std
     const bool aliased = check_alias(function, "a", a, out) | check_alias(function, blocks == 1 ? "row" : "rows", rows, out);
     if (a.empty()) return;
     const bool stream = use_streaming(out, aliased, a, rows);
-    active_kernels<T>().mul_rows(reals(a), reals(rows), reals(out), 2 * n, a.size() / one_repeat, blocks, stream,
-                                 strict(policy));
+    const detail::timed_level level(kernel_family::multiply, bytes_of(a, rows, out));
+    level.table().of<T>().multiply.mul_rows(reals(a), reals(rows), reals(out), 2 * n, a.size() / one_repeat, blocks,
+                                            stream, strict(policy));
 }
 
 }  // namespace

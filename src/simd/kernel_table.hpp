@@ -14,8 +14,10 @@
 #include <array>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 
 #include "realify/rope/call.hpp"
+#include "realify/simd/arch.hpp"
 #include "realify/simd/elementwise.hpp"
 
 namespace realify::simd::detail {
@@ -93,5 +95,40 @@ const kernel_table& active_table();
 
 /// Whether a level is forced now (force_arch, scoped_arch, REALIFY_SIMD_ARCH).
 bool level_forced();
+
+/// The table one call of `family`, touching `bytes`, runs on: the forced
+/// level's; else, for a family measured at run time (RoPE, the multiply
+/// family: the same bits at AVX2 and AVX-512), the level its size class
+/// settled on — and while it has not, one of the two, timed from here to the
+/// end of this object's life (arch.cpp); else the family's preferred level's.
+/// Hold it across the kernel call. Throws as active_table().
+class timed_level {
+public:
+    timed_level(kernel_family family, std::size_t bytes);
+    ~timed_level();
+    timed_level(const timed_level&) = delete;
+    timed_level& operator=(const timed_level&) = delete;
+    const kernel_table& table() const noexcept { return *m_table; }
+    /// Whether this call is a sample of the trial: then it must run on the
+    /// calling thread alone (its CPU time is what counts).
+    bool timed() const noexcept { return m_candidate >= 0; }
+
+private:
+    const kernel_table* m_table = nullptr;
+    kernel_family m_family;
+    std::size_t m_bytes;
+    int m_exceptions;      // std::uncaught_exceptions() when the call began
+    int m_candidate = -1;  // the trial's level this call is a sample of (0: AVX-512, 1: AVX2), -1: none
+    std::int64_t m_start = 0;  // ns (arch.cpp's now())
+};
+
+/// The level a measured family keeps: AVX2 when its fastest time per byte
+/// is at least 3 % below AVX-512's, else AVX-512.
+arch faster_level(double avx512_ns_per_byte, double avx2_ns_per_byte) noexcept;
+
+/// For tests: forget every measurement (the next calls measure again), and
+/// the samples a family's size class has timed so far.
+void reset_level_trials_for_tests() noexcept;
+int level_trial_samples_for_tests(kernel_family family, bool large) noexcept;
 
 }  // namespace realify::simd::detail

@@ -1,15 +1,18 @@
-// The RoPE entry points (realify/rope/compiled.hpp): the active kernel
-// table's RoPE kernel, so REALIFY_SIMD_ARCH, force_arch and scoped_arch
-// govern RoPE exactly as every other kernel; unforced, the RoPE family's
-// preferred level (realify::simd::preferred_arch).
+// The RoPE entry points (realify/rope/compiled.hpp): the RoPE kernel of the
+// level a call runs on (arch.cpp's timed_level), so REALIFY_SIMD_ARCH,
+// force_arch and scoped_arch govern RoPE exactly as every other kernel;
+// unforced, the faster of AVX-512 and AVX2 on this CPU, measured on the
+// first calls (they give the same bits).
 //
 // Large calls run on several threads (realify/threads.hpp): the (batch,
-// position) rows are cut into ranges, each a call of the kernel on its rows
-// (one batch entry at a time). A row's rotation does not depend on the other
-// rows of its call (the kernels compute a partial row on a padded copy with
-// the same instructions), so any cut gives the same results. Ranges are at
-// least grain::rope reals, more than the kernels' blocking limit: a range
-// takes the same path through the kernel as the whole call.
+// position) rows are cut into pieces of about grain::rope reals (a count set
+// by the sizes alone), which the threads claim in ranges, each a call of the
+// kernel on its rows (one batch entry at a time). A row's rotation does not
+// depend on the other rows of its call (the kernels compute a partial row on
+// a padded copy with the same instructions), so any cut gives the same
+// results. Pieces are at least grain::rope reals, more than the kernels'
+// blocking limit: a piece takes the same path through the kernel as the
+// whole call.
 #include "realify/rope/compiled.hpp"
 
 #include <algorithm>
@@ -35,7 +38,7 @@ void run_split(const rope_call<T>& call, void (*kernel)(const rope_call<T>&)) {
     const std::size_t reals = rows * (q_row + k_row);
     const std::size_t threads = parallel::threads_for(reals, grain::rope);
     if (threads == 1 || rows < 2) return kernel(call);
-    const std::size_t pieces = std::min({4 * threads, rows, reals / grain::rope});
+    const std::size_t pieces = std::min(rows, reals / grain::rope);  // by the sizes alone
     parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
         const std::size_t last = rows * b / pieces;
         for (std::size_t row = rows * a / pieces; row < last;) {
@@ -54,10 +57,26 @@ void run_split(const rope_call<T>& call, void (*kernel)(const rope_call<T>&)) {
     });
 }
 
+/// The bytes a call reads and writes (q and k, in and out): what its level
+/// is measured by (arch.cpp).
+template <class T>
+std::size_t bytes_of(const rope_call<T>& call) noexcept {
+    return 2 * sizeof(T) * call.batch * call.seq * (call.q_heads + call.k_heads) * call.head_dim;
+}
+
 }  // namespace
 
-void rope_compiled(const rope_call<float>& call) { run_split(call, simd::detail::active_table().f32.rope); }
-void rope_compiled(const rope_call<double>& call) { run_split(call, simd::detail::active_table().f64.rope); }
+// A call the level's trial times runs on the calling thread alone.
+void rope_compiled(const rope_call<float>& call) {
+    const simd::detail::timed_level level(simd::kernel_family::rope, bytes_of(call));
+    if (level.timed()) return level.table().f32.rope(call);
+    run_split(call, level.table().f32.rope);
+}
+void rope_compiled(const rope_call<double>& call) {
+    const simd::detail::timed_level level(simd::kernel_family::rope, bytes_of(call));
+    if (level.timed()) return level.table().f64.rope(call);
+    run_split(call, level.table().f64.rope);
+}
 
 }  // namespace detail
 }  // namespace realify::rope

@@ -646,16 +646,20 @@ TEST(SimdArchControl, ConcurrentCallsWhileTheArchIsSwitched) {
     for (int t = 0; t < 3; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
 }
 
-// Unforced, each kernel family runs its preferred level (the best one but
-// where a narrower one measured faster on this CPU: RoPE on Zen 4); a forced
-// level — scoped_arch, force_arch, REALIFY_SIMD_ARCH — holds for every family.
+// Unforced, each kernel family runs its preferred level (the best one; RoPE
+// and the multiply family: AVX-512 or AVX2, whichever measured faster on this
+// CPU); a forced level — scoped_arch, force_arch, REALIFY_SIMD_ARCH — holds
+// for every family.
 TEST(SimdArchControl, EachFamilyRunsItsPreferredLevelUnlessOneIsForced) {
     for (rs::kernel_family f : rs::kernel_families) {
         const rs::arch preferred = rs::preferred_arch(f);
         EXPECT_TRUE(rs::is_supported(preferred)) << rs::family_name(f);
         EXPECT_LE(static_cast<int>(preferred), static_cast<int>(rs::best_supported_arch())) << rs::family_name(f);
-        if (f != rs::kernel_family::rope) {
+        if (f == rs::kernel_family::elementwise || f == rs::kernel_family::gemm) {
             EXPECT_EQ(preferred, rs::best_supported_arch()) << rs::family_name(f);
+        } else if (preferred != rs::best_supported_arch()) {
+            EXPECT_EQ(preferred, rs::arch::avx2) << rs::family_name(f);
+            EXPECT_EQ(rs::best_supported_arch(), rs::arch::avx512) << rs::family_name(f);
         }
         if (std::getenv("REALIFY_SIMD_ARCH") == nullptr) {
             EXPECT_EQ(rs::active_arch_id(f), preferred) << rs::family_name(f);

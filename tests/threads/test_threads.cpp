@@ -7,11 +7,14 @@
 // do not; programs mixing them and einsum; calls from several threads of
 // the program at once (the row ops, products and RoPE among them), and from
 // inside the program's own OpenMP parallel region (no nested teams, no more
-// workers than the process-wide count). This executable is also the
+// workers than the process-wide count); the pool itself: every piece once,
+// exceptions, a worker that starts late, fork(). This executable is also the
 // ThreadSanitizer job of CI (docs/testing.md).
 #include <gtest/gtest.h>
 
 #include <omp.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -22,21 +25,28 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xview.hpp>
 
+#include "engine/op_cost.hpp"
 #include "realify/realify.hpp"
 #include "realify/threads.hpp"
+#include "simd/kernel_table.hpp"
+#include "simd/parallel.hpp"
 
 namespace {
 
@@ -110,6 +120,10 @@ void expect_thread_count_invariant(const std::string& what, F f) {
     }
 }
 
+/// The grain of an op in elements: grain::elementwise units of work, each
+/// element costing the op's cost (src/engine/op_cost.hpp).
+std::size_t grain_of(realify::op_id op) { return g_elementwise / realify::engine::op_cost(op); }
+
 /// Sizes around a grain: just below two grains (one thread), just above,
 /// and odd sizes further up.
 std::vector<std::size_t> sizes_around(std::size_t grain) {
@@ -141,6 +155,36 @@ TEST(Threads, SetGetAndScopes) {
     realify::set_num_threads(process);
 }
 
+// Scopes held in std::optional (or on the heap) may end in another order
+// than they began: each removes only itself, as simd::scoped_arch does.
+TEST(Threads, ScopesEndedOutOfOrder) {
+    const int process = realify::get_num_threads();
+    std::optional<realify::scoped_num_threads> first, second, third;
+    first.emplace(2);
+    second.emplace(3);
+    third.emplace(5);
+    EXPECT_EQ(realify::get_num_threads(), 5);
+    second.reset();  // a middle scope ends: the newest still rules
+    EXPECT_EQ(realify::get_num_threads(), 5);
+    first.reset();
+    EXPECT_EQ(realify::get_num_threads(), 5);
+    third.reset();
+    EXPECT_EQ(realify::get_num_threads(), process) << "every scope ended: the process-wide count";
+    first.emplace(2);
+    second.emplace(3);
+    first.reset();  // the older ends first: the newer's count stays
+    EXPECT_EQ(realify::get_num_threads(), 3);
+    second.reset();
+    EXPECT_EQ(realify::get_num_threads(), process);
+    // a scope ended on another thread changes nothing there, nor here
+    auto moved = std::make_unique<realify::scoped_num_threads>(4);
+    std::thread([&] {
+        moved.reset();
+        EXPECT_EQ(realify::get_num_threads(), process);
+    }).join();
+    EXPECT_EQ(realify::get_num_threads(), 4) << "the scope is still this thread's";
+}
+
 TEST(Threads, RefusesCountsBelowOne) {
     EXPECT_THROW(realify::set_num_threads(0), realify::error);
     EXPECT_THROW(realify::set_num_threads(-2), realify::error);
@@ -157,6 +201,208 @@ TEST(ThreadsEnvironment, DefaultIsOmpNumThreads) {
     const char* value = std::getenv("OMP_NUM_THREADS");
     if (value == nullptr) GTEST_SKIP() << "OMP_NUM_THREADS is not set";
     EXPECT_EQ(realify::get_num_threads(), std::atoi(value));
+}
+
+// ---- the pool: pieces claimed by the caller and the workers ----------------------------------------
+
+namespace parallel = realify::parallel;
+
+/// Split calls always split while it lives: on a loaded machine (CI runs
+/// tests side by side) the pool backs off, and a test that counts threads
+/// would count one.
+struct always_split {
+    always_split() { parallel::detail::set_backoff_for_tests(false); }
+    ~always_split() { parallel::detail::set_backoff_for_tests(true); }
+    always_split(const always_split&) = delete;
+    always_split& operator=(const always_split&) = delete;
+};
+
+/// Per piece: how many times it ran, and whether it ran after its call returned.
+struct piece_log {
+    explicit piece_log(std::size_t pieces) : runs(pieces) {}
+    std::vector<std::atomic<int>> runs;
+    std::atomic<bool> call_returned{false};
+    std::atomic<int> after_return{0};
+    void run(std::size_t first, std::size_t last) {
+        if (call_returned.load()) ++after_return;
+        for (std::size_t i = first; i < last; ++i) ++runs[i];
+    }
+    bool each_once() const {
+        return std::all_of(runs.begin(), runs.end(), [](const std::atomic<int>& r) { return r.load() == 1; });
+    }
+};
+
+TEST(ThreadsPool, EveryPieceRunsOnceOnAnyNumberOfThreads) {
+    for (int threads : {1, 2, 3, 4, 8}) {
+        const realify::scoped_num_threads scope(threads);
+        for (std::size_t pieces : {std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{64}, std::size_t{1000}}) {
+            piece_log log(pieces);
+            parallel::for_ranges(pieces, static_cast<std::size_t>(threads), [&](std::size_t a, std::size_t b) {
+                ASSERT_LT(a, b);
+                ASSERT_LE(b, pieces);
+                log.run(a, b);
+            });
+            EXPECT_TRUE(log.each_once()) << pieces << " pieces on " << threads << " threads";
+        }
+    }
+}
+
+TEST(ThreadsPool, ThePiecesOfACallRunNoSplitOfTheirOwn) {
+    const realify::scoped_num_threads four(4);
+    std::atomic<int> nested_threads{0}, pieces_run{0};
+    parallel::for_ranges(16, 4, [&](std::size_t a, std::size_t b) {
+        nested_threads += static_cast<int>(parallel::threads_for(std::size_t{1} << 40, 1)) - 1;
+        pieces_run += static_cast<int>(b - a);
+    });
+    EXPECT_EQ(pieces_run.load(), 16);
+    EXPECT_EQ(nested_threads.load(), 0) << "a call made by a piece runs on its thread alone";
+    EXPECT_EQ(parallel::threads_for(std::size_t{1} << 40, 1), 4u) << "outside a piece the count is back";
+}
+
+TEST(ThreadsPool, AnExceptionFromAPieceIsRethrownOnce) {
+    for (int threads : {1, 2, 4}) {
+        const realify::scoped_num_threads scope(threads);
+        for (std::size_t throwing : {std::size_t{0}, std::size_t{37}, std::size_t{99}}) {
+            std::atomic<int> running{0};
+            std::atomic<bool> returned{false};
+            int caught = 0;
+            try {
+                parallel::for_ranges(100, static_cast<std::size_t>(threads), [&](std::size_t a, std::size_t b) {
+                    ++running;
+                    if (returned.load()) ADD_FAILURE() << "a piece ran after the call returned";
+                    std::this_thread::sleep_for(std::chrono::microseconds(50));
+                    --running;
+                    if (a <= throwing && throwing < b) throw std::runtime_error("piece " + std::to_string(throwing));
+                    if (a <= 50 && 50 < b) throw std::runtime_error("piece 50");  // a second failure: still one exception
+                });
+            } catch (const std::runtime_error& e) {
+                ++caught;
+                EXPECT_EQ(running.load(), 0) << "rethrown only once no piece runs";
+                const std::string what = e.what();
+                EXPECT_TRUE(what == "piece " + std::to_string(throwing) || what == "piece 50") << what;
+            }
+            returned = true;
+            EXPECT_EQ(caught, 1) << threads << " threads";
+        }
+    }
+    // the pool keeps working
+    const realify::scoped_num_threads two(2);
+    piece_log log(64);
+    parallel::for_ranges(64, 2, [&](std::size_t a, std::size_t b) { log.run(a, b); });
+    EXPECT_TRUE(log.each_once());
+}
+
+// A worker the scheduler runs late (here: a worker that sleeps after joining
+// a job) finds the pieces claimed by the caller, which has returned; it must
+// not call the body, whose captures are gone, nor disturb the next calls.
+TEST(ThreadsPool, ALateWorkerNeverTouchesAFinishedJob) {
+    const realify::scoped_num_threads four(4);
+    const auto delay = std::chrono::milliseconds(under_tsan ? 100 : 30);
+    const std::size_t late_before = parallel::detail::late_arrivals_for_tests();
+    parallel::detail::set_worker_delay_for_tests(delay);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<std::unique_ptr<piece_log>> logs;
+    for (int call = 0; call < 6; ++call) {
+        logs.push_back(std::make_unique<piece_log>(256));
+        piece_log& log = *logs.back();
+        {
+            std::vector<int> caller_state(256, 0);  // gone when the call's scope ends
+            parallel::for_ranges(256, 4, [&](std::size_t a, std::size_t b) {
+                log.run(a, b);
+                for (std::size_t i = a; i < b; ++i) ++caller_state[i];
+            });
+            EXPECT_TRUE(std::all_of(caller_state.begin(), caller_state.end(), [](int v) { return v == 1; }));
+        }
+        log.call_returned = true;
+    }
+    const auto calls_took = std::chrono::steady_clock::now() - start;
+    parallel::detail::set_worker_delay_for_tests(std::chrono::microseconds(0));
+    // the six calls did not wait for the sleeping workers
+    EXPECT_LT(calls_took, delay) << "a call waited for a worker that had not started";
+    // let the late workers wake, find nothing and leave
+    for (int i = 0; i < 200 && parallel::detail::late_arrivals_for_tests() == late_before; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(delay * 2);
+    EXPECT_GT(parallel::detail::late_arrivals_for_tests(), late_before) << "no worker arrived late: the test tested nothing";
+    for (const auto& log : logs) {
+        EXPECT_TRUE(log->each_once());
+        EXPECT_EQ(log->after_return.load(), 0) << "a piece ran after its call returned";
+    }
+    // the pool serves the next calls, workers included
+    const always_split split;
+    std::size_t most = 0;
+    for (int i = 0; i < 50 && most < 2; ++i) {
+        std::mutex m;
+        std::set<std::thread::id> ids;
+        parallel::for_ranges(64, 2, [&](std::size_t, std::size_t) {
+            std::this_thread::sleep_for(std::chrono::microseconds(200));
+            const std::lock_guard lock(m);
+            ids.insert(std::this_thread::get_id());
+        });
+        most = std::max(most, ids.size());
+    }
+    EXPECT_EQ(most, 2u);
+}
+
+// fork(): the child has the calling thread only; its split calls must not
+// wait for the parent's workers (pthread_atfork gives it a pool of its own).
+// A worker that comes late is a sign of a busy machine: for a while split
+// calls run on their calling thread alone (src/simd/parallel.cpp).
+TEST(ThreadsPool, AfterALateWorkerSplitCallsRunAloneForAWhile) {
+    const realify::scoped_num_threads two(2);
+    parallel::detail::set_backoff_for_tests(true);
+    ASSERT_FALSE(parallel::detail::backing_off_for_tests());
+    const std::size_t late_before = parallel::detail::late_arrivals_for_tests();
+    parallel::detail::set_worker_delay_for_tests(std::chrono::milliseconds(2));
+    piece_log log(64);
+    parallel::for_ranges(64, 2, [&](std::size_t a, std::size_t b) { log.run(a, b); });
+    for (int i = 0; i < 400 && parallel::detail::late_arrivals_for_tests() == late_before; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    parallel::detail::set_worker_delay_for_tests(std::chrono::microseconds(0));
+    ASSERT_GT(parallel::detail::late_arrivals_for_tests(), late_before);
+    EXPECT_TRUE(log.each_once());
+    EXPECT_TRUE(parallel::detail::backing_off_for_tests()) << "a worker 2 ms late is a sign of a busy machine";
+    std::mutex m;
+    std::set<std::thread::id> ids;
+    parallel::for_ranges(64, 2, [&](std::size_t, std::size_t) {
+        const std::lock_guard lock(m);
+        ids.insert(std::this_thread::get_id());
+    });
+    EXPECT_EQ(ids.size(), 1u) << "backing off: the calling thread alone";
+    EXPECT_EQ(*ids.begin(), std::this_thread::get_id());
+    parallel::detail::set_backoff_for_tests(true);  // forgets it
+    EXPECT_FALSE(parallel::detail::backing_off_for_tests());
+}
+
+TEST(ThreadsPool, AChildAfterForkRunsSplitCalls) {
+    if (under_tsan) GTEST_SKIP() << "ThreadSanitizer does not support fork() of a threaded process well";
+    const realify::scoped_num_threads two(2);
+    piece_log warm(64);
+    parallel::for_ranges(64, 2, [&](std::size_t a, std::size_t b) { warm.run(a, b); });  // the pool exists
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        const realify::scoped_num_threads in_child(2);
+        std::atomic<std::size_t> sum{0};
+        for (int call = 0; call < 20; ++call)
+            parallel::for_ranges(1000, 2, [&](std::size_t a, std::size_t b) {
+                for (std::size_t i = a; i < b; ++i) sum += i;
+            });
+        _exit(sum.load() == 20 * 999 * 1000 / 2 ? 0 : 1);
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int i = 0; i < 2000 && done == 0; ++i) {  // 20 s at most
+        done = waitpid(child, &status, WNOHANG);
+        if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (done == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        FAIL() << "the child's split calls hung";
+    }
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 // ---- who runs a call: a user kernel of the engine records its threads -------------------------------
@@ -199,8 +445,8 @@ engine::tensor_ref ref_of(std::vector<cf>& v) {
     return t;
 }
 
-/// The threads that ran one engine call over n elements.
-std::size_t threads_of_call(std::size_t n, recorder& r) {
+/// The threads that ran one engine call over n elements (of `cost` each).
+std::size_t threads_of_call(std::size_t n, recorder& r, std::size_t cost = 1) {
     std::vector<cf> x(n, cf(1, 2)), y(n);
     engine::block_kernel k;
     k.run = &recorder::run;
@@ -208,6 +454,7 @@ std::size_t threads_of_call(std::size_t n, recorder& r) {
     k.complex_inputs = {true};
     k.complex_output = true;
     k.object = &r;
+    k.cost = cost;
     r.caller = std::this_thread::get_id();
     r.threads.clear();
     const engine::tensor_ref in = ref_of(x), out = ref_of(y);
@@ -217,6 +464,7 @@ std::size_t threads_of_call(std::size_t n, recorder& r) {
 }
 
 TEST(ThreadsEngine, LargeCallsUseSeveralThreadsSmallOnesOne) {
+    const always_split split;
     recorder r;
     r.pause = std::chrono::microseconds(100);  // a worker that starts late still finds pieces left
     {
@@ -233,8 +481,8 @@ TEST(ThreadsEngine, LargeCallsUseSeveralThreadsSmallOnesOne) {
 }
 
 /// The program's own parallel region (OpenMP outlines it): TSan is told
-/// where the team starts and ends, as realify's own region does
-/// (src/simd/parallel.cpp) — libgomp is not instrumented.
+/// where the team starts and ends — libgomp is not instrumented. (realify's
+/// own threads are a pool of std::threads, which TSan sees.)
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* address);
 extern "C" void __tsan_release(void* address);
@@ -271,6 +519,7 @@ TEST(ThreadsEngine, CallsInsideAParallelRegionRunOnTheirThread) {
 }
 
 TEST(ThreadsEngine, ConcurrentCallsShareTheWorkerBudget) {
+    const always_split split;
     realify::set_num_threads(2);  // one worker thread for the whole process
     std::atomic<int> active{0}, most{0};
     std::vector<std::thread> users;
@@ -343,6 +592,76 @@ void check_elementwise() {
 TEST(ThreadsElementwise, OneAndManyThreadsAgreeFloat) { check_elementwise<cf>(); }
 TEST(ThreadsElementwise, OneAndManyThreadsAgreeDouble) { check_elementwise<cd>(); }
 
+// Each op splits from its own grain (2 · grain::elementwise / cost
+// elements): the costly ones at a few thousand elements.
+template <class C>
+void check_each_ops_grain() {
+    using T = typename C::value_type;
+    using realify::op_id;
+    static_assert(realify::engine::op_cost(op_id::exp) > 1 && realify::engine::op_cost(op_id::add) == 1);
+    auto around = [](op_id op) { return sizes_around(grain_of(op)); };
+    for (std::size_t n : around(op_id::exp)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 60);
+        expect_thread_count_invariant("exp n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::exp(x)); });
+    }
+    for (std::size_t n : around(op_id::pow_scalar)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 61);
+        expect_thread_count_invariant("pow n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::pow(x, T(2.5))); });
+    }
+    if (under_tsan) return;
+    for (std::size_t n : around(op_id::sin)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 62);
+        expect_thread_count_invariant("sin n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::sin(x)); });
+        expect_thread_count_invariant("asinh out= n=" + std::to_string(n), [&] {
+            xt::xarray<C> o = xt::zeros<C>({n});
+            realify::asinh(x, realify::out(o));
+            return o;
+        });
+    }
+    for (std::size_t n : around(op_id::log)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 63);
+        expect_thread_count_invariant("log n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::log(x)); });
+        expect_thread_count_invariant("angle n=" + std::to_string(n), [&] { return realify::angle(x); });
+    }
+    for (std::size_t n : around(op_id::div)) {
+        const xt::xarray<C> x = random_tensor<C>({n}, 64), y = random_tensor<C>({n}, 65);
+        expect_thread_count_invariant("div n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::div(x, y)); });
+        expect_thread_count_invariant("sqrt n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::sqrt(x)); });
+    }
+    // PyTorch's real-tensor activations
+    for (std::size_t n : around(op_id::gelu)) {
+        const xt::xarray<T> r = random_tensor<T>({n}, 66);
+        expect_thread_count_invariant("gelu n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::gelu(r)); });
+        expect_thread_count_invariant("erf n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::erf(r)); });
+    }
+    for (std::size_t n : around(op_id::sigmoid)) {
+        const xt::xarray<T> r = random_tensor<T>({n}, 67);
+        expect_thread_count_invariant("sigmoid n=" + std::to_string(n), [&] { return xt::xarray<T>(realify::sigmoid(r)); });
+    }
+}
+
+TEST(ThreadsElementwise, AroundEachOpsGrainFloat) { check_each_ops_grain<cf>(); }
+TEST(ThreadsElementwise, AroundEachOpsGrainDouble) { check_each_ops_grain<cd>(); }
+
+TEST(ThreadsElementwise, CostlyOpsSplitBelowTheCopyGrain) {
+    const always_split split;
+    using realify::op_id;
+    recorder r;
+    r.pause = std::chrono::microseconds(100);
+    const realify::scoped_num_threads two(2);
+    // a kernel of the user's own that says it costs as much as exp
+    auto threads_at_cost = [&](std::size_t n, std::size_t cost) {
+        std::size_t most = 0;
+        for (int i = 0; i < 20 && most < 2; ++i) most = std::max(most, threads_of_call(n, r, cost));
+        return most;
+    };
+    const std::size_t n = 4 * grain_of(op_id::exp);
+    ASSERT_LT(n, 2 * g_elementwise);
+    EXPECT_EQ(threads_at_cost(n, 1), 1u) << "a copy's cost: one thread below two copy grains";
+    EXPECT_EQ(threads_at_cost(n, realify::engine::op_cost(op_id::exp)), 2u) << "exp's cost: split";
+    EXPECT_EQ(threads_at_cost(2 * grain_of(op_id::exp) - 64, realify::engine::op_cost(op_id::exp)), 1u);
+}
+
 TEST(ThreadsElementwise, EveryInstructionSet) {
     const xt::xarray<cf> x = random_tensor<cf>({3 * g_elementwise + 5}, 7);
     for (auto a : {realify::simd::arch::sse2, realify::simd::arch::avx2, realify::simd::arch::avx512}) {
@@ -360,6 +679,14 @@ TEST(ThreadsGraph, FusedChainAndRowRoute) {
     auto y = graph::input<cf>("y");
     auto chain = graph::lower(graph::exp(x) * y + x);
     auto lone = graph::lower(x * y);
+    // the chain's element costs exp's, mul's and add's costs: it splits near there
+    using realify::op_id;
+    const std::size_t chain_grain =
+        g_elementwise / (realify::engine::op_cost(op_id::exp) + realify::engine::op_cost(op_id::mul) + realify::engine::op_cost(op_id::add));
+    for (std::size_t n : sizes_around(chain_grain)) {
+        const xt::xarray<cf> a = random_tensor<cf>({n}, 7), b = random_tensor<cf>({n}, 6);
+        expect_thread_count_invariant("exp(x)·y + x near its grain, n=" + std::to_string(n), [&] { return xt::xarray<cf>(chain(a, b)); });
+    }
     for (std::size_t n : sizes_around(g_elementwise)) {
         const xt::xarray<cf> a = random_tensor<cf>({n}, 8), b = random_tensor<cf>({n}, 9);
         expect_thread_count_invariant("exp(x)·y + x, n=" + std::to_string(n), [&] { return xt::xarray<cf>(chain(a, b)); });
@@ -457,6 +784,13 @@ void check_reductions() {
     expect_thread_count_invariant("var of a long row", [&] { return xt::xarray<T>(realify::var(rlong, {1})); });
     expect_thread_count_invariant("std_dev of complex over the last dim", [&] { return xt::xarray<T>(realify::std_dev(cube, {2})); });
     expect_thread_count_invariant("softmax over the last dim", [&] { return xt::xarray<T>(realify::softmax(rcube, -1)); });
+    // rows around softmax's grain (its cost per element: op_cost.hpp)
+    for (std::size_t rows : sizes_around(g_elementwise / realify::engine::op_cost(realify::op_id::softmax) / 97)) {
+        const xt::xarray<T> m = random_tensor<T>({rows, 97}, 22);
+        expect_thread_count_invariant("softmax of " + std::to_string(rows) + " rows", [&] { return xt::xarray<T>(realify::softmax(m, 1)); });
+        expect_thread_count_invariant("log_softmax of " + std::to_string(rows) + " rows",
+                                      [&] { return xt::xarray<T>(realify::log_softmax(m, 1)); });
+    }
     expect_thread_count_invariant("log_softmax over dim 0 (strided rows)", [&] { return xt::xarray<T>(realify::log_softmax(rcube, 0)); });
     expect_thread_count_invariant("layer_norm over the last dim", [&] { return xt::xarray<T>(realify::layer_norm(rcube, {151})); });
     expect_thread_count_invariant("rms_norm of a transposed cube", [&] {
@@ -556,6 +890,153 @@ TEST(ThreadsRope, InterleavedAndHalfSplit) {
     check_rope<float>(realify::rope::pair_layout::interleaved);
     check_rope<float>(realify::rope::pair_layout::half_split);
     check_rope<double>(realify::rope::pair_layout::interleaved);
+}
+
+// ---- the level of the families measured at run time ----------------------------------------------
+// RoPE and the multiply family take AVX-512 or AVX2, whichever runs their
+// first calls faster (src/simd/arch.cpp): that is only sound because both
+// levels give the same bits, which the first test checks.
+
+namespace rs = realify::simd;
+
+bool both_candidates() { return rs::is_supported(rs::arch::avx2) && rs::is_supported(rs::arch::avx512); }
+
+/// f() at AVX2 and at AVX-512: identical bits.
+template <class F>
+void expect_same_bits_at_both_levels(const std::string& what, F f) {
+    const auto at = [&](rs::arch level) {
+        const rs::scoped_arch forced(level);
+        return f();
+    };
+    expect_same_bits(at(rs::arch::avx2), at(rs::arch::avx512), what);
+}
+
+template <class T>
+void check_rope_levels() {
+    using realify::rope::apply_rotary_emb;
+    for (std::size_t head_dim : {std::size_t{128}, std::size_t{130}, std::size_t{6}}) {
+        for (auto layout : {realify::rope::pair_layout::interleaved, realify::rope::pair_layout::half_split}) {
+            const xt::xarray<T> q = random_tensor<T>({2, 37, 5, head_dim}, 70), k = random_tensor<T>({2, 37, 3, head_dim}, 71);
+            const auto freqs = realify::rope::precompute_freqs_cis<T>(head_dim, 50, 500000.0);
+            const std::string what = "rope head_dim " + std::to_string(head_dim) + (layout == realify::rope::pair_layout::interleaved ? " interleaved" : " half-split");
+            expect_same_bits_at_both_levels(what + " q", [&] { return xt::xarray<T>(apply_rotary_emb(q, k, freqs, 9, layout).first); });
+            expect_same_bits_at_both_levels(what + " k", [&] { return xt::xarray<T>(apply_rotary_emb(q, k, freqs, 9, layout).second); });
+            expect_same_bits_at_both_levels(what + " in place", [&] {
+                xt::xarray<T> qq = q, kk = k;
+                apply_rotary_emb(qq, kk, freqs, 9, qq, kk, layout);
+                return xt::xarray<T>(xt::concatenate(xt::xtuple(xt::flatten(qq), xt::flatten(kk))));
+            });
+        }
+    }
+}
+
+template <class T>
+void check_multiply_levels() {
+    using C = std::complex<T>;
+    const std::size_t n = 4099;
+    std::vector<C> a(n), b(n), c(n);
+    std::mt19937_64 engine(72);
+    std::uniform_real_distribution<T> u(-3, 3);
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T specials[] = {0, -0.0, inf, -inf, nan, std::numeric_limits<T>::max(), std::numeric_limits<T>::denorm_min()};
+    for (std::size_t i = 0; i < n; ++i) {
+        auto value = [&] { return i % 13 == 0 ? specials[(i / 13) % std::size(specials)] : u(engine); };
+        a[i] = {value(), u(engine)};
+        b[i] = {u(engine), value()};
+        c[i] = {u(engine), u(engine)};
+    }
+    std::vector<T> r(n);
+    for (auto& v : r) v = u(engine);
+    using span = std::span<const C>;
+    for (rs::nan_policy policy : {rs::nan_policy::fast, rs::nan_policy::strict}) {
+        const std::string how = policy == rs::nan_policy::fast ? " (fast)" : " (strict)";
+        auto result = [&](auto kernel) {
+            return [&, kernel] {
+                std::vector<C> out(n);
+                kernel(out);
+                return xt::xarray<C>(xt::adapt(out, std::vector<std::size_t>{n}));
+            };
+        };
+        expect_same_bits_at_both_levels("mul" + how, result([&](std::vector<C>& o) { rs::mul(span(a), span(b), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_conj" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_conj(span(a), span(b), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_scalar" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_scalar(span(a), C(T(1.5), T(-0.25)), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_add" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_add(span(a), span(b), span(c), std::span<C>(o), policy); }));
+        expect_same_bits_at_both_levels("mul_rows (one row)" + how,
+                                        result([&](std::vector<C>& o) { rs::mul_rows(span(a), span(b), std::span<C>(o), policy); }));
+    }
+    expect_same_bits_at_both_levels("mul_real", [&] {
+        std::vector<C> out(n);
+        rs::mul_real(span(a), std::span<const T>(r), std::span<C>(out));
+        return xt::xarray<C>(xt::adapt(out, std::vector<std::size_t>{n}));
+    });
+    expect_same_bits_at_both_levels("mul_block_rows (3 blocks × 5 repeats of 67)", [&] {
+        std::vector<C> out(3 * 5 * 67);
+        rs::mul_block_rows(span(a.data(), out.size()), span(b.data(), 3 * 67), 3, std::span<C>(out));
+        return xt::xarray<C>(xt::adapt(out, std::vector<std::size_t>{out.size()}));
+    });
+}
+
+TEST(ThreadsKernelLevels, MeasuredFamiliesGiveTheSameBitsAtAVX2AndAVX512) {
+    if (!both_candidates()) GTEST_SKIP() << "needs AVX2 and AVX-512 kernels on this CPU (REALIFY_SIMD_ARCHS=all)";
+    check_rope_levels<float>();
+    check_rope_levels<double>();
+    check_multiply_levels<float>();
+    check_multiply_levels<double>();
+    // the streaming stores of a large out-of-place call
+    const std::size_t threshold = rs::streaming_threshold();
+    rs::set_streaming_threshold(0);
+    check_rope_levels<float>();
+    check_multiply_levels<float>();
+    rs::set_streaming_threshold(threshold);
+}
+
+TEST(ThreadsKernelLevels, AVX2IsKeptOnlyWhenMeasurablyFaster) {
+    EXPECT_EQ(rs::detail::faster_level(1.0, 0.9), rs::arch::avx2);
+    EXPECT_EQ(rs::detail::faster_level(1.0, 0.97), rs::arch::avx2);
+    EXPECT_EQ(rs::detail::faster_level(1.0, 0.99), rs::arch::avx512) << "a tie keeps the wider level";
+    EXPECT_EQ(rs::detail::faster_level(1.0, 1.5), rs::arch::avx512);
+}
+
+// The first calls of each size class are the trial, from any thread; then the
+// level stays, and every call gave the same bits.
+TEST(ThreadsKernelLevels, TheFirstCallsSettleEachSizeClass) {
+    if (!both_candidates() || std::getenv("REALIFY_SIMD_ARCH") != nullptr) GTEST_SKIP() << "one level only";
+    using realify::rope::apply_rotary_emb;
+    const auto freqs = realify::rope::precompute_freqs_cis<float>(128, 200, 500000.0);
+    // q and k of 40 and of 120 positions × (8 + 8) heads × 128 reals: 0.6 MiB and 1.9 MiB read and written
+    const xt::xarray<float> small_q = random_tensor<float>({1, 40, 8, 128}, 73), small_k = random_tensor<float>({1, 40, 8, 128}, 74);
+    const xt::xarray<float> large_q = random_tensor<float>({1, 120, 8, 128}, 75), large_k = random_tensor<float>({1, 120, 8, 128}, 76);
+    auto small = [&] { return xt::xarray<float>(apply_rotary_emb(small_q, small_k, freqs, 3).first); };
+    auto large = [&] { return xt::xarray<float>(apply_rotary_emb(large_q, large_k, freqs, 3).first); };
+    rs::detail::reset_level_trials_for_tests();
+    {
+        const rs::scoped_arch forced(rs::arch::avx2);  // a forced level is no sample
+        small();
+        large();
+    }
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, false), 0);
+    const xt::xarray<float> small_expected = small(), large_expected = large();
+    std::vector<std::thread> users;
+    std::atomic<int> differing{0};
+    for (int u = 0; u < 3; ++u)
+        users.emplace_back([&] {
+            for (int i = 0; i < 6; ++i) {
+                differing += small() != small_expected;
+                differing += large() != large_expected;
+            }
+        });
+    for (auto& t : users) t.join();
+    EXPECT_EQ(differing.load(), 0);
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, false), 8) << "4 samples of each level";
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, true), 8);
+    const rs::arch settled = rs::preferred_arch(rs::kernel_family::rope);
+    EXPECT_TRUE(settled == rs::arch::avx2 || settled == rs::arch::avx512);
+    for (int i = 0; i < 4; ++i) large();
+    EXPECT_EQ(rs::preferred_arch(rs::kernel_family::rope), settled) << "the level stays";
+    EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, true), 8);
 }
 
 // ---- from several threads of the program at once, and from its own parallel region ---------------

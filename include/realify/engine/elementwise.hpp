@@ -45,8 +45,9 @@
 // the graph's fused regions).
 //
 // ---- Threads -------------------------------------------------------------------
-// A call of at least 2 · grain::elementwise output elements is cut into
-// ranges that several threads walk at once (realify/threads.hpp): a kernel
+// A call of at least 2 · grain::elementwise / cost output elements (the
+// kernel's cost per element, below) is cut into pieces of a size fixed by
+// the cost that several threads walk at once (realify/threads.hpp): a kernel
 // is then called concurrently, on disjoint blocks, and must be safe to call
 // so — a function of its blocks (and of its constants), as every built-in is.
 // Results do not depend on the cut, because kernels never see a block's
@@ -95,6 +96,12 @@ struct block_kernel {
     const void* object = nullptr;
     std::array<double, 2> params{};
     bool has_params = false;
+    /// The work of one element in copies (≥ 1): a call is split over
+    /// threads from 2 · grain::elementwise / cost elements on
+    /// (realify/threads.hpp). kernel_of and the fused loops set the measured
+    /// cost of their ops (docs/parallel.md); a kernel of the user's own that
+    /// does much more per element than a copy may say so here.
+    std::size_t cost = 1;
 };
 
 /// The broadcast shape of the inputs (NumPy's rule), or a shape_error

@@ -7,6 +7,7 @@
 // This header is cheap: it does not include xsimd.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -60,8 +61,10 @@ arch active_arch_id();
 std::string_view active_arch();
 
 /// The families of compiled kernels. Unless a level is forced, realify
-/// chooses one per family: the widest the CPU supports, except where a
-/// narrower one measured faster on this CPU (preferred_arch, docs/simd.md).
+/// chooses one per family: the widest the CPU supports; RoPE and the
+/// multiply family, whose AVX2 and AVX-512 kernels give the same bits, take
+/// whichever of the two runs their calls faster on this CPU, timed on their
+/// first calls (preferred_arch, docs/simd.md).
 enum class kernel_family : int {
     elementwise = 0,  ///< the elementwise kernels (realify/simd/elementwise.hpp), the eager ops and graph loops, and the row kernels of softmax and the norms
     multiply = 1,     ///< the multiply family (realify/simd/complex_mul.hpp)
@@ -82,9 +85,15 @@ constexpr std::string_view family_name(kernel_family f) noexcept {
     return "unknown";
 }
 
-/// The level family `f` runs on when nothing is forced: best_supported_arch(),
-/// or a narrower level where the rule of docs/simd.md says it is faster on
-/// this CPU.
+/// The level a call of family `f` that reads and writes `bytes` runs on when
+/// nothing is forced: best_supported_arch(); for RoPE and the multiply
+/// family on a CPU with AVX-512, the faster of AVX-512 and AVX2 for calls of
+/// that size class — in cache (at most 1 MiB) or from memory — once the
+/// class's first calls have measured both, AVX-512 until then. A result never
+/// depends on which: the two give the same bits.
+arch preferred_arch(kernel_family f, std::size_t bytes) noexcept;
+
+/// preferred_arch(f, bytes) for large calls (from memory).
 arch preferred_arch(kernel_family f) noexcept;
 
 /// The level family `f` runs on now: the forced level (force_arch,
