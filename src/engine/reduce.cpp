@@ -276,7 +276,8 @@ public:
         return m_values.data();
     }
     std::size_t slot() const noexcept { return m_slot; }
-    bool empty() const noexcept { return m_depth == 0; }
+    /// Empty again, keeping its memory (one tree serves a thread's outputs).
+    void clear() noexcept { m_depth = 0; }
 
 private:
     void merge() {
@@ -359,8 +360,12 @@ struct sequence {
         while (n > 0) {
             const std::size_t take = std::min(n, run.extent - i);
             const S* p = base + position[0] + static_cast<std::ptrdiff_t>(i) * run.stride[0];
-            for (std::size_t k = 0; k < take; ++k, p += run.stride[0], buffer += e)
-                for (std::size_t c = 0; c < e; ++c) buffer[c] = p[c];
+            if (run.stride[0] == static_cast<std::ptrdiff_t>(e)) {
+                buffer = std::copy(p, p + take * e, buffer);
+            } else {
+                for (std::size_t k = 0; k < take; ++k, p += run.stride[0], buffer += e)
+                    for (std::size_t c = 0; c < e; ++c) buffer[c] = p[c];
+            }
             n -= take;
             i = 0;
             position.next();
@@ -478,10 +483,10 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
             return;
         }
         // one output: its blocks pushed into its tree (split between `split` threads)
-        auto reduce_at = [&](const odometer& position, std::size_t split) {
+        auto reduce_at = [&](const odometer& position, std::size_t split, block_tree<P>& tree) {
             sequence<S> seq = shape;
             seq.base = in_base + position[0];
-            block_tree<P> tree(e, e);
+            tree.clear();
             const std::size_t min_group = std::bit_ceil(parallel::pieces_of(grain::reduction * e, reduce_block));
             push_blocks(tree, nb, e, e, min_group, split, [&](std::size_t b0, std::size_t b1, block_tree<P>& t) {
                 along_leaves(k, seq, n, b0, b1, t);
@@ -492,7 +497,8 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
         const bool per_output = outputs >= 4 * threads;
         parallel::for_ranges(outputs, per_output ? threads : 1, [&](std::size_t a, std::size_t b) {
             odometer position(kept.all(), a);
-            for (std::size_t i = a; i < b; ++i, position.next()) reduce_at(position, per_output ? 1 : threads);
+            block_tree<P> tree(e, e);
+            for (std::size_t i = a; i < b; ++i, position.next()) reduce_at(position, per_output ? 1 : threads, tree);
         });
         return;
     }
