@@ -338,34 +338,59 @@ struct reduce_kernels {
             return;
         }
         // complex: a lane starts from its first element ((1 + 0i)·z is not z for every z)
-        constexpr std::size_t pairs = lanes / 2;
         alignas(64) T s[lanes];
+        if (rows > 0) complex_lanes<1>(p, rows, s);
+        complex_finish(p, rows, rest, s, out);
+    }
+
+    /// The pair lanes of B consecutive blocks (p, p + block, …) after their first `rows` ≥ 1 whole
+    /// rows, into s[b·lanes, …): each lane multiplied left to right from its first element. Two
+    /// blocks at once hold twice the independent products: the latency of one chain is hidden.
+    template <std::size_t B>
+    static void complex_lanes(const T* p, std::size_t rows, T* s) noexcept {
+        constexpr std::size_t regs = lanes / WT;
+        constexpr std::size_t G = regs < budget / B ? regs : budget / B;
+        const TB flip = negate_real();
+        for (std::size_t g = 0; g < regs; g += G) {
+            TB acc[B][G];
+            for (std::size_t b = 0; b < B; ++b)
+                for (std::size_t k = 0; k < G; ++k) acc[b][k] = TB::load_unaligned(p + b * block + (g + k) * WT);
+            for (std::size_t r = 1; r < rows; ++r)
+                for (std::size_t b = 0; b < B; ++b)
+                    for (std::size_t k = 0; k < G; ++k)
+                        acc[b][k] = cmul(acc[b][k], TB::load_unaligned(p + b * block + r * lanes + (g + k) * WT), flip);
+            for (std::size_t b = 0; b < B; ++b)
+                for (std::size_t k = 0; k < G; ++k) acc[b][k].store_aligned(s + b * lanes + (g + k) * WT);
+        }
+    }
+    /// A complex block's value from its lanes s after `rows` whole rows: the `rest` reals of the
+    /// partial row multiplied into the first lanes, then the pair lanes halved (lane v with lane
+    /// v + h, h = lanes/4, …, 1; empty lanes skipped).
+    static void complex_finish(const T* p, std::size_t rows, std::size_t rest, T* s, T* out) noexcept {
+        constexpr std::size_t pairs = lanes / 2;
         std::size_t filled = pairs;  // lanes holding a value
         if (rows == 0) {
             filled = rest / 2;
             for (std::size_t i = 0; i < rest; ++i) s[i] = p[i];
         } else {
-            const TB flip = negate_real();
-            for (std::size_t g = 0; g < regs; g += G) {
-                TB acc[G];
-                const T* q = p + g * WT;
-                for (std::size_t k = 0; k < G; ++k) acc[k] = TB::load_unaligned(q + k * WT);
-                q += lanes;
-                for (std::size_t r = 1; r < rows; ++r, q += lanes)
-                    for (std::size_t k = 0; k < G; ++k) {
-                        const TB b = TB::load_unaligned(q + k * WT);
-                        acc[k] = cmul(acc[k], b, flip);
-                    }
-                for (std::size_t k = 0; k < G; ++k) acc[k].store_aligned(s + (g + k) * WT);
-            }
             for (std::size_t i = 0; i < rest; i += 2) {
                 const cpair<T> v = plain_mul({s[i], s[i + 1]}, {p[rows * lanes + i], p[rows * lanes + i + 1]});
                 s[i] = v.re;
                 s[i + 1] = v.im;
             }
         }
-        // the pair lanes halved: lane v with lane v + h, h = pairs/2, …, 1 (empty lanes skipped)
-        for (std::size_t h = pairs / 2; h >= 1; h /= 2) {
+        std::size_t h = pairs / 2;
+        if (filled == pairs && rest == 0) {  // a whole block: the halving across registers in registers
+            constexpr std::size_t regs = lanes / WT;
+            const TB flip = negate_real();
+            TB lane[regs];
+            for (std::size_t k = 0; k < regs; ++k) lane[k] = TB::load_aligned(s + k * WT);
+            halve_registers(lane, regs, [&](const TB& x, const TB& y) { return cmul(x, y, flip); });
+            lane[0].store_aligned(s);
+            h = WT / 4;  // then within the register, pair by pair
+            filled = WT / 2;
+        }
+        for (; h >= 1; h /= 2) {
             for (std::size_t v = 0; v < h && v + h < filled; ++v) {
                 const cpair<T> r = plain_mul({s[2 * v], s[2 * v + 1]}, {s[2 * (v + h)], s[2 * (v + h) + 1]});
                 s[2 * v] = r.re;
@@ -379,8 +404,17 @@ struct reduce_kernels {
 
     static void prod(const T* x, std::size_t n, std::ptrdiff_t next, std::size_t runs, std::size_t e,
                      T* values) noexcept {
-        for (std::size_t r = 0; r < runs; ++r, x += next)
-            for (std::size_t b = 0; b < n; b += block, values += e) prod_block(x + b, std::min(block, n - b), e, values);
+        for (std::size_t r = 0; r < runs; ++r, x += next) {
+            std::size_t b = 0;
+            if (e == 2)  // whole blocks two at a time
+                for (; b + 2 * block <= n; b += 2 * block, values += 4) {
+                    alignas(64) T s[2 * lanes];
+                    complex_lanes<2>(x + b, block / lanes, s);
+                    complex_finish(x + b, block / lanes, 0, s, values);
+                    complex_finish(x + b + block, block / lanes, 0, s + lanes, values + 2);
+                }
+            for (; b < n; b += block, values += e) prod_block(x + b, std::min(block, n - b), e, values);
+        }
     }
 
     // ---- extrema (real) ----
