@@ -104,43 +104,37 @@ void with_types(std::string_view op, const tensor_ref& in, const tensor_ref& out
 
 // ---- what is accumulated ----
 //
-// A policy names the kernels of one reduction and how their values combine.
-// Values come in slots: `width` reals of outputs (e per element), `sets`
-// values per real (moments: the means, then the sums of squared deviations).
+// A policy names the kernels of one reduction (reduce_set's members) and how
+// their values combine. Values come in slots: `width` reals of outputs (e per
+// element), `Sets` values per real (moments: the means, then the sums of
+// squared deviations).
 
-template <class S>
-struct sums {
-    using value = double;
-    static constexpr std::size_t sets = 1;
-    static constexpr bool order_free = false;
+template <class S, class V, auto Along, auto Across, std::size_t Sets = 1, bool OrderFree = false>
+struct kernels_of {
+    using value = V;
+    static constexpr std::size_t sets = Sets;
+    static constexpr bool order_free = OrderFree;  // the order of the values does not change the result
     static void along(const reduce_set<S>& k, const S* x, std::size_t n, std::ptrdiff_t next, std::size_t runs,
-                      std::size_t e, value* out) noexcept {
-        k.sum(x, n, next, runs, e, out);
+                      std::size_t e, V* out) noexcept {
+        (k.*Along)(x, n, next, runs, e, out);
     }
     static void across(const reduce_set<S>& k, const S* x, const std::ptrdiff_t* offsets, std::size_t rows,
-                       std::size_t width, std::size_t e, value* out) noexcept {
-        k.sum_rows(x, offsets, rows, width, e, out);
+                       std::size_t width, std::size_t e, V* out) noexcept {
+        (k.*Across)(x, offsets, rows, width, e, out);
     }
-    static void combine(value* a, double, const value* b, double, std::size_t width, std::size_t) noexcept {
-        for (std::size_t i = 0; i < width; ++i) a[i] += b[i];
-    }
-    static value empty() noexcept { return 0.0; }
 };
 
 template <class S>
-struct products {
-    using value = S;
-    static constexpr std::size_t sets = 1;
-    static constexpr bool order_free = false;
-    static void along(const reduce_set<S>& k, const S* x, std::size_t n, std::ptrdiff_t next, std::size_t runs,
-                      std::size_t e, value* out) noexcept {
-        k.prod(x, n, next, runs, e, out);
+struct sums : kernels_of<S, double, &reduce_set<S>::sum, &reduce_set<S>::sum_rows> {
+    static void combine(double* a, double, const double* b, double, std::size_t width, std::size_t) noexcept {
+        for (std::size_t i = 0; i < width; ++i) a[i] += b[i];
     }
-    static void across(const reduce_set<S>& k, const S* x, const std::ptrdiff_t* offsets, std::size_t rows,
-                       std::size_t width, std::size_t e, value* out) noexcept {
-        k.prod_rows(x, offsets, rows, width, e, out);
-    }
-    static void combine(value* a, double, const value* b, double, std::size_t width, std::size_t e) noexcept {
+    static double empty() noexcept { return 0.0; }
+};
+
+template <class S>
+struct products : kernels_of<S, S, &reduce_set<S>::prod, &reduce_set<S>::prod_rows> {
+    static void combine(S* a, double, const S* b, double, std::size_t width, std::size_t e) noexcept {
         if (e == 1) {
             for (std::size_t i = 0; i < width; ++i) a[i] *= b[i];
             return;
@@ -151,45 +145,24 @@ struct products {
             a[i + 1] = r.im;
         }
     }
-    static value empty() noexcept { return S(1); }  // and 0 for the imaginary part: see empty_slot
+    static S empty() noexcept { return S(1); }  // and 0 for the imaginary part: see empty_slot
 };
 
 template <class S, bool Max>
-struct extrema {
-    using value = S;
-    static constexpr std::size_t sets = 1;
-    static constexpr bool order_free = true;
+struct extrema : kernels_of<S, S, Max ? &reduce_set<S>::max : &reduce_set<S>::min,
+                            Max ? &reduce_set<S>::max_rows : &reduce_set<S>::min_rows, 1, true> {
     using ordering = kernels::element<std::conditional_t<Max, op::maximum, op::minimum>>;
-    static void along(const reduce_set<S>& k, const S* x, std::size_t n, std::ptrdiff_t next, std::size_t runs,
-                      std::size_t e, value* out) noexcept {
-        (Max ? k.max : k.min)(x, n, next, runs, e, out);
-    }
-    static void across(const reduce_set<S>& k, const S* x, const std::ptrdiff_t* offsets, std::size_t rows,
-                       std::size_t width, std::size_t e, value* out) noexcept {
-        (Max ? k.max_rows : k.min_rows)(x, offsets, rows, width, e, out);
-    }
-    static void combine(value* a, double, const value* b, double, std::size_t width, std::size_t) noexcept {
+    static void combine(S* a, double, const S* b, double, std::size_t width, std::size_t) noexcept {
         for (std::size_t i = 0; i < width; ++i) a[i] = ordering{}(a[i], b[i]);
     }
-    static value empty() noexcept { return S(0); }  // not reached: no extremum of no elements
+    static S empty() noexcept { return S(0); }  // not reached: no extremum of no elements
 };
 
 template <class S>
-struct moments {
-    using value = double;
-    static constexpr std::size_t sets = 2;
-    static constexpr bool order_free = false;
-    static void along(const reduce_set<S>& k, const S* x, std::size_t n, std::ptrdiff_t next, std::size_t runs,
-                      std::size_t e, value* out) noexcept {
-        k.moments(x, n, next, runs, e, out);
-    }
-    static void across(const reduce_set<S>& k, const S* x, const std::ptrdiff_t* offsets, std::size_t rows,
-                       std::size_t width, std::size_t e, value* out) noexcept {
-        k.moments_rows(x, offsets, rows, width, e, out);
-    }
+struct moments : kernels_of<S, double, &reduce_set<S>::moments, &reduce_set<S>::moments_rows, 2> {
     /// Chan's formula: the means moved by their difference d weighted by the
     /// counts, the squared deviations added with d²·na·nb/n.
-    static void combine(value* a, double na, const value* b, double nb, std::size_t width, std::size_t) noexcept {
+    static void combine(double* a, double na, const double* b, double nb, std::size_t width, std::size_t) noexcept {
         const double n = na + nb, move = nb / n, spread = na * nb / n;
         for (std::size_t i = 0; i < width; ++i) {
             const double d = b[i] - a[i];
@@ -197,7 +170,7 @@ struct moments {
             a[width + i] = a[width + i] + b[width + i] + d * d * spread;
         }
     }
-    static value empty() noexcept { return 0.0; }
+    static double empty() noexcept { return 0.0; }
 };
 
 /// The value of every slot entry of no elements (the product 1 + 0i).
