@@ -225,15 +225,12 @@ public:
 
     /// Where the next value goes (slot() entries).
     value* next() {
+        if (m_slot <= small_slot) return m_small.data() + m_depth * m_slot;
         if (m_values.size() < (m_depth + 1) * m_slot) m_values.resize((m_depth + 1) * m_slot);
         return m_values.data() + m_depth * m_slot;
     }
     /// Commits the value written at next(): `count` elements, a subtree of 2^level blocks (or the tail).
     void push(double count, unsigned level = 0) {
-        if (m_levels.size() <= m_depth) {
-            m_levels.resize(m_depth + 1);
-            m_counts.resize(m_depth + 1);
-        }
         m_levels[m_depth] = level;
         m_counts[m_depth] = count;
         ++m_depth;
@@ -246,25 +243,32 @@ public:
     const value* finish(double& count) {
         while (m_depth > 1) merge();
         count = m_depth == 0 ? 0 : m_counts[0];
-        return m_values.data();
+        return data();
     }
     std::size_t slot() const noexcept { return m_slot; }
     /// Empty again, keeping its memory (one tree serves a thread's outputs).
     void clear() noexcept { m_depth = 0; }
 
 private:
+    value* data() noexcept { return m_slot <= small_slot ? m_small.data() : m_values.data(); }
     void merge() {
-        value* a = m_values.data() + (m_depth - 2) * m_slot;
+        value* a = data() + (m_depth - 2) * m_slot;
         P::combine(a, m_counts[m_depth - 2], a + m_slot, m_counts[m_depth - 1], m_width, m_e);
         m_counts[m_depth - 2] += m_counts[m_depth - 1];
         --m_depth;
     }
 
+    /// Entries at most: one subtree per level of a count of blocks below 2^64, and a tail.
+    static constexpr std::size_t max_depth = 66;
+    /// Slots of one output (along) live in the tree itself: no allocation per call.
+    static constexpr std::size_t small_slot = 4;
+
     std::size_t m_width, m_e, m_slot;
     std::size_t m_depth = 0;
-    std::vector<value> m_values;
-    std::vector<unsigned> m_levels;
-    std::vector<double> m_counts;
+    std::array<value, max_depth * small_slot> m_small;
+    std::vector<value> m_values;  // larger slots (a strip of outputs across)
+    std::array<unsigned, max_depth> m_levels;
+    std::array<double, max_depth> m_counts;
 };
 
 /// Pushes blocks [0, nb) into `tree` (empty) through leaves(first, last,

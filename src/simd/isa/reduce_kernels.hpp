@@ -55,6 +55,9 @@ inline namespace REALIFY_SIMD_KERNEL_NAMESPACE {
 //                       [prev[W − d], …, prev[W − 1], cur[0], …, cur[W − d − 1]]
 //   last<e>(x)          the last element of x (e = 1: its last lane; e = 2:
 //                       its last pair) in every lane (pair)
+//   add_halves(x, e, out)
+//                       the halving of x's lanes by addition, lane l += lane
+//                       l + h for h = W/2, …, e, in registers; out[0, e)
 
 #if XSIMD_WITH_SSE2
 template <class A>
@@ -76,6 +79,18 @@ xsimd::batch<double, A> last(const xsimd::batch<double, A>& x, xsimd::kernel::re
     if constexpr (E == 1) return _mm_unpackhi_pd(x, x);
     else return x;
 }
+inline void add_halves(__m128d x, std::size_t e, double* out) noexcept {
+    if (e == 2) {
+        _mm_storeu_pd(out, x);
+        return;
+    }
+    _mm_store_sd(out, _mm_add_sd(x, _mm_unpackhi_pd(x, x)));
+}
+template <class A>
+void add_halves(const xsimd::batch<double, A>& x, std::size_t e, double* out,
+                xsimd::kernel::requires_arch<xsimd::sse2>) noexcept {
+    add_halves(static_cast<__m128d>(x), e, out);
+}
 #endif
 
 #if XSIMD_WITH_AVX
@@ -94,6 +109,12 @@ xsimd::batch<double, A> slide(const xsimd::batch<double, A>& prev, const xsimd::
     const __m256d middle = _mm256_permute2f128_pd(prev, cur, 0x21);  // [prev2, prev3, cur0, cur1]
     if constexpr (D == 2) return middle;
     else return _mm256_shuffle_pd(middle, cur, 0x5);  // [prev3, cur0, cur1, cur2]
+}
+template <class A>
+void add_halves(const xsimd::batch<double, A>& x, std::size_t e, double* out,
+                xsimd::kernel::requires_arch<xsimd::avx>) noexcept {
+    const __m256d v = x;
+    add_halves(_mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1)), e, out);
 }
 template <std::size_t E, class A>
 xsimd::batch<double, A> last(const xsimd::batch<double, A>& x, xsimd::kernel::requires_arch<xsimd::avx>) noexcept {
@@ -117,6 +138,13 @@ xsimd::batch<double, A> slide(const xsimd::batch<double, A>& prev, const xsimd::
                               xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
     static_assert(D >= 1 && D < 8);
     return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(cur), _mm512_castpd_si512(prev), 8 - D));
+}
+template <class A>
+void add_halves(const xsimd::batch<double, A>& x, std::size_t e, double* out,
+                xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
+    const __m512d v = x;
+    const __m256d half = _mm256_add_pd(_mm512_castpd512_pd256(v), _mm512_extractf64x4_pd(v, 1));
+    add_halves(_mm_add_pd(_mm256_castpd256_pd128(half), _mm256_extractf128_pd(half, 1)), e, out);
 }
 template <std::size_t E, class A>
 xsimd::batch<double, A> last(const xsimd::batch<double, A>& x, xsimd::kernel::requires_arch<xsimd::avx512f>) noexcept {
@@ -250,7 +278,7 @@ struct reduce_kernels {
     /// The lanes halved into the e component sums.
     static void sum_of_lanes(DB* lane, std::size_t e, double* out) noexcept {
         halve_registers(lane, lanes / WD, [](const DB& a, const DB& b) { return a + b; });
-        halve_lanes(lane[0], e, out, [](double a, double b) { return a + b; });
+        add_halves(lane[0], e, out, A{});
     }
     /// The partial row of a block of m reals, widened, padded with `pad`
     /// (by component); nullptr when the block has none.
