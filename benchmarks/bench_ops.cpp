@@ -37,6 +37,12 @@
 // and the row ops softmax, log_softmax, layer_norm, rms_norm on (16, 4096)
 // floats — the measured costs of the threads' grain (docs/parallel.md);
 //
+// reduce/<op>/<type>/<n>/<t>: the reductions of a 1-D tensor of n elements — sum, mean, prod,
+// amax (real only), var, cumsum — into out= buffers, for type cfloat (complex<float>) and float, on
+// t threads (timed in real time); reduce/memcpy/<type>/<n>/<t>: std::memcpy of the input's bytes,
+// the copy bandwidth they are compared with (tools/torch_threads_bench.py, against PyTorch on the
+// same threads). prod reads values of modulus near 1, so that the product stays a normal number;
+//
 // and pagefault/<type>/<n>: a fresh buffer of n std::complex<T> allocated,
 // zero-constructed (as xtensor constructs its std::complex elements) and
 // freed — what the allocating form pays on top of the work; at 4M its pages
@@ -49,6 +55,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <random>
@@ -336,6 +343,61 @@ void bench_row_cost(benchmark::State& state, std::string_view op) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * rows * cols));
 }
 
+/// The reductions of bench_ops' reduce/… axis, in its order.
+enum class reduction_id { memcpy, sum, mean, prod, amax, var, cumsum };
+constexpr const char* reduction_names[] = {"memcpy", "sum", "mean", "prod", "amax", "var", "cumsum"};
+
+/// The input of the reductions (C = complex<float> or float): uniform in [−2, 2); for prod,
+/// values of modulus in [0.99, 1.01] (unit phases times a scale; real: a sign times a scale).
+template <class C>
+struct reduction_inputs {
+    std::vector<C> x, product_x, out;
+    explicit reduction_inputs(std::size_t n) : x(n), product_x(n), out(n) {
+        std::mt19937 rng(43);
+        std::uniform_real_distribution<float> u(-2, 2), scale(0.99f, 1.01f), phase(-3.14f, 3.14f);
+        for (std::size_t i = 0; i < n; ++i) {
+            if constexpr (std::is_same_v<C, float>) {
+                x[i] = u(rng);
+                product_x[i] = (i % 2 == 0 ? 1 : -1) * scale(rng);
+            } else {
+                x[i] = {u(rng), u(rng)};
+                product_x[i] = std::polar(scale(rng), phase(rng));
+            }
+        }
+    }
+};
+
+template <class C>
+void bench_reduction(benchmark::State& state, reduction_id op, std::size_t n, int threads) {
+    const realify::scoped_num_threads scope(threads);
+    static std::optional<reduction_inputs<C>> held;
+    if (!held || held->x.size() != n) held.emplace(n);
+    auto& d = *held;
+    const auto x = adapt(d.x.data(), n), px = adapt(d.product_x.data(), n);
+    auto y = adapt(d.out.data(), n);
+    std::array<C, 1> result{};
+    std::array<float, 1> real_result{};
+    auto scalar = xt::adapt(result.data(), 1, xt::no_ownership(), std::array<std::size_t, 0>{});
+    auto real_scalar = xt::adapt(real_result.data(), 1, xt::no_ownership(), std::array<std::size_t, 0>{});
+    for (auto _ : state) {
+        switch (op) {
+            case reduction_id::memcpy: std::memcpy(d.out.data(), d.x.data(), n * sizeof(C)); break;
+            case reduction_id::sum: realify::sum(x, {0}, false, realify::out(scalar)); break;
+            case reduction_id::mean: realify::mean(x, {0}, false, realify::out(scalar)); break;
+            case reduction_id::prod: realify::prod(px, 0, false, realify::out(scalar)); break;
+            case reduction_id::amax:
+                if constexpr (std::is_same_v<C, float>) realify::amax(x, {0}, false, realify::out(real_scalar));
+                break;
+            case reduction_id::var: realify::var(x, {0}, 1.0, false, realify::out(real_scalar)); break;
+            case reduction_id::cumsum: realify::cumsum(x, 0, realify::out(y)); break;
+        }
+        benchmark::DoNotOptimize(result.data());
+        benchmark::DoNotOptimize(real_result.data());
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n * sizeof(C)));
+}
+
 /// A fresh buffer of n complex elements, every page touched once, freed.
 template <class T>
 void page_faults(benchmark::State& state, std::size_t n) {
@@ -385,6 +447,21 @@ int main(int argc, char** argv) {
                 })->UseRealTime();
             }
         }
+        for (int t : thread_axis)
+            for (std::size_t k = 0; k < std::size(reduction_names); ++k) {
+                const auto op = static_cast<reduction_id>(k);
+                auto name = [&](const char* type) {
+                    return "reduce/" + std::string(reduction_names[k]) + "/" + type + "/" + std::to_string(n) + "/" +
+                           std::to_string(t);
+                };
+                if (op != reduction_id::amax)  // complex values have no ordering
+                    benchmark::RegisterBenchmark(name("cfloat").c_str(), [=](benchmark::State& s) {
+                        bench_reduction<std::complex<float>>(s, op, n, t);
+                    })->UseRealTime();
+                benchmark::RegisterBenchmark(name("float").c_str(), [=](benchmark::State& s) {
+                    bench_reduction<float>(s, op, n, t);
+                })->UseRealTime();
+            }
         for (std::size_t k = 0; k < std::size(op_names); ++k) {
             for (std::size_t i = 0; i < std::size(impl_names); ++i) {
                 const auto op = static_cast<op_id>(k);

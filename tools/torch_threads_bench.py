@@ -25,10 +25,19 @@ run:
     RoPE from seq 1 to 2048), and PyTorch's N ÷ 1 thread ratios for add and exp
     at 64K and 4M, quiet and busy. A call on N threads should never take much
     longer than on one, however busy the machine (docs/parallel.md).
+  * the reductions (bench_ops' reduce/<op>/<type>/<n>/<t>: sum, mean, prod,
+    amax, var, cumsum of 64K and 4M float and complex<float> elements, out=)
+    on 1 and on N threads: realify ÷ PyTorch on the same threads, and realify
+    ÷ memcpy of the input's bytes (reduce/memcpy, in the same run: a reduction
+    reads its input once, so at or below 1.25 it runs at 0.8 × the copy
+    bandwidth or better).
 
-With --write docs/benchmarks.md it also replaces that file's "Threads"
-section (between the <!-- threads:begin --> / <!-- threads:end --> markers;
-other sections are kept) and draws docs/benchmarks_threads.png next to it.
+--suites threads,reductions (the default) chooses what runs. With --write
+docs/benchmarks.md it also replaces that file's "Threads" section (between
+the <!-- threads:begin --> / <!-- threads:end --> markers) and draws
+docs/benchmarks_threads.png next to it, and its "Reductions" section
+(<!-- reductions:begin --> / <!-- reductions:end -->); other sections are
+kept.
 
 Times are medians of interleaved repetitions (realify: Google Benchmark's
 random interleaving; PyTorch: repetitions alternating between ops). On a
@@ -202,17 +211,72 @@ def torch_times(threads, repetitions):
     ops["mm_1024"] = lambda: torch.mm(a, b)
     ops["bmm_32x128"] = lambda: torch.bmm(ba, bb)
 
+    return interleaved_times(ops, repetitions)
+
+
+REDUCTIONS = ["sum", "mean", "prod", "amax", "var", "cumsum"]
+REDUCTION_SIZES = (1 << 16, 1 << 22)
+
+
+def torch_reduction_times(threads, repetitions):
+    """PyTorch's reductions on bench_ops' reduce/ inputs (the same distributions), out=, on `threads`."""
+    import torch
+    torch.set_num_threads(threads)
+    g = torch.Generator().manual_seed(43)
+    ops = {}
+    for n in REDUCTION_SIZES:
+        real = torch.rand(n, generator=g) * 4 - 2
+        cplx = torch.complex(torch.rand(n, generator=g) * 4 - 2, torch.rand(n, generator=g) * 4 - 2)
+        scale = 0.99 + 0.02 * torch.rand(n, generator=g)
+        real_p = torch.where(torch.arange(n) % 2 == 0, scale, -scale)
+        cplx_p = torch.polar(0.99 + 0.02 * torch.rand(n, generator=g), (torch.rand(n, generator=g) * 2 - 1) * 3.14)
+        for type_, x, p in (("cfloat", cplx, cplx_p), ("float", real, real_p)):
+            s, r, o = torch.empty((), dtype=x.dtype), torch.empty(()), torch.empty_like(x)
+            ops[f"sum/{type_}/{n}"] = lambda x=x, s=s: torch.sum(x, 0, out=s)
+            ops[f"mean/{type_}/{n}"] = lambda x=x, s=s: torch.mean(x, 0, out=s)
+            ops[f"prod/{type_}/{n}"] = lambda p=p, s=s: torch.prod(p, 0, out=s)
+            if type_ == "float":
+                ops[f"amax/{type_}/{n}"] = lambda x=x, s=s: torch.amax(x, 0, out=s)
+            ops[f"var/{type_}/{n}"] = lambda x=x, r=r: torch.var(x, 0, out=r)
+            ops[f"cumsum/{type_}/{n}"] = lambda x=x, o=o: torch.cumsum(x, 0, out=o)
+    return interleaved_times(ops, repetitions)
+
+
+def interleaved_times(ops, repetitions):
+    """The median time of each op: rounds of one sample of every op (at least 50 ms each)."""
     samples = {name: [] for name in ops}
     for name, f in list(ops.items()):
         try:
             f()
-        except RuntimeError as e:  # no complex kernel in this PyTorch
+        except RuntimeError as e:  # no kernel for this dtype in this PyTorch
             print(f"pytorch: {name}: {str(e).splitlines()[0]}", file=sys.stderr)
             del ops[name], samples[name]
-    for _ in range(repetitions):  # interleaved: one sample of every op per round
+    for _ in range(repetitions):
         for name, f in ops.items():
             samples[name].append(time_per_call(f, 0.05))
     return {name: statistics.median(v) for name, v in samples.items()}
+
+
+def reduction_tables(mine, theirs, counts):
+    """Markdown: per thread count, each reduction's time, ÷ PyTorch and ÷ memcpy."""
+    lines = []
+    for t in counts:
+        lines.append(f"\n### {t} thread{'s' if t > 1 else ''}: realify, ÷ PyTorch 1.13, ÷ memcpy of the input\n")
+        lines.append("| op | type | 64K | ÷ PyTorch | ÷ memcpy | 4M | ÷ PyTorch | ÷ memcpy |")
+        lines.append("|---|---|---|---|---|---|---|---|")
+        for op in REDUCTIONS:
+            for type_ in ("float", "cfloat"):
+                cells = []
+                for n in REDUCTION_SIZES:
+                    r = mine.get(f"reduce/{op}/{type_}/{n}/{t}")
+                    c = mine.get(f"reduce/memcpy/{type_}/{n}/{t}")
+                    p = theirs.get(t, {}).get(f"{op}/{type_}/{n}")
+                    cells += [f"{r * 1e6:.1f} µs" if r else "—", f"{r / p:.2f}" if r and p else "—",
+                              f"{r / c:.2f}" if r and c else "—"]
+                if cells[0] != "—":
+                    name = "complex<float>" if type_ == "cfloat" else "float"
+                    lines.append(f"| {op} | {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def write_plot(plt, path, names, ops, torch, many):
@@ -254,10 +318,19 @@ def main():
     parser.add_argument("--note", default="", help="a sentence on the run written under the section's title")
     parser.add_argument("--busy", action="store_true",
                         help="also run realify's thread axes (and PyTorch's scaling) with every core busy")
+    parser.add_argument("--suites", default="threads,reductions", help="threads, reductions, or both (the default)")
     args = parser.parse_args()
     env_threads = str(args.threads)
     os.environ["OMP_NUM_THREADS"] = env_threads  # realify's default count in the benchmark processes
+    os.environ["OPENBLAS_NUM_THREADS"] = env_threads  # PyTorch's BLAS on the same count
+    for tuning in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # preset on the build machine; they slow OpenBLAS
+        os.environ.pop(tuning, None)
     bench = os.path.join(args.build, "benchmarks")
+    suites = set(args.suites.split(","))
+    if "reductions" in suites:
+        reductions(args, bench)
+    if "threads" not in suites:
+        return
     ops = run_benchmark(os.path.join(bench, "bench_ops"), "^threads/[^/]+/float/", args.repetitions, args.min_time)
     rope = run_benchmark(os.path.join(bench, "bench_rope"), "_threads/", args.repetitions, args.min_time)
     gemm = run_benchmark(os.path.join(bench, "bench_gemm"), "^threads/", args.repetitions, args.min_time)
@@ -372,6 +445,29 @@ def main():
                  "limit of the memory-bound ops.\n\n" + (args.note + "\n\n" if args.note else ""))
         write_section(Path(args.write), "<!-- threads:begin -->\n\n" + intro + text + "\n\n<!-- threads:end -->",
                       "<!-- threads:begin -->", "<!-- threads:end -->")
+
+def reductions(args, bench):
+    """The reductions on 1 and on all threads against PyTorch and memcpy; the Reductions section."""
+    mine = run_benchmark(os.path.join(bench, "bench_ops"), "^reduce/", args.repetitions, args.min_time)
+    counts = sorted({int(k.rsplit("/", 1)[1]) for k in mine})
+    theirs = {t: torch_reduction_times(t, args.repetitions) for t in counts}
+    text = reduction_tables(mine, theirs, counts)
+    print(text)
+    if args.write:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bench_report import write_section
+        from pathlib import Path
+        intro = ("## Reductions\n\nGenerated by `tools/torch_threads_bench.py --suites reductions` (bench_ops' "
+                 "`reduce/` axis: one 1-D tensor reduced into an `out=` buffer, median real time of interleaved "
+                 "repetitions; PyTorch 1.13 timed in the same run with `torch.set_num_threads` and "
+                 "`OPENBLAS_NUM_THREADS` at the same count, its calls alternating). ÷ memcpy: realify's time over "
+                 "`std::memcpy` of the input's bytes in the same run — at or below 1.25 the reduction reads at "
+                 "0.8 × the copy bandwidth or better (cumsum also writes its output, as memcpy does). prod reads "
+                 "values of modulus near 1. docs/numerics.md has the order these compute, docs/parallel.md "
+                 "their split over threads.\n\n" + (args.note + "\n\n" if args.note else ""))
+        write_section(Path(args.write), "<!-- reductions:begin -->\n\n" + intro + text.lstrip("\n") +
+                      "\n\n<!-- reductions:end -->", "<!-- reductions:begin -->", "<!-- reductions:end -->")
+
 
 if __name__ == "__main__":
     main()

@@ -1,33 +1,39 @@
-// The reductions and the scan (realify/engine/reduce.hpp). Two walks, both
-// reading the input in long runs whatever its layout:
+// The reductions and the scan (realify/engine/reduce.hpp): the walks over
+// the tensors, on the reduction kernels of the active instruction set
+// (src/simd/isa/reduce_kernels.hpp, kernel_table.hpp's reduce_set), which all
+// compute one fixed order (docs/numerics.md, "Reductions"):
 //
-//   along   the reduced (or scanned) axis is the input's innermost in
-//           memory: each output element reduces a run of its own
-//           (pairwise summation of the run for sum and mean);
-//   across  an axis that is kept is innermost: up to block_width output
-//           elements along it are accumulated together, reading the input
-//           row by row.
+//   along   the reduced elements of an output, in memory order (reversed
+//           axes are read forwards), form its sequence; a sequence that is
+//           not one contiguous run is copied a block at a time. The kernel
+//           gives each block's value (reduce_block reals, 64 real lanes
+//           halved).
+//   across  a kept axis is innermost: strips of up to strip_width reals of
+//           outputs are reduced together, row by row, in blocks of
+//           across_block rows; the kernel gives each block's values.
 //
-// What is accumulated is an accumulator type's: sums (pairwise per run),
-// products, extrema (amax, amin: maximum / minimum, NaN propagating) and
-// moments (var, std: each run's count, mean and squared deviations by two
-// passes over the run, runs combined by Chan's formula; Welford's update
-// where outputs are accumulated together) — a fixed order, whatever the
-// thread count.
+// The values of the blocks are combined pairwise (block_tree: blocks 0 and
+// 1, 2 and 3, then those pairs, …; the pieces left over from the right), by
+// sums, products (element<op::mul> for complex), extrema
+// (element<op::maximum> / <op::minimum>) or moments (counts, means and sums
+// of squared deviations, by Chan's formula). Sums accumulate in double.
 //
 // Large calls run on several threads (realify/threads.hpp) with the same
-// results as on one: outputs (along) or blocks of outputs (across, the scan)
-// are split between threads; an output whose input is large is computed in
-// pieces that depend on the sizes only — the subtrees of a run's pairwise
-// sum, the chunks of a product, windows of runs — combined in the order one
-// thread combines them.
+// results as on one: outputs (or strips of outputs) are split between
+// threads; the blocks of a single long sequence are split into aligned
+// groups of 2^g blocks, each a subtree of the same pairwise tree, combined
+// as one thread combines them.
 //
-// Compiled for the baseline ISA with IEEE semantics (realify_isa_sources);
-// the complex product is element<op::mul>'s (realify/kernels).
+// cumsum: along, the kernel's groups of scan_group reals; across, each
+// output component adds its rows in order. Lines (or strips of lines) are
+// split between threads, never a line.
+//
+// Compiled for the baseline ISA with IEEE semantics (realify_isa_sources).
 #include "realify/engine/reduce.hpp"
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdlib>
@@ -36,10 +42,12 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "realify/errors.hpp"
 #include "realify/kernels/arithmetic.hpp"
 #include "realify/kernels/ordering.hpp"
+#include "../simd/kernel_table.hpp"
 #include "../simd/parallel.hpp"
 #include "realify/threads.hpp"
 #include "tensor_checks.hpp"
@@ -60,12 +68,17 @@ dims reduced_shape(const dims& in, std::span<const std::size_t> axes, bool keepd
 namespace {
 
 using kernels::cpair;
+using simd::detail::across_block;
+using simd::detail::reduce_block;
+using simd::detail::reduce_lanes;
+using simd::detail::reduce_set;
 
-constexpr std::size_t block_width = 256;
-/// Elements of a product computed in order before the next chunk starts (run).
-constexpr std::size_t prod_chunk = std::size_t{1} << 14;
-/// Partial results one split step holds at once (run_split, windows of runs).
+/// Reals of outputs one strip of the across walk holds.
+constexpr std::size_t strip_width = 256;
+/// Pieces one split of a single sequence makes at most.
 constexpr std::size_t max_parts = 256;
+/// Elements of a line the scan copies at a time (strided lines).
+constexpr std::size_t scan_chunk = 1024;
 
 /// Runs f(S*, D*) with the C++ types of the input's and the output's components
 /// (float or double, checked by the caller).
@@ -89,233 +102,205 @@ void with_types(std::string_view op, const tensor_ref& in, const tensor_ref& out
     with_floating_types(in, out, std::forward<F>(f));
 }
 
-/// What is accumulated per output element: sums in double, products and
-/// extrema in the input's type (the pair product of the element kernel;
-/// element<op::maximum> / <op::minimum>, real only).
-template <class S, bool Complex, reduction R>
-struct accumulator {
-    static constexpr bool extremum = R == reduction::amax || R == reduction::amin;
-    static_assert(!(Complex && extremum), "complex values have no ordering");
-    using part = std::conditional_t<R == reduction::prod || extremum, S, double>;
-    using value = std::conditional_t<Complex, cpair<part>, part>;
-    using ordering = kernels::element<std::conditional_t<R == reduction::amax, op::maximum, op::minimum>>;
-    /// The walk may accumulate a block of outputs together, row by row.
-    static constexpr bool across = R != reduction::prod;
+// ---- what is accumulated ----
+//
+// A policy names the kernels of one reduction (reduce_set's members) and how
+// their values combine. Values come in slots: `width` reals of outputs (e per
+// element), `Sets` values per real (moments: the means, then the sums of
+// squared deviations).
 
-    static value init() noexcept {
-        if constexpr (extremum) {
-            return R == reduction::amax ? -std::numeric_limits<S>::infinity() : std::numeric_limits<S>::infinity();
-        } else {
-            const part one = R == reduction::prod ? part(1) : part(0);
-            if constexpr (Complex) return {one, part(0)};
-            else return one;
-        }
+template <class S, class V, auto Along, auto Across, std::size_t Sets = 1, bool OrderFree = false>
+struct kernels_of {
+    using value = V;
+    static constexpr std::size_t sets = Sets;
+    static constexpr bool order_free = OrderFree;  // the order of the values does not change the result
+    static void along(const reduce_set<S>& k, const S* x, std::size_t n, std::ptrdiff_t next, std::size_t runs,
+                      std::size_t e, V* out) noexcept {
+        (k.*Along)(x, n, next, runs, e, out);
     }
-    static void add(value& acc, const S* p) noexcept {
-        if constexpr (extremum) {
-            acc = ordering{}(acc, p[0]);
-        } else if constexpr (R == reduction::prod) {
-            if constexpr (Complex) acc = kernels::element<op::mul>{}(acc, cpair<S>{p[0], p[1]});
-            else acc *= p[0];
-        } else {
-            if constexpr (Complex) {
-                acc.re += static_cast<double>(p[0]);
-                acc.im += static_cast<double>(p[1]);
-            } else {
-                acc += static_cast<double>(p[0]);
-            }
-        }
-    }
-    static value combine(value a, value b) noexcept {  // sums and extrema
-        if constexpr (extremum) return ordering{}(a, b);
-        else if constexpr (Complex) return {a.re + b.re, a.im + b.im};
-        else return a + b;
-    }
-    /// The next part of a sequence folded in order: added, or multiplied (a
-    /// product starts from its first part: (1 + 0i)·z is not z when z is not
-    /// finite).
-    static value fold(value total, value part, bool first) noexcept {
-        if constexpr (R != reduction::prod) return combine(total, part);
-        else if (first) return part;
-        else if constexpr (Complex) return kernels::element<op::mul>{}(total, part);
-        else return total * part;
-    }
-    /// n elements at p (stride in components) accumulated in order from init().
-    static value sequence(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
-        value acc = init();
-        for (std::size_t i = 0; i < n; ++i, p += stride) add(acc, p);
-        return acc;
-    }
-    /// The run of n elements at p: pairwise for sums (halves down to 32
-    /// elements); for products, chunks of prod_chunk elements multiplied in
-    /// order — pieces that do not depend on the thread count, so run_split
-    /// gives the same value on any number of threads.
-    static value run(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
-        if constexpr (R == reduction::prod) {
-            value total = init();
-            for (std::size_t c = 0; c == 0 || c < n; c += prod_chunk)
-                total = fold(total, sequence(p + static_cast<std::ptrdiff_t>(c) * stride, stride, std::min(prod_chunk, n - c)), c == 0);
-            return total;
-        } else {
-            if (n <= 32) return sequence(p, stride, n);
-            const std::size_t half = n / 2;
-            return combine(run(p, stride, half), run(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half));
-        }
-    }
-    /// run(p, stride, n) computed on up to `threads` threads: the subtrees of
-    /// the pairwise sum at one depth, or the chunks of the product, at once,
-    /// then combined as run combines them.
-    static value run_split(const S* p, std::ptrdiff_t stride, std::size_t n, std::size_t threads) {
-        std::array<value, max_parts> parts;
-        if constexpr (R == reduction::prod) {
-            value total = init();
-            const std::size_t chunks = parallel::pieces_of(n, prod_chunk);
-            for (std::size_t c0 = 0; c0 < chunks; c0 += max_parts) {
-                const std::size_t m = std::min(max_parts, chunks - c0);
-                parallel::for_ranges(m, threads, [&](std::size_t a, std::size_t b) {
-                    for (std::size_t i = a; i < b; ++i) {
-                        const std::size_t c = (c0 + i) * prod_chunk;
-                        parts[i] = sequence(p + static_cast<std::ptrdiff_t>(c) * stride, stride, std::min(prod_chunk, n - c));
-                    }
-                });
-                for (std::size_t i = 0; i < m; ++i) total = fold(total, parts[i], c0 + i == 0);
-            }
-            return total;
-        } else {
-            // the nodes at depth d of run's tree: every node above it splits (n / 2^d > 32)
-            std::size_t depth = 0;
-            while ((std::size_t{1} << depth) < 4 * threads && (std::size_t{2} << depth) <= max_parts &&
-                   (n >> (depth + 1)) > 32)
-                ++depth;
-            const std::size_t leaves = std::size_t{1} << depth;
-            parallel::for_ranges(leaves, threads, [&](std::size_t a, std::size_t b) {
-                for (std::size_t i = a; i < b; ++i) {
-                    std::size_t first = 0, size = n;  // leaf i: left (0) or right (1) at each level, from the top
-                    for (std::size_t level = depth; level-- > 0;) {
-                        const std::size_t half = size / 2;
-                        if ((i >> level) & 1) {
-                            first += half;
-                            size -= half;
-                        } else {
-                            size = half;
-                        }
-                    }
-                    parts[i] = run(p + static_cast<std::ptrdiff_t>(first) * stride, stride, size);
-                }
-            });
-            for (std::size_t width = leaves; width > 1; width /= 2)
-                for (std::size_t i = 0; i < width / 2; ++i) parts[i] = combine(parts[2 * i], parts[2 * i + 1]);
-            return parts[0];
-        }
-    }
-    template <class D>
-    static void store(value acc, std::size_t count, D* out) noexcept {
-        auto finish = [&](part x) {
-            if constexpr (R == reduction::mean) return static_cast<D>(x / static_cast<double>(count));  // 0/0: NaN
-            else return static_cast<D>(x);
-        };
-        if constexpr (Complex) {
-            out[0] = finish(acc.re);
-            out[1] = finish(acc.im);
-        } else {
-            out[0] = finish(acc);
-        }
+    static void across(const reduce_set<S>& k, const S* x, const std::ptrdiff_t* offsets, std::size_t rows,
+                       std::size_t width, std::size_t e, V* out) noexcept {
+        (k.*Across)(x, offsets, rows, width, e, out);
     }
 };
 
-/// The moments of the elements seen: their count, mean and sum of squared
-/// deviations from it (complex: both parts' deviations, |z − mean|²), in
-/// double. A run is reduced by two passes (its pairwise sum, then its
-/// pairwise squared deviations from the mean, corrected by the rounding of
-/// the mean: Σd² − (Σd)²/n); runs are combined by Chan's formula; elements
-/// added one by one (outputs accumulated together) by Welford's update.
-template <class S, bool Complex>
-struct moments {
-    static constexpr bool across = true;
-    static constexpr std::size_t parts = Complex ? 2 : 1;
-    struct value {
-        double n = 0;
-        std::array<double, parts> mean{};
-        double m2 = 0;
-    };
-    static value init() noexcept { return {}; }
-    static void add(value& acc, const S* p) noexcept {
-        acc.n += 1;
-        for (std::size_t c = 0; c < parts; ++c) {
-            const double x = static_cast<double>(p[c]);
-            const double d = x - acc.mean[c];
-            acc.mean[c] += d / acc.n;
-            acc.m2 += d * (x - acc.mean[c]);
-        }
+template <class S>
+struct sums : kernels_of<S, double, &reduce_set<S>::sum, &reduce_set<S>::sum_rows> {
+    static void combine(double* a, double, const double* b, double, std::size_t width, std::size_t) noexcept {
+        for (std::size_t i = 0; i < width; ++i) a[i] += b[i];
     }
-    static value combine(const value& a, const value& b) noexcept {
-        if (a.n == 0) return b;
-        if (b.n == 0) return a;
-        value r;
-        r.n = a.n + b.n;
-        r.m2 = a.m2 + b.m2;
-        for (std::size_t c = 0; c < parts; ++c) {
-            const double d = b.mean[c] - a.mean[c];
-            r.mean[c] = a.mean[c] + d * (b.n / r.n);
-            r.m2 += d * d * (a.n * b.n / r.n);
-        }
-        return r;
-    }
-    /// Σ f(element) over the run, pairwise.
-    template <class F>
-    static double pairwise(const S* p, std::ptrdiff_t stride, std::size_t n, const F& f) noexcept {
-        if (n <= 32) {
-            double s = 0;
-            for (std::size_t i = 0; i < n; ++i, p += stride) s += f(p);
-            return s;
-        }
-        const std::size_t half = n / 2;
-        return pairwise(p, stride, half, f) + pairwise(p + static_cast<std::ptrdiff_t>(half) * stride, stride, n - half, f);
-    }
-    static value run(const S* p, std::ptrdiff_t stride, std::size_t n) noexcept {
-        value r;
-        if (n == 0) return r;
-        r.n = static_cast<double>(n);
-        for (std::size_t c = 0; c < parts; ++c)
-            r.mean[c] = pairwise(p + c, stride, n, [](const S* q) { return static_cast<double>(*q); }) / r.n;
-        for (std::size_t c = 0; c < parts; ++c) {
-            const double mean = r.mean[c];
-            const double d = pairwise(p + c, stride, n, [mean](const S* q) { return static_cast<double>(*q) - mean; });
-            const double squares = pairwise(p + c, stride, n, [mean](const S* q) {
-                const double e = static_cast<double>(*q) - mean;
-                return e * e;
-            });
-            // d·(d/n) ≤ Σd² (Cauchy–Schwarz): no overflow of its own; an overflowed Σd² stays inf
-            r.m2 += std::isfinite(squares) ? squares - d * (d / r.n) : squares;
-        }
-        return r;
-    }
-    static value fold(const value& total, const value& part, bool) noexcept { return combine(total, part); }
-    /// A run is not split: its passes read it whole (so one var of a single
-    /// long run stays on one thread, with the same value on any count).
-    static value run_split(const S* p, std::ptrdiff_t stride, std::size_t n, std::size_t) noexcept {
-        return run(p, stride, n);
-    }
+    static double empty() noexcept { return 0.0; }
 };
 
-/// How a reduction's accumulated value is written: the accumulator's store,
-/// or var / std (Σd² / max(0, n − correction), its square root).
-template <class Acc>
-struct default_store {
-    template <class D>
-    void operator()(const typename Acc::value& v, std::size_t count, D* out) const noexcept {
-        Acc::store(v, count, out);
+template <class S>
+struct products : kernels_of<S, S, &reduce_set<S>::prod, &reduce_set<S>::prod_rows> {
+    static void combine(S* a, double, const S* b, double, std::size_t width, std::size_t e) noexcept {
+        if (e == 1) {
+            for (std::size_t i = 0; i < width; ++i) a[i] *= b[i];
+            return;
+        }
+        for (std::size_t i = 0; i < width; i += 2) {
+            const cpair<S> r = kernels::element<op::mul>{}(cpair<S>{a[i], a[i + 1]}, cpair<S>{b[i], b[i + 1]});
+            a[i] = r.re;
+            a[i + 1] = r.im;
+        }
+    }
+    static S empty() noexcept { return S(1); }  // and 0 for the imaginary part: see empty_slot
+};
+
+template <class S, bool Max>
+struct extrema : kernels_of<S, S, Max ? &reduce_set<S>::max : &reduce_set<S>::min,
+                            Max ? &reduce_set<S>::max_rows : &reduce_set<S>::min_rows, 1, true> {
+    using ordering = kernels::element<std::conditional_t<Max, op::maximum, op::minimum>>;
+    static void combine(S* a, double, const S* b, double, std::size_t width, std::size_t) noexcept {
+        for (std::size_t i = 0; i < width; ++i) a[i] = ordering{}(a[i], b[i]);
+    }
+    static S empty() noexcept { return S(0); }  // not reached: no extremum of no elements
+};
+
+template <class S>
+struct moments : kernels_of<S, double, &reduce_set<S>::moments, &reduce_set<S>::moments_rows, 2> {
+    /// Chan's formula: the means moved by their difference d weighted by the
+    /// counts, the squared deviations added with d²·na·nb/n.
+    static void combine(double* a, double na, const double* b, double nb, std::size_t width, std::size_t) noexcept {
+        const double n = na + nb, move = nb / n, spread = na * nb / n;
+        for (std::size_t i = 0; i < width; ++i) {
+            const double d = b[i] - a[i];
+            a[i] = a[i] + d * move;
+            a[width + i] = a[width + i] + b[width + i] + d * d * spread;
+        }
+    }
+    static double empty() noexcept { return 0.0; }
+};
+
+/// The value of every slot entry of no elements (the product 1 + 0i).
+template <class P>
+void empty_slot(typename P::value* v, std::size_t width, std::size_t e) noexcept {
+    for (std::size_t i = 0; i < width * P::sets; ++i) v[i] = i % e == 0 ? P::empty() : typename P::value(0);
+}
+
+// ---- how an accumulated value is written ----
+
+/// sum, prod, amax, amin: the value; mean: the sum over the count (0/0: NaN, as PyTorch).
+struct plain_store {
+    bool mean = false;
+    template <class V, class D>
+    void operator()(const V* slot, std::size_t j, std::size_t, std::size_t e, double count, D* out) const noexcept {
+        for (std::size_t c = 0; c < e; ++c) {
+            const V x = slot[j * e + c];
+            out[c] = mean ? static_cast<D>(static_cast<double>(x) / count) : static_cast<D>(x);
+        }
     }
 };
+/// var, std: Σ|x − mean|² / max(0, n − correction), its square root; out is real.
 struct variance_store {
     double correction;
     bool root;
-    template <class Value, class D>
-    void operator()(const Value& v, std::size_t, D* out) const noexcept {
-        const double var = std::max(v.m2, 0.0) / std::max(0.0, v.n - correction);  // no degrees left: 0/0 or x/0, as PyTorch
+    template <class D>
+    void operator()(const double* slot, std::size_t j, std::size_t width, std::size_t e, double count,
+                    D* out) const noexcept {
+        double m2 = 0;
+        for (std::size_t c = 0; c < e; ++c) m2 += slot[width + j * e + c];
+        const double var = std::max(m2, 0.0) / std::max(0.0, count - correction);  // no degrees left: 0/0 or x/0, as PyTorch
         out[0] = static_cast<D>(root ? std::sqrt(var) : var);
     }
 };
+
+// ---- the pairwise combination of the blocks' values ----
+
+/// The blocks' values of one sequence combined pairwise: a stack of slots,
+/// each a subtree of 2^level blocks; a block pushed merges with the subtrees
+/// of its size below it (blocks 0 and 1, then 2 and 3 and the pair before
+/// them, …), and finish() combines what is left from the top (the smallest,
+/// rightmost) down. A group of 2^g aligned blocks pushed as one subtree at
+/// level g, or the rest of the sequence pushed last as a `tail`, gives the
+/// same value as its blocks pushed one by one.
+template <class P>
+class block_tree {
+public:
+    using value = typename P::value;
+    static constexpr unsigned tail = 255;
+
+    block_tree(std::size_t width, std::size_t e) : m_width(width), m_e(e), m_slot(width * P::sets) {}
+
+    /// Where the next value goes (slot() entries).
+    value* next() {
+        if (m_slot <= small_slot) return m_small.data() + m_depth * m_slot;
+        if (m_values.size() < (m_depth + 1) * m_slot) m_values.resize((m_depth + 1) * m_slot);
+        return m_values.data() + m_depth * m_slot;
+    }
+    /// Commits the value written at next(): `count` elements, a subtree of 2^level blocks (or the tail).
+    void push(double count, unsigned level = 0) {
+        m_levels[m_depth] = level;
+        m_counts[m_depth] = count;
+        ++m_depth;
+        while (m_depth >= 2 && m_levels[m_depth - 2] == m_levels[m_depth - 1] && level != tail) {
+            merge();
+            ++m_levels[m_depth - 1];
+        }
+    }
+    /// The value of everything pushed (in slot 0), and its count.
+    const value* finish(double& count) {
+        while (m_depth > 1) merge();
+        count = m_depth == 0 ? 0 : m_counts[0];
+        return data();
+    }
+    std::size_t slot() const noexcept { return m_slot; }
+    /// Empty again, keeping its memory (one tree serves a thread's outputs).
+    void clear() noexcept { m_depth = 0; }
+
+private:
+    value* data() noexcept { return m_slot <= small_slot ? m_small.data() : m_values.data(); }
+    void merge() {
+        value* a = data() + (m_depth - 2) * m_slot;
+        P::combine(a, m_counts[m_depth - 2], a + m_slot, m_counts[m_depth - 1], m_width, m_e);
+        m_counts[m_depth - 2] += m_counts[m_depth - 1];
+        --m_depth;
+    }
+
+    /// Entries at most: one subtree per level of a count of blocks below 2^64, and a tail.
+    static constexpr std::size_t max_depth = 66;
+    /// Slots of one output (along) live in the tree itself: no allocation per call.
+    static constexpr std::size_t small_slot = 4;
+
+    std::size_t m_width, m_e, m_slot;
+    std::size_t m_depth = 0;
+    std::array<value, max_depth * small_slot> m_small;
+    std::vector<value> m_values;  // larger slots (a strip of outputs across)
+    std::array<unsigned, max_depth> m_levels;
+    std::array<double, max_depth> m_counts;
+};
+
+/// Pushes blocks [0, nb) into `tree` (empty) through leaves(first, last,
+/// tree), on up to `threads` threads: aligned groups of 2^g blocks (g fixed
+/// by nb) at once, each a subtree of the same tree, pushed in order.
+template <class P, class Leaves>
+void push_blocks(block_tree<P>& tree, std::size_t nb, std::size_t width, std::size_t e, std::size_t min_group,
+                 std::size_t threads, const Leaves& leaves) {
+    const std::size_t group = std::bit_ceil(std::max({min_group, parallel::pieces_of(nb, max_parts), std::size_t{1}}));
+    const std::size_t pieces = parallel::pieces_of(nb, group);
+    if (threads <= 1 || pieces <= 1) {
+        leaves(0, nb, tree);
+        return;
+    }
+    const std::size_t slot = tree.slot();
+    std::vector<typename P::value> values(pieces * slot);
+    std::vector<double> counts(pieces);
+    parallel::for_ranges(pieces, threads, [&](std::size_t a, std::size_t b) {
+        for (std::size_t i = a; i < b; ++i) {
+            block_tree<P> part(width, e);
+            leaves(i * group, std::min(nb, (i + 1) * group), part);
+            const typename P::value* v = part.finish(counts[i]);
+            std::copy(v, v + slot, values.begin() + static_cast<std::ptrdiff_t>(i * slot));
+        }
+    });
+    const auto level = static_cast<unsigned>(std::countr_zero(group));
+    for (std::size_t i = 0; i < pieces; ++i) {
+        std::copy(values.begin() + static_cast<std::ptrdiff_t>(i * slot),
+                  values.begin() + static_cast<std::ptrdiff_t>((i + 1) * slot), tree.next());
+        tree.push(counts[i], (i + 1) * group <= nb ? level : block_tree<P>::tail);
+    }
+}
 
 /// Axes of a reduction: stride 0 the input's, stride 1 the output's (0 along
 /// a reduced axis), in components.
@@ -323,27 +308,91 @@ using axis = walk::axis<2>;
 using axis_list = walk::axes<2>;
 using odometer = walk::odometer<2>;
 
-/// Runs f(position, j0, n) for every block [j0, j0 + n) of up to block_width
-/// elements along a line of `extent` elements, at every position of
-/// `others`: the pieces of work of the across walk and the scan, split over
-/// `threads` (each piece's outputs are its own).
-template <class F>
-void for_line_blocks(const axis_list& others, std::size_t extent, std::size_t threads, const F& f) {
-    const std::size_t blocks = parallel::pieces_of(extent, block_width);
-    parallel::for_ranges(others.count() * blocks, threads, [&](std::size_t a, std::size_t b) {
-        odometer position(others.all(), a / blocks);
-        for (std::size_t piece = a; piece < b; ++piece) {
-            const std::size_t j0 = piece % blocks * block_width;
-            if (j0 == 0 && piece != a) position.next();
-            f(position, j0, std::min(block_width, extent - j0));
-        }
-    });
+/// Reverses a kept axis along which the input steps backwards (its outputs
+/// move with it); returns the offsets the first elements moved by.
+std::array<std::ptrdiff_t, 2> make_forward(axis& a) noexcept {
+    std::array<std::ptrdiff_t, 2> moved{};
+    if (a.stride[0] >= 0) return moved;
+    for (std::size_t o = 0; o < 2; ++o) {
+        moved[o] = static_cast<std::ptrdiff_t>(a.extent - 1) * a.stride[o];
+        a.stride[o] = -a.stride[o];
+    }
+    return moved;
 }
 
-template <class S, class D, class acc, class Store = default_store<acc>>
+/// The reduced elements of one output: runs of `run` along the odometer of
+/// `outer`, in memory order.
+template <class S>
+struct sequence {
+    const S* base;
+    std::span<const axis> outer;
+    axis run;
+    std::size_t e;
+
+    bool contiguous() const noexcept { return outer.empty() && (run.extent == 1 || run.stride[0] == static_cast<std::ptrdiff_t>(e)); }
+    /// Elements [first, first + n) copied to buffer.
+    void gather(std::size_t first, std::size_t n, S* buffer) const noexcept {
+        odometer position(outer, first / run.extent);
+        std::size_t i = first % run.extent;
+        while (n > 0) {
+            const std::size_t take = std::min(n, run.extent - i);
+            const S* p = base + position[0] + static_cast<std::ptrdiff_t>(i) * run.stride[0];
+            if (run.stride[0] == static_cast<std::ptrdiff_t>(e)) {
+                buffer = std::copy(p, p + take * e, buffer);
+            } else {
+                for (std::size_t k = 0; k < take; ++k, p += run.stride[0], buffer += e)
+                    for (std::size_t c = 0; c < e; ++c) buffer[c] = p[c];
+            }
+            n -= take;
+            i = 0;
+            position.next();
+        }
+    }
+};
+
+/// Pushes the blocks [b0, b1) of an along sequence of n reals into tree.
+template <class P, class S>
+void along_leaves(const reduce_set<S>& k, const sequence<S>& seq, std::size_t n, std::size_t b0, std::size_t b1,
+                  block_tree<P>& tree) {
+    const std::size_t e = seq.e;
+    if (seq.contiguous() && P::order_free) {  // one value for the whole range
+        const std::size_t first = b0 * reduce_block, m = std::min(n, b1 * reduce_block) - first;
+        P::along(k, seq.base + first, m, 0, 1, e, tree.next());
+        tree.push(static_cast<double>(m / e));
+        return;
+    }
+    if (seq.contiguous()) {  // a few blocks per call, then their values pushed
+        constexpr std::size_t chunk = 16;
+        std::array<typename P::value, chunk * 2 * P::sets> values;
+        const std::size_t slot = e * P::sets;
+        for (std::size_t c0 = b0; c0 < b1; c0 += chunk) {
+            const std::size_t c1 = std::min(b1, c0 + chunk), first = c0 * reduce_block;
+            const std::size_t m = std::min(n, c1 * reduce_block) - first;
+            P::along(k, seq.base + first, m, 0, 1, e, values.data());
+            for (std::size_t b = c0; b < c1; ++b) {
+                const typename P::value* v = values.data() + (b - c0) * slot;
+                std::copy(v, v + slot, tree.next());
+                tree.push(static_cast<double>(std::min(reduce_block, n - b * reduce_block) / e));
+            }
+        }
+        return;
+    }
+    alignas(64) std::array<S, reduce_block> buffer;
+    for (std::size_t b = b0; b < b1; ++b) {
+        const std::size_t first = b * reduce_block, m = std::min(reduce_block, n - first);
+        seq.gather(first / e, m / e, buffer.data());
+        P::along(k, buffer.data(), m, 0, 1, e, tree.next());
+        tree.push(static_cast<double>(m / e));
+    }
+}
+
+template <class S, class D, class P, class Store>
 void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out,
-                 const Store& store = {}) {
-    // kept axes (with their output strides) and reduced axes, in index order
+                 const Store& store) {
+    const reduce_set<S>& k = simd::detail::active_table().of<S>().reductions;
+    const std::size_t e = in.complex ? 2 : 1;
+    const auto ew = static_cast<std::ptrdiff_t>(e);
+    // kept axes (with their output strides) and reduced axes
     axis_list kept, reduced;
     std::size_t out_axis = 0;
     const bool keepdim = out.rank() == in.rank();
@@ -358,87 +407,137 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
             kept.push({in.shape[a], {in.strides[a], out.strides[out_axis++]}});
         }
     }
-    kept.coalesce();
+    // the reduced elements in memory order: reversed axes read forwards, the smallest stride innermost
+    const S* in_base = static_cast<const S*>(in.data) + reduced.make_forward(0)[0];
+    reduced.sort_by(0);
     reduced.coalesce();
-    const S* const in_base = static_cast<const S*>(in.data);
-    D* const out_base = static_cast<D*>(out.data);
+    kept.coalesce();
+    D* out_base = static_cast<D*>(out.data);
+    const std::size_t outputs = kept.count();
+    const std::size_t threads = parallel::threads_for(count * outputs, grain::reduction);
 
-    // the innermost reduced run; the outer reduced axes are walked by an odometer
-    const axis run = reduced.rank > 0 ? reduced.back() : axis{1, {0, 0}};
-    const std::span<const axis> outer_reduced = reduced.outer();
-    std::size_t outer_count = 1;
-    for (const axis& x : outer_reduced) outer_count *= x.extent;
-    const std::size_t threads = parallel::threads_for(count * kept.count(), grain::reduction);
+    if (count == 0) {  // sum 0, mean NaN, prod 1, var NaN (extrema refused before)
+        std::array<typename P::value, 2 * P::sets> none;
+        empty_slot<P>(none.data(), e, e);
+        odometer position(kept.all());
+        for (std::size_t i = 0; i < outputs; ++i, position.next()) store(none.data(), 0, e, e, 0.0, out_base + position[1]);
+        return;
+    }
 
-    // across: a kept axis is the input's innermost — accumulate a block of outputs together
-    std::size_t inner_kept = kept.rank;
+    const axis run = reduced.rank > 0 ? reduced.back() : axis{1, {ew, 0}};
+    std::size_t inner_kept = kept.rank;  // the kept axis innermost in the input
     for (std::size_t i = 0; i < kept.rank; ++i)
         if (inner_kept == kept.rank || std::abs(kept[i].stride[0]) < std::abs(kept[inner_kept].stride[0])) inner_kept = i;
-    const bool across = inner_kept < kept.rank && std::abs(kept[inner_kept].stride[0]) < std::abs(run.stride[0]) &&
-                        acc::across;
+    const bool across =
+        inner_kept < kept.rank && (reduced.rank == 0 || std::abs(kept[inner_kept].stride[0]) < run.stride[0]);
+    const double total = static_cast<double>(count);
 
     if (!across) {
-        // One output: its runs reduced and folded in order. With `split`
-        // threads, a long run is split inside (run_split), short runs are
-        // reduced a window at a time — the same value either way.
-        auto reduce_at = [&](const S* p, std::size_t split) {
-            typename acc::value total = acc::init();
-            if (split > 1 && run.extent >= 2 * grain::reduction) {
-                odometer position(outer_reduced);
-                for (std::size_t r = 0; r < outer_count; ++r, position.next())
-                    total = acc::fold(total, acc::run_split(p + position[0], run.stride[0], run.extent, split), r == 0);
-                return total;
-            }
-            if (split > 1 && outer_count > 1) {
-                std::array<typename acc::value, max_parts> parts;
-                for (std::size_t r0 = 0; r0 < outer_count; r0 += max_parts) {
-                    const std::size_t m = std::min(max_parts, outer_count - r0);
-                    parallel::for_ranges(m, split, [&](std::size_t a, std::size_t b) {
-                        odometer position(outer_reduced, r0 + a);
-                        for (std::size_t i = a; i < b; ++i, position.next())
-                            parts[i] = acc::run(p + position[0], run.stride[0], run.extent);
-                    });
-                    for (std::size_t i = 0; i < m; ++i) total = acc::fold(total, parts[i], r0 + i == 0);
+        const std::size_t n = count * e;  // reals of each sequence
+        const std::size_t nb = parallel::pieces_of(n, reduce_block);
+        const sequence<S> shape{in_base, reduced.outer(), run, e};
+        // one contiguous run per output: the kernel takes many outputs at once when each is one value
+        if (shape.contiguous() && (nb == 1 || P::order_free)) {
+            const axis last = kept.rank > 0 ? kept.back() : axis{1, {0, 0}};
+            const std::span<const axis> rows = kept.outer();
+            std::size_t row_count = 1;
+            for (const axis& x : rows) row_count *= x.extent;
+            constexpr std::size_t batch = 128;
+            const std::size_t chunks = parallel::pieces_of(last.extent, batch);
+            parallel::for_ranges(row_count * chunks, threads, [&](std::size_t a, std::size_t b) {
+                std::array<typename P::value, batch * 2 * P::sets> values;
+                for (std::size_t piece = a; piece < b; ++piece) {
+                    const odometer position(rows, piece / chunks);
+                    const std::size_t j0 = piece % chunks * batch, runs = std::min(batch, last.extent - j0);
+                    const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * last.stride[0];
+                    P::along(k, x, n, last.stride[0], runs, e, values.data());
+                    const std::size_t slot = (P::order_free ? 1 : e) * P::sets;
+                    for (std::size_t j = 0; j < runs; ++j)
+                        store(values.data() + j * slot, 0, e, e, total,
+                              out_base + position[1] + static_cast<std::ptrdiff_t>(j0 + j) * last.stride[1]);
                 }
-                return total;
-            }
-            odometer position(outer_reduced);
-            for (std::size_t r = 0; r < outer_count; ++r, position.next())
-                total = acc::fold(total, acc::run(p + position[0], run.stride[0], run.extent), r == 0);
-            return total;
+            });
+            return;
+        }
+        // one output: its blocks pushed into its tree (split between `split` threads)
+        auto reduce_at = [&](const odometer& position, std::size_t split, block_tree<P>& tree) {
+            sequence<S> seq = shape;
+            seq.base = in_base + position[0];
+            tree.clear();
+            const std::size_t min_group = std::bit_ceil(parallel::pieces_of(grain::reduction * e, reduce_block));
+            push_blocks(tree, nb, e, e, min_group, split, [&](std::size_t b0, std::size_t b1, block_tree<P>& t) {
+                along_leaves(k, seq, n, b0, b1, t);
+            });
+            double c = 0;
+            store(tree.finish(c), 0, e, e, total, out_base + position[1]);
         };
-        // many outputs: ranges of them per thread; few: each split inside
-        const std::size_t outputs = kept.count();
         const bool per_output = outputs >= 4 * threads;
         parallel::for_ranges(outputs, per_output ? threads : 1, [&](std::size_t a, std::size_t b) {
             odometer position(kept.all(), a);
-            for (std::size_t i = a; i < b; ++i, position.next())
-                store(reduce_at(in_base + position[0], per_output ? 1 : threads), count, out_base + position[1]);
+            block_tree<P> tree(e, e);
+            for (std::size_t i = a; i < b; ++i, position.next()) reduce_at(position, per_output ? 1 : threads, tree);
         });
         return;
     }
-    // the other kept axes by odometer; blocks of block_width along inner_kept
+
+    // across: strips of up to strip_width reals along the innermost kept axis, rows by the reduced axes
     axis_list others = kept;
-    const axis inner = others.take(inner_kept);
-    for_line_blocks(others, inner.extent, threads, [&](const odometer& position, std::size_t j0, std::size_t n) {
-        std::array<typename acc::value, block_width> block;
-        block.fill(acc::init());
-        const S* const q = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * inner.stride[0];
-        if (count > 0) {
-            odometer row(reduced.all());
-            do {
-                const S* x = q + row[0];
-                for (std::size_t j = 0; j < n; ++j, x += inner.stride[0]) acc::add(block[j], x);
-            } while (row.next());
-        }
-        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * inner.stride[1];
-        for (std::size_t j = 0; j < n; ++j, y += inner.stride[1]) store(block[j], count, y);
+    axis inner = others.take(inner_kept);
+    const auto moved = make_forward(inner);
+    in_base += moved[0];
+    out_base += moved[1];
+    const bool contiguous = inner.stride[0] == ew;
+    const std::size_t width_total = inner.extent * e;
+    const std::size_t strips = parallel::pieces_of(width_total, strip_width);
+    const std::size_t tasks = others.count() * strips;
+    const std::size_t nb = parallel::pieces_of(count, across_block);
+    const std::span<const axis> row_axes = reduced.all();
+    auto reduce_strip = [&](std::size_t task, std::size_t split) {
+        const odometer position(others.all(), task / strips);
+        const std::size_t j0 = task % strips * strip_width, width = std::min(strip_width, width_total - j0);
+        const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0 / e) * inner.stride[0];
+        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0 / e) * inner.stride[1];
+        block_tree<P> tree(width, e);
+        const std::size_t min_group = std::bit_ceil(parallel::pieces_of(grain::reduction, across_block * (width / e)));
+        push_blocks(tree, nb, width, e, min_group, split, [&](std::size_t b0, std::size_t b1, block_tree<P>& t) {
+            std::array<std::ptrdiff_t, across_block> offsets;
+            std::vector<S> scratch(contiguous ? 0 : across_block * width);
+            odometer row(row_axes, b0 * across_block);
+            for (std::size_t b = b0; b < b1; ++b) {
+                const std::size_t nr = std::min(across_block, count - b * across_block);
+                const S* rows = x;
+                for (std::size_t r = 0; r < nr; ++r, row.next()) offsets[r] = row[0];
+                if (!contiguous) {  // the rows copied, one after the other
+                    for (std::size_t r = 0; r < nr; ++r) {
+                        const S* p = x + offsets[r];
+                        S* q = scratch.data() + r * width;
+                        for (std::size_t j = 0; j < width / e; ++j, p += inner.stride[0])
+                            for (std::size_t c = 0; c < e; ++c) q[j * e + c] = p[c];
+                        offsets[r] = static_cast<std::ptrdiff_t>(r * width);
+                    }
+                    rows = scratch.data();
+                }
+                P::across(k, rows, offsets.data(), nr, width, e, t.next());
+                t.push(static_cast<double>(nr));
+            }
+        });
+        double c = 0;
+        const typename P::value* v = tree.finish(c);
+        for (std::size_t j = 0; j < width / e; ++j)
+            store(v, j, width, e, total, y + static_cast<std::ptrdiff_t>(j) * inner.stride[1]);
+    };
+    const bool per_task = tasks >= 4 * threads;
+    parallel::for_ranges(tasks, per_task ? threads : 1, [&](std::size_t a, std::size_t b) {
+        for (std::size_t task = a; task < b; ++task) reduce_strip(task, per_task ? 1 : threads);
     });
 }
 
-template <class S, class D, bool Complex>
+template <class S, class D>
 void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& out) {
-    using acc = accumulator<S, Complex, reduction::sum>;
+    const reduce_set<S>& k = simd::detail::active_table().of<S>().reductions;
+    const std::size_t e = in.complex ? 2 : 1;
+    const auto ew = static_cast<std::ptrdiff_t>(e);
+    constexpr bool out_double = std::is_same_v<D, double>;
     axis_list others;
     for (std::size_t a = 0; a < in.rank(); ++a)
         if (a != scan_axis) others.push({in.shape[a], {in.strides[a], out.strides[a]}});
@@ -448,21 +547,94 @@ void cumsum_impl(const tensor_ref& in, std::size_t scan_axis, const tensor_ref& 
     for (std::size_t i = 0; i < others.rank; ++i)
         if (inner == others.rank || std::abs(others[i].stride[0]) < std::abs(others[inner].stride[0])) inner = i;
     const bool across = inner < others.rank && std::abs(others[inner].stride[0]) < std::abs(scan.stride[0]);
-    const axis line = across ? others.take(inner) : axis{1, {0, 0}};
-    const S* const in_base = static_cast<const S*>(in.data);
-    D* const out_base = static_cast<D*>(out.data);
+    const S* in_base = static_cast<const S*>(in.data);
+    D* out_base = static_cast<D*>(out.data);
     const std::size_t threads = parallel::threads_for(in.count(), grain::reduction);
-    for_line_blocks(others, line.extent, threads, [&](const odometer& position, std::size_t j0, std::size_t n) {
-        std::array<typename acc::value, block_width> block;
-        block.fill(acc::init());
-        const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * line.stride[0];
-        D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * line.stride[1];
-        for (std::size_t k = 0; k < scan.extent; ++k, x += scan.stride[0], y += scan.stride[1]) {
-            const S* xj = x;
-            D* yj = y;
-            for (std::size_t j = 0; j < n; ++j, xj += line.stride[0], yj += line.stride[1]) {
-                acc::add(block[j], xj);  // read before the write: in place is safe
-                acc::store(block[j], 1, yj);
+
+    if (!across) {
+        const std::size_t n = scan.extent * e;
+        if (scan.stride[0] == ew && scan.stride[1] == ew) {  // contiguous lines: many at once
+            const axis last = others.rank > 0 ? others.back() : axis{1, {0, 0}};
+            const std::span<const axis> rows = others.outer();
+            std::size_t row_count = 1;
+            for (const axis& x : rows) row_count *= x.extent;
+            const std::size_t per_piece = std::max<std::size_t>(1, grain::reduction / 4 / scan.extent);
+            const std::size_t chunks = parallel::pieces_of(last.extent, per_piece);
+            parallel::for_ranges(row_count * chunks, threads, [&](std::size_t a, std::size_t b) {
+                for (std::size_t piece = a; piece < b; ++piece) {
+                    const odometer position(rows, piece / chunks);
+                    const std::size_t j0 = piece % chunks * per_piece, runs = std::min(per_piece, last.extent - j0);
+                    k.scan(in_base + position[0] + static_cast<std::ptrdiff_t>(j0) * last.stride[0], last.stride[0],
+                           out_base + position[1] + static_cast<std::ptrdiff_t>(j0) * last.stride[1], last.stride[1],
+                           out_double, runs, n, e, nullptr);
+                }
+            });
+            return;
+        }
+        // strided lines: copied a chunk at a time, the carry passed on
+        parallel::for_ranges(others.count(), threads, [&](std::size_t a, std::size_t b) {
+            std::vector<S> source(scan_chunk * e);
+            std::vector<D> result(scan_chunk * e);
+            odometer position(others.all(), a);
+            for (std::size_t line = a; line < b; ++line, position.next()) {
+                double carry[2] = {-0.0, -0.0};
+                const S* x = in_base + position[0];
+                D* y = out_base + position[1];
+                for (std::size_t i0 = 0; i0 < scan.extent; i0 += scan_chunk) {
+                    const std::size_t m = std::min(scan_chunk, scan.extent - i0);
+                    for (std::size_t i = 0; i < m; ++i, x += scan.stride[0])
+                        for (std::size_t c = 0; c < e; ++c) source[i * e + c] = x[c];
+                    k.scan(source.data(), 0, result.data(), 0, out_double, 1, m * e, e, carry);
+                    for (std::size_t i = 0; i < m; ++i, y += scan.stride[1])  // after the reads: in place is safe
+                        for (std::size_t c = 0; c < e; ++c) y[c] = result[i * e + c];
+                }
+            }
+        });
+        return;
+    }
+    // across: strips of the innermost other axis scanned down the rows together
+    axis line = others.take(inner);
+    const auto moved = make_forward(line);
+    in_base += moved[0];
+    out_base += moved[1];
+    const bool contiguous = line.stride[0] == ew && line.stride[1] == ew;
+    const std::size_t width_total = line.extent * e;
+    const std::size_t strips = parallel::pieces_of(width_total, strip_width);
+    parallel::for_ranges(others.count() * strips, threads, [&](std::size_t a, std::size_t b) {
+        constexpr std::size_t rows_at_once = 64;
+        std::array<std::ptrdiff_t, rows_at_once> in_offsets, out_offsets;
+        std::array<double, strip_width> carry;
+        std::vector<S> source(contiguous ? 0 : rows_at_once * strip_width);
+        std::vector<D> result(contiguous ? 0 : rows_at_once * strip_width);
+        for (std::size_t task = a; task < b; ++task) {
+            const odometer position(others.all(), task / strips);
+            const std::size_t j0 = task % strips * strip_width, width = std::min(strip_width, width_total - j0);
+            const S* x = in_base + position[0] + static_cast<std::ptrdiff_t>(j0 / e) * line.stride[0];
+            D* y = out_base + position[1] + static_cast<std::ptrdiff_t>(j0 / e) * line.stride[1];
+            carry.fill(-0.0);
+            for (std::size_t r0 = 0; r0 < scan.extent; r0 += rows_at_once) {
+                const std::size_t nr = std::min(rows_at_once, scan.extent - r0);
+                for (std::size_t r = 0; r < nr; ++r) {
+                    in_offsets[r] = static_cast<std::ptrdiff_t>(r0 + r) * scan.stride[0];
+                    out_offsets[r] = static_cast<std::ptrdiff_t>(r0 + r) * scan.stride[1];
+                }
+                if (contiguous) {
+                    k.scan_rows(x, in_offsets.data(), y, out_offsets.data(), out_double, nr, width, carry.data());
+                    continue;
+                }
+                for (std::size_t r = 0; r < nr; ++r) {
+                    const S* p = x + in_offsets[r];
+                    for (std::size_t j = 0; j < width / e; ++j, p += line.stride[0])
+                        for (std::size_t c = 0; c < e; ++c) source[r * width + j * e + c] = p[c];
+                    in_offsets[r] = out_offsets[r] = static_cast<std::ptrdiff_t>(r * width);
+                }
+                k.scan_rows(source.data(), in_offsets.data(), result.data(), out_offsets.data(), out_double, nr, width,
+                            carry.data());
+                for (std::size_t r = 0; r < nr; ++r) {
+                    D* q = y + static_cast<std::ptrdiff_t>(r0 + r) * scan.stride[1];
+                    for (std::size_t j = 0; j < width / e; ++j, q += line.stride[1])
+                        for (std::size_t c = 0; c < e; ++c) q[c] = result[r * width + j * e + c];
+                }
             }
         }
     });
@@ -493,22 +665,13 @@ void reduce(std::string_view op, reduction r, const tensor_ref& in, std::span<co
         if (extremum && reduced_count(in, axes) == 0)
             throw_shape_error(op, "the reduced dims of an input of shape " + realify::detail::format_sequence(in.shape) +
                                       " are empty: a maximum or minimum of no elements does not exist (as PyTorch)");
-        auto run = [&]<bool Complex>(std::bool_constant<Complex>) {
-            switch (r) {
-                case reduction::sum: reduce_impl<S, D, accumulator<S, Complex, reduction::sum>>(in, axes, out); break;
-                case reduction::mean: reduce_impl<S, D, accumulator<S, Complex, reduction::mean>>(in, axes, out); break;
-                case reduction::prod: reduce_impl<S, D, accumulator<S, Complex, reduction::prod>>(in, axes, out); break;
-                case reduction::amax:
-                case reduction::amin:
-                    if constexpr (!Complex) {
-                        if (r == reduction::amax) reduce_impl<S, D, accumulator<S, false, reduction::amax>>(in, axes, out);
-                        else reduce_impl<S, D, accumulator<S, false, reduction::amin>>(in, axes, out);
-                    }
-                    break;
-            }
-        };
-        if (in.complex) run(std::true_type{});
-        else run(std::false_type{});
+        switch (r) {
+            case reduction::sum: reduce_impl<S, D, sums<S>>(in, axes, out, plain_store{}); break;
+            case reduction::mean: reduce_impl<S, D, sums<S>>(in, axes, out, plain_store{true}); break;
+            case reduction::prod: reduce_impl<S, D, products<S>>(in, axes, out, plain_store{}); break;
+            case reduction::amax: reduce_impl<S, D, extrema<S, true>>(in, axes, out, plain_store{}); break;
+            case reduction::amin: reduce_impl<S, D, extrema<S, false>>(in, axes, out, plain_store{}); break;
+        }
     });
 }
 
@@ -518,10 +681,8 @@ void variance(std::string_view op, const tensor_ref& in, std::span<const std::si
         throw error("realify::" + std::string(op) + ": var and std read float or double components and write real ones");
     check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
     if (out.count() == 0) return;
-    const variance_store store{correction, root};
     with_floating_types(in, out, [&]<class S, class D>(S*, D*) {
-        if (in.complex) reduce_impl<S, D, moments<S, true>>(in, axes, out, store);
-        else reduce_impl<S, D, moments<S, false>>(in, axes, out, store);
+        reduce_impl<S, D, moments<S>>(in, axes, out, variance_store{correction, root});
     });
 }
 
@@ -531,12 +692,10 @@ void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const t
         if (in.count() == 0) return;
         if (in.rank() == 0) {
             const std::array<std::size_t, 0> none{};
-            if (in.complex) reduce_impl<S, D, accumulator<S, true, reduction::sum>>(in, none, out);
-            else reduce_impl<S, D, accumulator<S, false, reduction::sum>>(in, none, out);
+            reduce_impl<S, D, sums<S>>(in, none, out, plain_store{});
             return;
         }
-        if (in.complex) cumsum_impl<S, D, true>(in, axis, out);
-        else cumsum_impl<S, D, false>(in, axis, out);
+        cumsum_impl<S, D>(in, axis, out);
     });
 }
 

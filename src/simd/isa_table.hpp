@@ -23,6 +23,7 @@
 #include "kernel_table.hpp"
 #include "isa/complex_mul_kernels.hpp"
 #include "isa/elementwise_kernels.hpp"
+#include "isa/reduce_kernels.hpp"
 #include "isa/row_kernels.hpp"
 #include "isa/scalar_kernels.hpp"
 
@@ -61,10 +62,14 @@ template <class T, class Arch>
 constexpr kernel_set<T> make_kernel_set() noexcept {
     using m = isa::complex_mul_kernels<T, Arch>;
     using r = isa::row_kernels<T, Arch>;
+    using s = isa::reduce_kernels<T, Arch>;
     kernel_set<T> set{{&m::mul, &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add},
                       &rope::isa::rope_simd<T, Arch>::run,
                       {},
-                      {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
+                      {&r::max, &r::exp_sum, &r::moments, &r::normalize},
+                      {&s::sum, &s::prod, &s::template extremum<true>, &s::template extremum<false>, &s::moments,
+                       &s::sum_rows, &s::prod_rows, &s::template extremum_rows<true>, &s::template extremum_rows<false>,
+                       &s::moments_rows, &s::scan, &s::scan_rows}};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);
     REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ADD)
 #undef REALIFY_SIMD_ADD

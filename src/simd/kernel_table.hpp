@@ -1,7 +1,8 @@
 // The one kernel table: every compiled kernel of realify_simd — the multiply
 // family (realify/simd/complex_mul.hpp), RoPE (realify/rope), the
-// elementwise kernels (realify/simd/elementwise.hpp) and the row kernels of
-// softmax and the normalisations (realify/engine/rows.hpp) — for one
+// elementwise kernels (realify/simd/elementwise.hpp), the row kernels of
+// softmax and the normalisations (realify/engine/rows.hpp) and the
+// reduction kernels (realify/engine/reduce.hpp) — for one
 // instruction set, as function pointers. (The matrix products are a library
 // of their own, realify_gemm: src/gemm/gemm.cpp picks their level the same way.)
 // Each per-instruction-set translation unit (isa_kernels.cpp, built once per
@@ -43,6 +44,67 @@ struct row_set {
     void (*normalize)(const T* x, T center, T center_low, T scale, const T* w, const T* b, T* out, std::size_t n) noexcept;
 };
 
+/// The fixed orders of the reductions (docs/numerics.md, "Reductions"),
+/// which every instruction set's kernels (src/simd/isa/reduce_kernels.hpp)
+/// compute exactly, and src/engine/reduce.cpp builds on:
+///
+///   along   a sequence of reals (e = 1 or 2 components per element,
+///           interleaved) is cut into blocks of reduce_block reals; in a
+///           block, real lane l (l < reduce_lanes) accumulates the reals at
+///           l, l + reduce_lanes, l + 2·reduce_lanes, … in order, and the
+///           lanes are combined by halving: lane l with lane l + h for
+///           h = reduce_lanes/2, …, e (so lane c ends with component c).
+///   across  each output component accumulates its rows in order, in blocks
+///           of across_block rows.
+///   blocks  the values of the blocks are combined pairwise
+///           (src/engine/reduce.cpp: aligned pairs, then pairs of pairs, …).
+///   scan    along: groups of scan_group reals, each an inclusive prefix by
+///           doubling steps, plus the running total; across: each output
+///           component adds its rows in order.
+inline constexpr std::size_t reduce_lanes = 64;
+inline constexpr std::size_t reduce_block = 2048;
+inline constexpr std::size_t across_block = 32;
+inline constexpr std::size_t scan_group = 8;
+
+/// The reduction kernels of one element type. Along: `runs` runs of n reals
+/// (e components per element, e divides n), the first at x, each `next`
+/// reals after the one before; for every block of every run, in order, the
+/// block's value. Across: the rows x + offsets[r] (r < rows) of `width`
+/// reals (whole elements); for every block of rows, width values. The
+/// extrema, whose order does not matter, give one value per run (along) and
+/// one set of width values for all the rows (across). Values: sums in double; products and extrema in T; moments two
+/// sets in double, the means of the block's components, then their sums of
+/// squared deviations from those means. Complex products are the plain
+/// formula, element<op::mul>'s.
+template <class T>
+struct reduce_set {
+    void (*sum)(const T* x, std::size_t n, std::ptrdiff_t next, std::size_t runs, std::size_t e, double* values) noexcept;
+    void (*prod)(const T* x, std::size_t n, std::ptrdiff_t next, std::size_t runs, std::size_t e, T* values) noexcept;
+    void (*max)(const T* x, std::size_t n, std::ptrdiff_t next, std::size_t runs, std::size_t e, T* values) noexcept;
+    void (*min)(const T* x, std::size_t n, std::ptrdiff_t next, std::size_t runs, std::size_t e, T* values) noexcept;
+    void (*moments)(const T* x, std::size_t n, std::ptrdiff_t next, std::size_t runs, std::size_t e, double* values) noexcept;
+    void (*sum_rows)(const T* x, const std::ptrdiff_t* offsets, std::size_t rows, std::size_t width, std::size_t e,
+                     double* values) noexcept;
+    void (*prod_rows)(const T* x, const std::ptrdiff_t* offsets, std::size_t rows, std::size_t width, std::size_t e,
+                      T* values) noexcept;
+    void (*max_rows)(const T* x, const std::ptrdiff_t* offsets, std::size_t rows, std::size_t width, std::size_t e,
+                     T* values) noexcept;
+    void (*min_rows)(const T* x, const std::ptrdiff_t* offsets, std::size_t rows, std::size_t width, std::size_t e,
+                     T* values) noexcept;
+    void (*moments_rows)(const T* x, const std::ptrdiff_t* offsets, std::size_t rows, std::size_t width, std::size_t e,
+                         double* values) noexcept;
+    /// The running sums of `runs` runs of n reals (x and out `x_next` and
+    /// `out_next` reals apart), written as double (out_double) or as T; each
+    /// run starts from carry (e values, updated: one run) or from zero (carry
+    /// nullptr). out may be exactly x.
+    void (*scan)(const T* x, std::ptrdiff_t x_next, void* out, std::ptrdiff_t out_next, bool out_double, std::size_t runs,
+                 std::size_t n, std::size_t e, double* carry) noexcept;
+    /// The running sums down rows of `width` reals: out row r = carry +
+    /// x rows 0..r, carry (width values) updated.
+    void (*scan_rows)(const T* x, const std::ptrdiff_t* x_offsets, void* out, const std::ptrdiff_t* out_offsets,
+                      bool out_double, std::size_t rows, std::size_t width, double* carry) noexcept;
+};
+
 // Multiply family: pointers to interleaved reals; n counts reals.
 template <class T>
 struct multiply_set {
@@ -65,6 +127,7 @@ struct kernel_set {
     void (*rope)(const rope::detail::rope_call<T>& call);
     elementwise_set<T> elementwise;
     row_set<T> rows;
+    reduce_set<T> reductions;
 };
 
 struct kernel_table {

@@ -4,7 +4,10 @@
 // operands, strided inputs, errors; shape ops, reductions, matrix products
 // and constructors against the tensor references.
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <numeric>
 #include <type_traits>
 #include <utility>
@@ -30,7 +33,9 @@
 #include <xtensor/xstrided_view.hpp>
 
 #include "realify/eager.hpp"
+#include "realify/simd/arch.hpp"
 
+#include "../support/arch_levels.hpp"
 #include "../support/reference.hpp"
 #include "../support/tensor_reference.hpp"
 
@@ -1704,6 +1709,524 @@ TEST(EagerCasts, ToFollowsPyTorch) {
     xt::xtensor<int, 1> ints = {3, -1};
     EXPECT_EQ(realify::to<C>(ints)(1), C(-1, 0));
     EXPECT_EQ(realify::to<float>(xt::xtensor<float, 1>{1, 2})(1), 2.0f);
+}
+
+// ---- reductions: the fixed order, its error bound, special values, every instruction set -----------
+//
+// docs/numerics.md ("Reductions"): a sum along the reduced axis (a sequence of n elements of e
+// components, cut into blocks of 2048 reals in 64 real lanes) has depth 31 + log2(64/e) +
+// ⌈log2 nb⌉ (nb blocks); across (a kept axis innermost), 31 + ⌈log2 nb⌉ (blocks of 32 rows). With
+// double accumulation the error is at most γ_depth·Σ|x| (γ_k = k·2⁻⁵³ / (1 − k·2⁻⁵³)), then the
+// rounding to the output type. References are long double, summed pairwise.
+
+using ld = long double;
+using cld = std::complex<long double>;
+
+std::size_t ceil_log2(std::size_t n) { return n <= 1 ? 0 : static_cast<std::size_t>(std::bit_width(n - 1)); }
+std::size_t along_depth(std::size_t n, std::size_t e) { return 31 + (e == 1 ? 6 : 5) + ceil_log2((n * e + 2047) / 2048); }
+std::size_t across_depth(std::size_t rows) { return 31 + ceil_log2((rows + 31) / 32); }
+
+template <class T>
+constexpr bool is_complex_v = !std::is_floating_point_v<T>;
+template <class C>
+using part_t = decltype(std::real(C{}));
+
+cld as_cld(float x) { return x; }
+cld as_cld(double x) { return x; }
+template <class T>
+cld as_cld(std::complex<T> z) { return {z.real(), z.imag()}; }
+
+/// Σ of n long doubles, pairwise.
+ld pairwise_sum(const ld* x, std::size_t n) {
+    if (n <= 8) return std::accumulate(x, x + n, ld(0));
+    return pairwise_sum(x, n / 2) + pairwise_sum(x + n / 2, n - n / 2);
+}
+
+/// What a reduction of one group of elements should give, in long double.
+struct exact_values {
+    cld sum, abs_sum;  // per component: Σx and Σ|x|
+    cld product;
+    ld variance_m2 = 0;  // Σ|x − mean|²
+    std::size_t count = 0;
+};
+template <class C>
+exact_values exact_of(const std::vector<C>& g) {
+    exact_values r;
+    r.count = g.size();
+    std::vector<ld> re(g.size()), im(g.size()), are(g.size()), aim(g.size());
+    for (std::size_t i = 0; i < g.size(); ++i) {
+        const cld z = as_cld(g[i]);
+        re[i] = z.real();
+        im[i] = z.imag();
+        are[i] = std::fabs(z.real());
+        aim[i] = std::fabs(z.imag());
+    }
+    r.sum = {pairwise_sum(re.data(), re.size()), pairwise_sum(im.data(), im.size())};
+    r.abs_sum = {pairwise_sum(are.data(), are.size()), pairwise_sum(aim.data(), aim.size())};
+    r.product = 1;
+    for (const C& z : g) {  // the pair product, in long double
+        const cld w = as_cld(z), p = r.product;
+        r.product = {p.real() * w.real() - p.imag() * w.imag(), p.real() * w.imag() + p.imag() * w.real()};
+    }
+    const cld mean = g.empty() ? cld(0) : r.sum / static_cast<ld>(g.size());
+    std::vector<ld> squares(g.size());
+    for (std::size_t i = 0; i < g.size(); ++i) squares[i] = std::norm(as_cld(g[i]) - mean);
+    r.variance_m2 = pairwise_sum(squares.data(), squares.size());
+    return r;
+}
+
+/// The elements every output of a reduction over `axes` reads, in row-major order, per output.
+template <class C>
+std::vector<std::vector<C>> groups_of(const xt::xarray<C>& x, const std::vector<std::size_t>& axes) {
+    const std::size_t rank = x.dimension();
+    std::size_t outputs = 1;
+    for (std::size_t a = 0; a < rank; ++a)
+        if (std::find(axes.begin(), axes.end(), a) == axes.end()) outputs *= x.shape()[a];
+    std::vector<std::vector<C>> groups(x.size() == 0 ? outputs : outputs);
+    std::vector<std::size_t> index(rank, 0);
+    for (std::size_t flat = 0; flat < x.size(); ++flat) {
+        std::size_t o = 0;
+        for (std::size_t a = 0; a < rank; ++a)
+            if (std::find(axes.begin(), axes.end(), a) == axes.end()) o = o * x.shape()[a] + index[a];
+        groups[o].push_back(x.data()[flat]);
+        for (std::size_t a = rank; a-- > 0;) {
+            if (++index[a] < x.shape()[a]) break;
+            index[a] = 0;
+        }
+    }
+    return groups;
+}
+
+/// |got − exact| ≤ (1 + u)·γ_depth·Σ|x| + u·|exact| (u: the unit roundoff of the result type), per
+/// component; NaN where the reference is NaN, the same infinity where it is infinite.
+template <class T>
+::testing::AssertionResult within_sum_bound(T got, ld exact, ld abs_sum, std::size_t depth) {
+    if (std::isnan(exact)) return std::isnan(got) ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << got << " is not NaN";
+    if (std::isinf(exact)) return static_cast<ld>(got) == exact ? ::testing::AssertionSuccess() : ::testing::AssertionFailure() << got << " is not " << exact;
+    const ld u53 = std::ldexp(ld(1), -53), u = std::numeric_limits<T>::epsilon() / 2;
+    const ld gamma = static_cast<ld>(depth) * u53 / (1 - static_cast<ld>(depth) * u53);
+    const ld bound = (1 + u) * gamma * abs_sum + u * std::fabs(exact) + std::numeric_limits<T>::denorm_min();
+    const ld error = std::fabs(static_cast<ld>(got) - exact);
+    if (error <= bound) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "got " << got << ", exact " << static_cast<double>(exact) << ": error "
+                                         << static_cast<double>(error) << " above the bound " << static_cast<double>(bound);
+}
+template <class C>
+::testing::AssertionResult sum_within_bound(C got, const exact_values& want, std::size_t depth) {
+    const cld g = as_cld(got);
+    auto re = within_sum_bound(std::real(got), want.sum.real(), want.abs_sum.real(), depth);
+    if (!re) return re << " (real part)";
+    if constexpr (is_complex_v<C>) {
+        auto im = within_sum_bound(std::imag(got), want.sum.imag(), want.abs_sum.imag(), depth);
+        if (!im) return im << " (imaginary part)";
+    }
+    (void)g;
+    return ::testing::AssertionSuccess();
+}
+
+/// Bitwise equality (NaNs: any NaN for any NaN — payloads are not specified).
+template <class A, class B>
+::testing::AssertionResult same_bits(const A& a, const B& b) {
+    if (a.shape() != b.shape()) return ::testing::AssertionFailure() << "shapes differ";
+    using V = typename A::value_type;
+    const xt::xarray<V> x = a, y = b;
+    for (std::size_t i = 0; i < x.size(); ++i) {
+        const cld p = as_cld(x.data()[i]), q = as_cld(y.data()[i]);
+        const bool nan_p = std::isnan(p.real()) || std::isnan(p.imag()), nan_q = std::isnan(q.real()) || std::isnan(q.imag());
+        if (nan_p && nan_q) continue;
+        if (std::memcmp(&x.data()[i], &y.data()[i], sizeof(V)) != 0)
+            return ::testing::AssertionFailure() << "element " << i << ": " << x.data()[i] << " vs " << y.data()[i];
+    }
+    return ::testing::AssertionSuccess();
+}
+
+/// n values of type C in one of the adversarial patterns.
+enum class pattern { normal, cancellation, range };
+template <class C>
+xt::xarray<C> values_of(std::size_t n, pattern p, unsigned seed) {
+    using T = part_t<C>;
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal;
+    std::uniform_real_distribution<double> exponent(-4, 4);
+    auto one = [&](std::size_t i) -> T {
+        switch (p) {
+            case pattern::normal: return static_cast<T>(normal(rng));
+            case pattern::cancellation: return i % 3 == 0 ? T(1e8) : i % 3 == 1 ? T(1) : T(-1e8);  // 1e8, 1, −1e8, …
+            case pattern::range: return static_cast<T>((rng() % 2 ? 1 : -1) * std::pow(10.0, exponent(rng)));
+        }
+        return 0;
+    };
+    auto x = xt::xarray<C>::from_shape({n});
+    for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (is_complex_v<C>) x(i) = C(one(i), one(i + 1));
+        else x(i) = one(i);
+    }
+    return x;
+}
+
+/// The (n, k) tensor of k copies of x as its columns, the second negated when asked.
+template <class C>
+xt::xarray<C> columns(const xt::xarray<C>& x, std::size_t k, bool negate_second = false) {
+    auto result = xt::xarray<C>::from_shape({x.size(), k});
+    for (std::size_t i = 0; i < x.size(); ++i)
+        for (std::size_t j = 0; j < k; ++j) result(i, j) = j == 1 && negate_second ? C(-x(i)) : x(i);
+    return result;
+}
+
+template <class C>
+void check_sum_bounds() {
+    for (std::size_t n : {1, 2, 31, 33, 63, 64, 65, 1023, 1025, 2047, 2048, 2049, 4129, 65543, 300001}) {
+        for (pattern p : {pattern::normal, pattern::cancellation, pattern::range}) {
+            const std::string what = "n=" + std::to_string(n) + " pattern " + std::to_string(static_cast<int>(p));
+            const xt::xarray<C> x = values_of<C>(n, p, static_cast<unsigned>(n));
+            const exact_values want = exact_of(std::vector<C>(x.begin(), x.end()));
+            const std::size_t e = is_complex_v<C> ? 2 : 1;
+            EXPECT_TRUE(sum_within_bound(xt::xarray<C>(realify::sum(x))(), want, along_depth(n, e))) << "sum " << what;
+            // mean: the sum over n, one more rounding
+            const C mean = xt::xarray<C>(realify::mean(x))();
+            exact_values scaled = want;
+            scaled.sum /= static_cast<ld>(n);
+            scaled.abs_sum /= static_cast<ld>(n);
+            EXPECT_TRUE(sum_within_bound(mean, scaled, along_depth(n, e) + 1)) << "mean " << what;
+            // across: three outputs, n rows each
+            const xt::xarray<C> across = realify::sum(columns(x, 3, true), {0});
+            for (std::size_t j = 0; j < 3; ++j) {
+                exact_values w = want;
+                if (j == 1) w.sum = -w.sum;
+                EXPECT_TRUE(sum_within_bound(across(j), w, across_depth(n))) << "across " << what;
+            }
+        }
+    }
+}
+
+TEST(EagerReductions, SumsAndMeansStayWithinTheBoundOfTheirOrder) {
+    check_sum_bounds<float>();
+    check_sum_bounds<double>();
+    check_sum_bounds<std::complex<float>>();
+    check_sum_bounds<std::complex<double>>();
+}
+
+/// Every op of the family on x over `axes` (prod over the first), under each instruction set: the same bits.
+template <class C>
+void expect_same_on_every_level(const std::string& what, const xt::xarray<C>& x, const std::vector<std::size_t>& axes) {
+    using T = part_t<C>;
+    const std::vector<std::ptrdiff_t> dims(axes.begin(), axes.end());
+    auto all = [&] {
+        std::vector<xt::xarray<C>> complexish = {realify::sum(x, dims, false), realify::mean(x, dims, false),
+                                                 realify::prod(x, dims.front(), false), realify::cumsum(x, dims.front())};
+        std::vector<xt::xarray<T>> reals = {realify::var(x, dims), realify::std_dev(x, dims, 0.0)};
+        if constexpr (!is_complex_v<C>) {
+            reals.push_back(realify::amax(x, dims));
+            reals.push_back(realify::amin(x, dims));
+        }
+        return std::make_pair(complexish, reals);
+    };
+    const auto levels = realify::test::supported_levels();
+    const auto reference = [&] {
+        const realify::simd::scoped_arch at(levels.front());
+        return all();
+    }();
+    for (auto level : levels) {
+        const realify::simd::scoped_arch at(level);
+        const auto got = all();
+        for (std::size_t i = 0; i < got.first.size(); ++i)
+            EXPECT_TRUE(same_bits(got.first[i], reference.first[i])) << what << " op " << i << " at " << realify::simd::arch_name(level);
+        for (std::size_t i = 0; i < got.second.size(); ++i)
+            EXPECT_TRUE(same_bits(got.second[i], reference.second[i])) << what << " real op " << i << " at " << realify::simd::arch_name(level);
+    }
+}
+
+template <class C>
+void check_levels() {
+    for (std::size_t n : {1, 7, 63, 65, 2049, 4097, 70001})
+        expect_same_on_every_level("n=" + std::to_string(n), values_of<C>(n, pattern::range, 3), {0});
+    const xt::xarray<C> cube = xt::reshape_view(values_of<C>(9 * 61 * 151, pattern::normal, 4), {9, 61, 151});
+    for (const std::vector<std::size_t>& axes : std::vector<std::vector<std::size_t>>{{0}, {1}, {2}, {0, 2}, {0, 1}, {1, 2}})
+        expect_same_on_every_level("cube", cube, axes);
+}
+
+TEST(EagerReductions, EveryInstructionSetGivesTheSameBits) {
+    check_levels<float>();
+    check_levels<double>();
+    check_levels<std::complex<float>>();
+    check_levels<std::complex<double>>();
+}
+
+/// Reductions of views — strided, reversed, offset, broadcast, transposed — and into out= buffers of
+/// any layout, over one or several dims, keepdim or not: against the long double reference.
+template <class C>
+void check_layouts() {
+    using T = part_t<C>;
+    const std::size_t e = is_complex_v<C> ? 2 : 1;
+    const xt::xarray<C> base = xt::reshape_view(values_of<C>(6 * 10 * 700, pattern::range, 5), {6, 10, 700});
+    auto check = [&](const std::string& what, const auto& view, const std::vector<std::size_t>& axes) {
+        const xt::xarray<C> x = view;  // the same values, contiguous
+        const auto groups = groups_of(x, axes);
+        const std::vector<std::ptrdiff_t> dims(axes.begin(), axes.end());
+        for (bool keepdim : {false, true}) {
+            const xt::xarray<C> got = realify::sum(view, dims, keepdim);
+            ASSERT_EQ(got.size(), groups.size()) << what;
+            for (std::size_t o = 0; o < groups.size(); ++o) {
+                const exact_values want = exact_of(groups[o]);
+                // the order depends on the walk; any of them is within the deepest bound
+                const std::size_t depth = std::max(along_depth(groups[o].size(), e), across_depth(groups[o].size())) + 4;
+                EXPECT_TRUE(sum_within_bound(got.data()[o], want, depth)) << what << " output " << o;
+            }
+            // the same values through out= into a buffer stepping backwards over every other element
+            xt::xarray<C> storage = xt::zeros<C>({2 * got.size()});
+            std::vector<std::size_t> shape(got.shape().begin(), got.shape().end());
+            std::vector<std::ptrdiff_t> strides(shape.size());
+            std::ptrdiff_t step = -2;
+            for (std::size_t a = shape.size(); a-- > 0; step *= static_cast<std::ptrdiff_t>(shape[a])) strides[a] = step;
+            auto into = xt::strided_view(storage, std::move(shape), std::move(strides), 2 * got.size() - 2, xt::layout_type::dynamic);
+            realify::sum(view, dims, keepdim, realify::out(into));
+            EXPECT_TRUE(same_bits(xt::xarray<C>(into), got)) << what << " out=";
+        }
+        const xt::xarray<T> var = realify::var(view, dims);
+        for (std::size_t o = 0; o < groups.size(); ++o) {
+            const exact_values want = exact_of(groups[o]);
+            const ld exact = want.variance_m2 / static_cast<ld>(want.count - 1);
+            EXPECT_LE(std::fabs(static_cast<ld>(var.data()[o]) - exact), exact * (sizeof(T) == 4 ? 2e-7 : 1e-13)) << what << " var " << o;
+        }
+    };
+    using namespace xt::placeholders;
+    check("contiguous over the last dim", base, {2});
+    check("contiguous over dims 0, 2", base, {0, 2});
+    check("contiguous over dim 0 (across)", base, {0});
+    check("contiguous over dims 0, 1 (across)", base, {0, 1});
+    check("every dim", base, {0, 1, 2});
+    check("strided", xt::view(base, xt::all(), xt::range(1, _, 3), xt::range(0, _, 2)), {2});
+    check("strided, across", xt::view(base, xt::all(), xt::range(1, _, 3), xt::range(0, _, 2)), {0});
+    check("reversed", xt::view(base, xt::range(_, _, -1), xt::all(), xt::range(_, _, -1)), {0, 2});
+    check("offset", xt::view(base, xt::range(1, 5), xt::range(2, 9), xt::range(3, 690)), {1, 2});
+    check("transposed", xt::transpose(base), {0});
+    check("transposed over its last dim", xt::transpose(base), {2});
+    xt::xarray<C> row = xt::view(base, 0, 0, xt::all());
+    auto rows = xt::strided_view(row, std::vector<std::size_t>{5, 700}, std::vector<std::ptrdiff_t>{0, 1}, 0,
+                                 xt::layout_type::dynamic);
+    check("broadcast rows (stride 0)", rows, {0});
+    check("broadcast rows over their length", rows, {1});
+    // the order is memory's: a reversed or strided sequence sums as its contiguous copy does
+    const xt::xarray<C> line = values_of<C>(9001, pattern::range, 6);
+    EXPECT_TRUE(same_bits(realify::sum(xt::view(line, xt::range(_, _, -1))), realify::sum(line)));
+    const xt::xarray<C> every_third = xt::view(line, xt::range(0, _, 3));
+    EXPECT_TRUE(same_bits(realify::sum(xt::view(line, xt::range(0, _, 3))), realify::sum(every_third)));
+}
+
+TEST(EagerReductions, LayoutsAndOutputsOfEveryKind) {
+    check_layouts<float>();
+    check_layouts<std::complex<double>>();
+}
+
+template <class T>
+void check_special_sums() {
+    using C = std::complex<T>;
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const T tiny = std::numeric_limits<T>::denorm_min();
+    for (std::size_t n : {1, 64, 2049, 5001}) {
+        const std::string what = " n=" + std::to_string(n);
+        for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+            auto with = [&](T v, T w = 0) {
+                xt::xarray<T> x = xt::ones<T>({n});
+                x(at) = v;
+                if (w != 0) x((at + n / 3) % n) = w;
+                return x;
+            };
+            auto total = [](const xt::xarray<T>& x) { return xt::xarray<T>(realify::sum(x))(); };
+            auto across = [](const xt::xarray<T>& x) {
+                return xt::xarray<T>(realify::sum(columns(x, 2), {0}))(1);
+            };
+            EXPECT_TRUE(std::isnan(total(with(nan)))) << "NaN at " << at << what;
+            EXPECT_TRUE(std::isnan(across(with(nan)))) << "NaN at " << at << what;
+            EXPECT_EQ(total(with(inf)), inf) << what;
+            EXPECT_EQ(across(with(-inf)), -inf) << what;
+            if (n > 1) {
+                EXPECT_TRUE(std::isnan(total(with(inf, -inf)))) << "±inf" << what;
+                EXPECT_TRUE(std::isnan(across(with(inf, -inf)))) << "±inf" << what;
+            }
+            const T big = std::numeric_limits<T>::max();
+            EXPECT_EQ(total(with(big, big)), n > 1 ? inf : big) << "overflow" << what;  // float: on the store
+        }
+        // ±0: a sum of −0s is −0, of mixed zeros +0; the empty sum +0
+        const xt::xarray<T> negative_zeros = xt::zeros<T>({n}) * T(-1);
+        EXPECT_TRUE(std::signbit(xt::xarray<T>(realify::sum(negative_zeros))())) << what;
+        const xt::xarray<C> complex_zeros = xt::xarray<C>::from_shape({n});
+        xt::xarray<C> cz = complex_zeros;
+        std::fill(cz.begin(), cz.end(), C(T(-0.0), T(-0.0)));
+        const C zsum = xt::xarray<C>(realify::sum(cz))();
+        EXPECT_TRUE(std::signbit(zsum.real()) && std::signbit(zsum.imag())) << what;
+        EXPECT_TRUE(std::signbit(xt::xarray<T>(realify::sum(columns(negative_zeros, 2), {0}))(0))) << "across" << what;
+        xt::xarray<T> mixed = negative_zeros;
+        mixed(n - 1) = 0;
+        EXPECT_FALSE(std::signbit(xt::xarray<T>(realify::sum(mixed))())) << what;
+        // subnormals add exactly
+        const xt::xarray<T> subnormals = xt::ones<T>({n}) * tiny;
+        EXPECT_EQ(xt::xarray<T>(realify::sum(subnormals))(), static_cast<T>(static_cast<ld>(tiny) * static_cast<ld>(n))) << what;
+    }
+    EXPECT_FALSE(std::signbit(xt::xarray<T>(realify::sum(xt::xarray<T>::from_shape({0})))()));
+}
+
+TEST(EagerReductions, SpecialValuesOfSums) {
+    check_special_sums<float>();
+    check_special_sums<double>();
+}
+
+template <class T>
+void check_extrema() {
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    for (std::size_t n : {1, 15, 16, 17, 63, 64, 65, 2049}) {
+        const xt::xarray<T> x = values_of<T>(n, pattern::range, 7);
+        const T top = *std::max_element(x.begin(), x.end()), bottom = *std::min_element(x.begin(), x.end());
+        EXPECT_EQ(xt::xarray<T>(realify::amax(x))(), top);
+        EXPECT_EQ(xt::xarray<T>(realify::amin(x))(), bottom);
+        EXPECT_EQ(xt::xarray<T>(realify::amax(columns(x, 2, true), {0}))(1), -bottom);
+        for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
+            xt::xarray<T> y = x;
+            y(at) = nan;
+            EXPECT_TRUE(std::isnan(xt::xarray<T>(realify::amax(y))())) << n << " " << at;
+            EXPECT_TRUE(std::isnan(xt::xarray<T>(realify::amin(y))())) << n << " " << at;
+            const xt::xarray<T> yc = columns(y, 2);
+            EXPECT_TRUE(std::isnan(xt::xarray<T>(realify::amax(yc, {0}))(0))) << n << " " << at;
+            y(at) = inf;
+            EXPECT_EQ(xt::xarray<T>(realify::amax(y))(), inf);
+            y(at) = -inf;
+            EXPECT_EQ(xt::xarray<T>(realify::amin(y))(), -inf);
+        }
+        // zeros: +0 above −0, whatever their positions
+        xt::xarray<T> zeros = xt::zeros<T>({n}) * T(-1);
+        zeros(n / 2) = T(0);
+        const xt::xarray<T> zc = columns(zeros, 2);
+        EXPECT_FALSE(std::signbit(xt::xarray<T>(realify::amax(zeros))()));
+        EXPECT_FALSE(std::signbit(xt::xarray<T>(realify::amax(zc, {0}))(1)));
+        EXPECT_EQ(std::signbit(xt::xarray<T>(realify::amin(zeros))()), n > 1);
+        const xt::xarray<T> positive = xt::zeros<T>({n});
+        EXPECT_FALSE(std::signbit(xt::xarray<T>(realify::amin(positive))()));
+        EXPECT_TRUE(std::signbit(xt::xarray<T>(realify::amin(zc, {0}))(0)) == (n > 1));
+    }
+}
+
+TEST(EagerReductions, ExtremaPropagateNaNAndOrderZeros) {
+    check_extrema<float>();
+    check_extrema<double>();
+}
+
+template <class T>
+void check_moments() {
+    using C = std::complex<T>;
+    // offset data: every digit the data has
+    EXPECT_EQ(xt::xarray<T>(realify::var(xt::xarray<T>{10001, 10002, 10003}))(), T(1));
+    EXPECT_EQ(xt::xarray<T>(realify::var(xt::xarray<C>{C(10001, 7), C(10002, 7), C(10003, 7)}))(), T(1));
+    const xt::xarray<T> offset_columns = {{10001, 5}, {10002, 5}, {10003, 5}};
+    EXPECT_EQ(xt::xarray<T>(realify::var(offset_columns, {0})), (xt::xarray<T>{1, 0}));
+    for (std::size_t n : {2, 63, 2049, 100003}) {
+        for (int kind = 0; kind < 3; ++kind) {
+            // noise on a large offset; an outlier first; a wide range
+            xt::xarray<T> x = values_of<T>(n, kind == 2 ? pattern::range : pattern::normal, 8);
+            if (kind == 0) x += T(1e4);
+            if (kind == 1) x(0) = T(1e6);
+            const exact_values want = exact_of(std::vector<T>(x.begin(), x.end()));
+            const ld exact = want.variance_m2 / static_cast<ld>(n - 1);
+            const ld rtol = sizeof(T) == 4 ? 1.2e-7 : 1e-13;
+            EXPECT_LE(std::fabs(static_cast<ld>(xt::xarray<T>(realify::var(x))()) - exact), rtol * exact) << n << " kind " << kind;
+            const xt::xarray<T> two = columns(x, 2);
+            EXPECT_LE(std::fabs(static_cast<ld>(xt::xarray<T>(realify::var(two, {0}))(1)) - exact), rtol * exact) << n << " across kind " << kind;
+            const ld root = std::sqrt(exact);
+            EXPECT_LE(std::fabs(static_cast<ld>(xt::xarray<T>(realify::std_dev(x))()) - root), rtol * root) << n;
+        }
+    }
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    EXPECT_TRUE(std::isnan(xt::xarray<T>(realify::var(xt::xarray<T>{1, nan, 3}))()));
+    EXPECT_TRUE(std::isnan(xt::xarray<T>(realify::var(xt::xarray<T>{1, inf, 3}))()));
+}
+
+TEST(EagerReductions, VarianceIsStableForOffsetData) {
+    check_moments<float>();
+    check_moments<double>();
+}
+
+template <class T>
+void check_products() {
+    using C = std::complex<T>;
+    // the pair product, never per component: i⁴·2 = 2
+    EXPECT_EQ(xt::xarray<C>(realify::prod(xt::xarray<C>{C(0, 1), C(0, 1), C(0, 1), C(0, 1), C(2, 0)}, 0))(), C(2, 0));
+    for (std::size_t n : {1, 33, 64, 1025, 2049, 70001}) {
+        std::mt19937_64 rng(n);
+        std::uniform_real_distribution<double> phase(-3.14, 3.14), scale(0.99, 1.01);
+        auto z = xt::xarray<C>::from_shape({n});
+        for (auto& v : z) v = std::polar(static_cast<T>(scale(rng)), static_cast<T>(phase(rng)));
+        const exact_values want = exact_of(std::vector<C>(z.begin(), z.end()));
+        const C got = xt::xarray<C>(realify::prod(z, 0))();
+        const ld u = std::numeric_limits<T>::epsilon() / 2;
+        EXPECT_LE(std::abs(as_cld(got) - want.product), 4 * static_cast<ld>(n) * u * std::abs(want.product)) << n;
+        const xt::xarray<C> two = columns(z, 2);
+        const C across = xt::xarray<C>(realify::prod(two, 0))(1);
+        EXPECT_LE(std::abs(as_cld(across) - want.product), 4 * static_cast<ld>(n) * u * std::abs(want.product)) << n;
+        xt::xarray<T> r = xt::abs(z);  // moduli near 1, signs at random
+        for (std::size_t i = 0; i < n; i += 3) r(i) = -r(i);
+        const exact_values rwant = exact_of(std::vector<T>(r.begin(), r.end()));
+        EXPECT_LE(std::fabs(static_cast<ld>(xt::xarray<T>(realify::prod(r, 0))()) - rwant.product.real()),
+                  2 * static_cast<ld>(n) * u * std::fabs(rwant.product.real())) << n;
+    }
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    xt::xarray<T> r = xt::ones<T>({3000});
+    r(5) = inf;
+    EXPECT_EQ(xt::xarray<T>(realify::prod(r, 0))(), inf);
+    r(2999) = 0;
+    EXPECT_TRUE(std::isnan(xt::xarray<T>(realify::prod(r, 0))()));
+    xt::xarray<C> c = xt::ones<C>({3000});
+    c(1500) = C(nan, 0);
+    const C cn = xt::xarray<C>(realify::prod(c, 0))();
+    EXPECT_TRUE(std::isnan(cn.real()) && std::isnan(cn.imag()));
+    // (inf + 0i)·(1 + 0i) = inf + NaN·i, the pair formula's (a component product would keep inf + 0i)
+    const C ci = xt::xarray<C>(realify::prod(xt::xarray<C>{C(inf, 0), C(1, 0)}, 0))();
+    EXPECT_EQ(ci.real(), inf);
+    EXPECT_TRUE(std::isnan(ci.imag()));
+    EXPECT_EQ(xt::xarray<C>(realify::prod(xt::xarray<C>::from_shape({0}), 0))(), C(1, 0));
+}
+
+TEST(EagerReductions, ProductsArePairProducts) {
+    check_products<float>();
+    check_products<double>();
+}
+
+/// cumsum along (groups of 8 reals by doubling, then the running total: depth ⌊i·e/8⌋ + log2(8/e) + 1
+/// at element i) and across (each column in order: depth i).
+template <class C>
+void check_scans() {
+    const std::size_t e = is_complex_v<C> ? 2 : 1;
+    for (std::size_t n : {1, 3, 7, 8, 9, 17, 1000, 65537}) {
+        const xt::xarray<C> x = values_of<C>(n, pattern::range, 9);
+        const xt::xarray<C> along = realify::cumsum(x, 0);
+        const xt::xarray<C> across = realify::cumsum(columns(x, 2), 0);
+        std::vector<C> prefix;
+        for (std::size_t i = 0; i < n; i += std::max<std::size_t>(1, n / 97)) {
+            prefix.assign(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(i + 1));
+            const exact_values want = exact_of(prefix);
+            EXPECT_TRUE(sum_within_bound(along(i), want, i * e / 8 + (e == 1 ? 3 : 2) + 1)) << n << " along at " << i;
+            EXPECT_TRUE(sum_within_bound(across(i, 1), want, std::max<std::size_t>(i, 1))) << n << " across at " << i;
+        }
+        // in place: the same bits
+        xt::xarray<C> y = x;
+        realify::cumsum(y, 0, realify::out(y));
+        EXPECT_TRUE(same_bits(y, along)) << n;
+        // a strided line scans as its contiguous copy
+        const xt::xarray<C> wide = xt::transpose(columns(x, 3));  // (3, n): lines along dim 1
+        const xt::xarray<C> by_column = realify::cumsum(xt::transpose(wide), 0);
+        EXPECT_TRUE(same_bits(xt::xarray<C>(xt::view(by_column, xt::all(), 1)), along)) << n;
+    }
+    const part_t<C> nan = std::numeric_limits<part_t<C>>::quiet_NaN();
+    xt::xarray<C> x = xt::ones<C>({40});
+    x(13) = C(nan);
+    const xt::xarray<C> s = realify::cumsum(x, 0);
+    EXPECT_FALSE(std::isnan(std::real(s(12))));
+    for (std::size_t i = 13; i < 40; ++i) EXPECT_TRUE(std::isnan(std::real(s(i)))) << i;
+}
+
+TEST(EagerReductions, CumsumStaysWithinTheBoundOfItsOrder) {
+    check_scans<float>();
+    check_scans<double>();
+    check_scans<std::complex<float>>();
+    check_scans<std::complex<double>>();
 }
 
 }  // namespace

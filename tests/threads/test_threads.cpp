@@ -34,6 +34,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
@@ -47,6 +48,8 @@
 #include "realify/threads.hpp"
 #include "simd/kernel_table.hpp"
 #include "simd/parallel.hpp"
+
+#include "../support/arch_levels.hpp"
 
 namespace {
 
@@ -800,6 +803,60 @@ void check_reductions() {
 
 TEST(ThreadsReductions, OneAndManyThreadsAgreeFloat) { check_reductions<cf>(); }
 TEST(ThreadsReductions, OneAndManyThreadsAgreeDouble) { check_reductions<cd>(); }
+
+/// The pieces of a split reduction are aligned groups of blocks (src/engine/reduce.cpp): sizes
+/// around whole groups (64K elements of a real sequence, 32K of a complex one; 2048-real blocks;
+/// 32-row blocks across), on every instruction set — one thread and many, each level, the same bits.
+template <class C>
+void check_reduction_blocks() {
+    using T = typename C::value_type;
+    const std::vector<std::size_t> lengths =
+        under_tsan ? std::vector<std::size_t>{3 * g_reduction + 1025}
+                   : std::vector<std::size_t>{2 * g_reduction - 1, 2 * g_reduction + 1, 3 * g_reduction - 1024,
+                                              3 * g_reduction + 1025, 4 * g_reduction + 2048 + 1, 7 * g_reduction + 33};
+    for (std::size_t n : lengths) {
+        const std::string size = " n=" + std::to_string(n);
+        const xt::xarray<C> x = random_tensor<C>({n}, 50);
+        const xt::xarray<T> r = random_tensor<T>({n}, 51);
+        const xt::xarray<C> phases = unit_phases<T>({n}, 52);
+        const xt::xarray<C> rows = random_tensor<C>({n / 2, 2}, 53);  // across: 2 outputs, n/2 rows
+        const xt::xarray<T> real_rows = random_tensor<T>({n / 3, 3}, 54);
+        const xt::xarray<C> phase_rows = unit_phases<T>({n / 2, 2}, 55);
+        auto all = [&] {
+            return std::make_tuple(xt::xarray<C>(realify::sum(x)), xt::xarray<T>(realify::sum(r)),
+                                   xt::xarray<C>(realify::mean(x)), xt::xarray<C>(realify::prod(phases, 0)),
+                                   xt::xarray<T>(realify::var(x)), xt::xarray<T>(realify::std_dev(r)),
+                                   xt::xarray<T>(realify::amax(r)), xt::xarray<T>(realify::amin(r)),
+                                   xt::xarray<C>(realify::sum(rows, {0})), xt::xarray<T>(realify::var(real_rows, {0})),
+                                   xt::xarray<C>(realify::prod(phase_rows, 0)),
+                                   xt::xarray<T>(realify::amax(real_rows, {0})), xt::xarray<C>(realify::cumsum(x, 0)),
+                                   xt::xarray<C>(realify::cumsum(rows, 0)));
+        };
+        const auto reference = [&] {
+            const realify::scoped_num_threads one(1);
+            const realify::simd::scoped_arch lowest(realify::test::lowest_supported_level());
+            return all();
+        }();
+        for (auto level : realify::test::supported_levels()) {
+            const realify::simd::scoped_arch at(level);
+            for (int threads : thread_counts) {
+                const realify::scoped_num_threads many(threads);
+                const auto got = all();
+                const std::string what = size + " at " + std::string(realify::simd::arch_name(level)) + " on " +
+                                         std::to_string(threads) + " threads";
+                std::apply([&](const auto&... g) {
+                    std::apply([&](const auto&... want) {
+                        std::size_t i = 0;
+                        (expect_same_bits(g, want, "reduction " + std::to_string(i++) + what), ...);
+                    }, reference);
+                }, got);
+            }
+        }
+    }
+}
+
+TEST(ThreadsReductions, BlocksAndGroupsOnEveryLevelFloat) { check_reduction_blocks<cf>(); }
+TEST(ThreadsReductions, BlocksAndGroupsOnEveryLevelDouble) { check_reduction_blocks<cd>(); }
 
 // ---- matrix products -----------------------------------------------------------------------------
 

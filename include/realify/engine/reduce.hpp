@@ -1,30 +1,32 @@
 // The reductions and the scan of the eager API — sum, mean, prod, amax,
 // amin, var and std over dims, cumsum along one — on tensor_refs: any
 // layout, real or complex, into any output layout. Compiled once in
-// realify_simd (src/engine/reduce.cpp); this header is cheap.
+// realify_simd (src/engine/reduce.cpp, on the per-instruction-set kernels of
+// src/simd/isa/reduce_kernels.hpp); this header is cheap.
 //
-//   sum, mean   per component; accumulated in double (float inputs) or by
-//               pairwise summation of each contiguous run (double inputs);
-//               mean of no elements is NaN (0/0), as PyTorch
-//   prod        complex: the pair product element<op::mul> (realify/kernels)
-//               left to right, never per component; real: the product. A
-//               run of more than 16384 elements is multiplied in chunks of
-//               16384, left to right, whose products are then multiplied
-//               left to right (pieces that do not depend on the threads)
+// Every result is computed in one fixed order (docs/numerics.md,
+// "Reductions"): blocks of the reduced elements (2048 reals in 64 lanes
+// along the reduced axis, 32 rows across), combined pairwise — the same bits
+// on every instruction set and any number of threads.
+//
+//   sum, mean   per component, accumulated in double (float inputs widened
+//               exactly); mean of no elements is NaN (0/0), as PyTorch; the
+//               empty sum +0, a sum of −0s −0
+//   prod        complex: the pair product element<op::mul>, never per
+//               component; real: the product; in the input's type
 //   amax, amin  real only: element<op::maximum> / <op::minimum> (NaN
 //               propagates, +0 above −0); no elements: a shape_error, as
 //               PyTorch
 //   var, std    Σ|x − mean|² / max(0, N − correction) (complex: both parts,
 //               a real result, as PyTorch), std its square root; in double,
-//               two passes per contiguous run (pairwise sums), runs combined
-//               by Chan's formula — stable for any offset of the values
-//   cumsum      running sum along the axis, accumulated as sum
+//               two passes per block, blocks combined by Chan's formula —
+//               stable for any offset of the values
+//   cumsum      running sum along the axis, in double for float inputs
 //
 // Large calls run on several threads with the same results as on one
-// (realify/threads.hpp): outputs are split between threads; the input of a
-// single output is split into the pieces above (the halves of the pairwise
-// sum, the chunks of a product) and combined in the same order. cumsum is
-// split over the positions it does not scan.
+// (realify/threads.hpp): outputs (or strips of them) are split between
+// threads; the blocks of a single output in aligned groups, subtrees of its
+// pairwise tree. cumsum is split over the lines it scans.
 //
 // Inputs and outputs are float or double (outputs of either, converted on
 // the store). The output must have the result's shape (shape_error naming

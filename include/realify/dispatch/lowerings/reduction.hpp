@@ -148,8 +148,8 @@ template <class Tag, bool Root>
 struct variance_of {
     using op = Tag;
     static constexpr std::string_view formula =
-        Root ? "√(Σ|x − mean|² / max(0, N − correction)): two passes in double, runs combined by Chan's formula"
-             : "Σ|x − mean|² / max(0, N − correction): two passes in double, runs combined by Chan's formula";
+        Root ? "√(Σ|x − mean|² / max(0, N − correction)): two passes in double per block, blocks combined by Chan's formula"
+             : "Σ|x − mean|² / max(0, N − correction): two passes in double per block, blocks combined by Chan's formula";
     static constexpr std::string_view tolerance = "f32 rtol 1e-5 atol 1e-6; f64 rtol 1e-12 (summation order differs from PyTorch)";
     template <class... A>
     static constexpr bool accepts = floating_tensor<A...>;
