@@ -861,7 +861,8 @@ TEST(LinalgGraph, MmBmmAndMatmulNodesRunTheTableLoweringsBitForBit) {
 
 TEST(LinalgBackend, TheBackendIsNamedAndExplainSaysIt) {
     const std::string backend(realify::simd::gemm_backend());
-    EXPECT_TRUE(backend == "eigen" || backend == "openblas" || backend == "blis" || backend == "mkl") << backend;
+    EXPECT_TRUE(backend == "eigen" || backend == "openblas" || backend == "blis" || backend == "mkl" || backend == "onednn")
+        << backend;
     const char* forced = std::getenv("REALIFY_GEMM_BACKEND");
     if (forced != nullptr && std::string(forced) == "blas") {
         EXPECT_NE(backend, "eigen");

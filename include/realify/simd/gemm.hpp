@@ -40,6 +40,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "realify/version.hpp"
@@ -119,15 +120,37 @@ void complex_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const ge
 void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out);
 void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
 
-/// The library the matrix products run on: "eigen" (Eigen's real and complex
-/// GEMM, compiled per instruction set), or the CBLAS realify_gemm was built
-/// with — "openblas", "blis" or "mkl" — whose sgemm/dgemm then run the real
-/// products and the induced methods, and whose cgemm/zgemm runs the native
-/// method (docs/numerics.md, "Which backend runs"). The BLAS is used when it suits this CPU and no instruction set is
-/// forced (realify::simd::scoped_arch, REALIFY_SIMD_ARCH: the products then
-/// run on Eigen built for it); REALIFY_GEMM_BACKEND=eigen|blas overrides.
-/// Throws realify::error if REALIFY_GEMM_BACKEND cannot be honoured.
+/// The element type of a product, for the functions that describe one.
+enum class gemm_type { float32, float64, complex64, complex128 };
+
+/// The library large float products run on: "eigen" (Eigen's GEMM, compiled
+/// per instruction set), the CBLAS realify_gemm was built with ("openblas",
+/// "blis", "mkl") or "onednn" — gemm_backend({1, 256, 256, 256},
+/// gemm_type::float32). Without REALIFY_GEMM_BACKEND the first product that
+/// needs the choice (or this call) times each library built in once on this
+/// CPU, on one thread, and the process keeps the fastest (docs/numerics.md,
+/// "Which backend runs"); under realify::simd::scoped_arch or
+/// REALIFY_SIMD_ARCH the products run on Eigen built for that level.
+/// REALIFY_GEMM_BACKEND=eigen|blas|openblas|blis|mkl|onednn forces one
+/// (blas: the CBLAS built in). Throws realify::error if REALIFY_GEMM_BACKEND
+/// cannot be honoured.
 std::string_view gemm_backend();
+
+/// What runs a product of these dimensions: "realify" (its own kernels: the
+/// skinny real products — at most 16 rows or columns — the direct loop, 1m's
+/// matrix-vector kernel), else the library, as gemm_backend(). `shared_b`:
+/// every batch reads the same B. For a complex type, that of `method` as
+/// automatic resolves it.
+std::string_view gemm_backend(const gemm_dims& dims, gemm_type type, bool shared_b = false,
+                              gemm_method method = current_gemm_method());
+
+/// One line saying how such a product runs — kernel or library (with its
+/// version), method, the tiles it is cut into, and why (measured: each
+/// candidate's time ÷ the fastest's; forced; small) — for graph::explain.
+/// Skinny products are described for operands whose weight has contiguous
+/// rows or columns (others run the GEMM).
+std::string gemm_description(const gemm_dims& dims, gemm_type type, bool shared_b = false,
+                             gemm_method method = current_gemm_method());
 
 /// Products of at most this many multiply-adds (m·n·k, with m counting every
 /// batch when all batches share B, since they then run as one product) use

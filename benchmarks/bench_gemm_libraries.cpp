@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <vector>
 
+#ifdef REALIFY_SIMD_HAVE_BLAS
 #include REALIFY_CBLAS_HEADER
+#endif
 
 #include "bench_gemm_common.hpp"
 
+#ifdef REALIFY_SIMD_HAVE_BLAS
 namespace {
 
 void gemm(std::size_t n, const std::complex<float>* a, const std::complex<float>* b, std::complex<float>* c) {
@@ -66,3 +69,4 @@ const bool registered = [] {
 }();
 
 }  // namespace
+#endif
