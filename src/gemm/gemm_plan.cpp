@@ -138,15 +138,17 @@ struct real_calibration {
     measured found;  // empty: Eigen alone
 };
 
-/// The real GEMM: C (128 × 128) = A·Wᵀ (W 128 × 256 row-major, as x·Wᵀ) and
-/// A·B (B 256 × 128 row-major), both on each library.
+/// The real GEMM: C (m × n) = A·Wᵀ (W n × k row-major, as x·Wᵀ) and A·B (B
+/// k × n row-major), both on each library; for large products 128 × 128 ×
+/// 256 (a tile's shape), for small ones 32 × 32 × 32 (where a call's setup
+/// counts).
 template <class T>
-real_calibration calibrate_real() {
+real_calibration calibrate_real(bool small) {
     std::vector<gemm_library> candidates;
     for (gemm_library library : all_libraries)
         if (library_has_real(library, sizeof(T) == 8)) candidates.push_back(library);
     if (candidates.size() == 1) return {};
-    constexpr std::size_t m = 128, n = 128, k = 256;
+    const std::size_t m = small ? 32 : 128, n = m, k = small ? 32 : 256;
     const std::vector<T> a = some_values<T>(m * k, 1), w = some_values<T>(n * k, 2);
     std::vector<T> c(m * n);
     const gemm_kernel<T> kernel = active_products<T>();
@@ -168,9 +170,11 @@ real_calibration calibrate_real() {
 }
 
 template <class T>
-const real_calibration& real_calibrated() {
-    static const real_calibration result = calibrate_real<T>();
-    return result;
+const real_calibration& real_calibrated(bool small) {
+    static const real_calibration large_result = calibrate_real<T>(false);
+    if (!small) return large_result;
+    static const real_calibration small_result = calibrate_real<T>(true);
+    return small_result;
 }
 
 struct complex_calibration {
@@ -221,7 +225,7 @@ complex_calibration calibrate_complex(gemm_library real) {
 
 template <class T>
 const complex_calibration& complex_calibrated() {
-    static const complex_calibration result = calibrate_complex<T>(real_calibrated<T>().library);
+    static const complex_calibration result = calibrate_complex<T>(real_calibrated<T>(false).library);
     return result;
 }
 
@@ -229,11 +233,16 @@ const complex_calibration& complex_calibrated() {
 /// runs"): its complex GEMM is the faster built for AVX-512, 1m below.
 bool eigen_native_is_faster() { return active_arch_id(kernel_family::gemm) == arch::avx512; }
 
+bool is_small(const gemm_dims& dims, bool shared_b) {
+    const std::size_t rows = shared_b ? dims.batch * dims.m : dims.m;
+    return rows * dims.n * dims.k < small_product;
+}
+
 bool is_double(gemm_type type) { return type == gemm_type::float64 || type == gemm_type::complex128; }
 bool is_complex(gemm_type type) { return type == gemm_type::complex64 || type == gemm_type::complex128; }
 
 /// Why the choice is what it is (the description's last part).
-enum class reason { forced, level_forced, small, too_large, measured, eigen_only };
+enum class reason { forced, level_forced, too_large, measured, eigen_only };
 
 struct full_choice {
     gemm_choice choice;
@@ -264,9 +273,8 @@ full_choice choose_with_reason(const gemm_dims& dims, gemm_type type, bool share
     }
     if (level_forced()) return eigen_alone(reason::level_forced);
     if (!libraries_fit) return eigen_alone(reason::too_large);
-    const std::size_t rows = shared_b ? dims.batch * dims.m : dims.m;
-    if (rows * dims.n * dims.k < small_product) return eigen_alone(reason::small);
-    const real_calibration& real = dbl ? real_calibrated<double>() : real_calibrated<float>();
+    const real_calibration& real =
+        dbl ? real_calibrated<double>(is_small(dims, shared_b)) : real_calibrated<float>(is_small(dims, shared_b));
     c.real_library = real.library;
     if (!complex) return {c, real.found.names.empty() ? reason::eigen_only : reason::measured};
     const bool measure = library_built_in(gemm_library::blas) || c.real_library != gemm_library::eigen;
@@ -368,7 +376,8 @@ bool skinny_shape_of(const gemm_dims& dims, bool shared_b, skinny_shape& shape) 
     shape.x_rows = shape.transposed ? dims.n : rows;
     shape.outputs = shape.transposed ? dims.m : dims.n;
     shape.groups = shape.stacked ? 1 : dims.batch;
-    return true;
+    // a weight that stays in the cache is the GEMM's (compute, not memory, decides)
+    return shape.outputs == 1 || shape.outputs * dims.k >= skinny_least_weight;
 }
 
 }  // namespace detail
@@ -437,15 +446,16 @@ std::string gemm_description(const gemm_dims& dims, gemm_type type, bool shared_
     switch (full.why) {
         case reason::forced: why = "REALIFY_GEMM_BACKEND"; break;
         case reason::level_forced: why = "an instruction set is forced: Eigen built for it"; break;
-        case reason::small: why = "small: Eigen"; break;
         case reason::too_large: why = "sizes beyond the libraries' int arguments: Eigen"; break;
         case reason::eigen_only: why = "Eigen is the only library built in"; break;
         case reason::measured: {
+            const bool small = detail::is_small(dims, shared_b);
             const detail::measured& found = complex ? (dbl ? detail::complex_calibrated<double>().found
                                                            : detail::complex_calibrated<float>().found)
-                                                    : (dbl ? detail::real_calibrated<double>().found
-                                                           : detail::real_calibrated<float>().found);
-            why = "measured, time ÷ fastest: " + found.text();
+                                                    : (dbl ? detail::real_calibrated<double>(small).found
+                                                           : detail::real_calibrated<float>(small).found);
+            why = std::string("measured") + (small && !complex ? " on small products" : "") +
+                  ", time ÷ fastest: " + found.text();
             break;
         }
     }

@@ -63,9 +63,10 @@ struct gemm_choice {
 /// cannot be honoured.
 gemm_choice choose(const gemm_dims& dims, gemm_type type, bool shared_b, gemm_method method, bool libraries_fit);
 
-/// Real products below this many multiply-adds (m·n·k) run on Eigen: there a
-/// call's setup, not the kernel, decides, and Eigen's is the smallest.
-inline constexpr std::size_t small_product = std::size_t(1) << 15;
+/// Real products below this many multiply-adds (m·n·k) run on the library
+/// measured fastest on a small product (32 × 32 × 32), where a call's setup
+/// counts; larger ones on the one measured on a tile-sized product.
+inline constexpr std::size_t small_product = std::size_t(1) << 18;
 
 /// A dot product's chunks of k (one row times one column): their products
 /// are added in order.
@@ -86,10 +87,19 @@ struct tile_grid {
 /// the weight, whole blocks of the kernel.
 std::size_t skinny_piece_outputs(std::size_t outputs, std::size_t k, std::size_t element_bytes, bool dot_form);
 
+/// Skinny products read a weight of at least this many elements (1 MiB of
+/// floats: beyond a core's L2, where memory decides), or have one output (a
+/// dot product, a column of a matrix-vector product). Smaller weights stay in
+/// the cache, and the libraries' GEMM kernels did more per cycle there: on
+/// one Zen 5 core, 16 × 256 × 256 x·Wᵀ ran at 98 GFLOP/s on the skinny kernel
+/// and 130 on oneDNN, 4 × 64 × 64 at 40 and 136 (OpenBLAS); 16 × 1024 × 1024
+/// at 97 against 71, 1 × 4096 × 4096 at 16 against 15.
+inline constexpr std::size_t skinny_least_weight = std::size_t(1) << 18;
+
 /// The skinny product's shape: x the operand of at most skinny_rows rows,
 /// `transposed` when that is Bᵀ (then the weight is A, its outputs the rows
 /// of C), `stacked` when the batches share B and their rows form one x.
-/// False when the product is not skinny.
+/// False when the product is not skinny (or its weight is small: above).
 struct skinny_shape {
     bool transposed, stacked;
     std::size_t x_rows, outputs, groups;

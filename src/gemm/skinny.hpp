@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstddef>
 #include <immintrin.h>
+#include <utility>
 
 #include "gemm_arch.hpp"
 
@@ -62,15 +63,50 @@ struct skinny_block {
     static constexpr index lanes_per = reg::lanes;
 };
 
-// Register blocking of the dot form: x rows × weight rows summed at once
-// (speed only; the bits do not depend on it).
+// Register blocking of the dot form: up to dot_x_rows rows of x times
+// w_rows<XR> rows of the weight summed at once, about 16–24 AVX-512
+// registers, 8–12 AVX2 ones (speed only; the bits do not depend on it).
 #if defined(__AVX512F__)
-constexpr index dot_x_rows = 4, dot_w_rows = 4;
+constexpr index dot_x_rows = 4;
+template <index XR>
+constexpr index w_rows = XR == 1 ? 8 : XR == 2 ? 6 : XR == 3 ? 5 : 4;
 #elif defined(__AVX__)
-constexpr index dot_x_rows = 2, dot_w_rows = 3;
+constexpr index dot_x_rows = 2;
+template <index XR>
+constexpr index w_rows = XR == 1 ? 4 : 3;
 #else
-constexpr index dot_x_rows = 1, dot_w_rows = 2;
+constexpr index dot_x_rows = 1;
+template <index XR>
+constexpr index w_rows = 2;
 #endif
+
+/// The lanes of one register added pairwise (upper half onto lower half).
+template <class V>
+auto lanes_sum(V v) {
+    constexpr std::size_t lanes = sizeof(V) / sizeof(v[0]);
+    if constexpr (lanes == 1) {
+        return v[0];
+    } else {
+        const auto halves = [&]<std::size_t... I>(std::index_sequence<I...>) {
+            return std::pair{__builtin_shufflevector(v, v, static_cast<int>(I)...),
+                             __builtin_shufflevector(v, v, static_cast<int>(I + lanes / 2)...)};
+        }(std::make_index_sequence<lanes / 2>{});
+        return lanes_sum(halves.first + halves.second);
+    }
+}
+
+/// The lanes of a block added pairwise, lane i with lane i + lanes/2, down to
+/// one: first register with register (the block's upper half onto its
+/// lower), then within the register, upper half onto lower half.
+template <class T>
+T block_sum(const typename skinny_block<T>::vec* block) {
+    using block_t = skinny_block<T>;
+    typename block_t::vec r[block_t::registers];
+    for (index v = 0; v < block_t::registers; ++v) r[v] = block[v];
+    for (index count = block_t::registers; count > 1; count /= 2)
+        for (index v = 0; v < count / 2; ++v) r[v] += r[v + count / 2];
+    return lanes_sum(r[0]);
+}
 
 /// Outputs (r, j0 + jj) for r < XR, jj < WR of the dot form.
 template <index XR, index WR, class T>
@@ -96,11 +132,7 @@ void dot_block(const skinny_call<T>& c, const T* const* x, std::size_t r0, std::
     }
     for (index r = 0; r < XR; ++r)
         for (index jj = 0; jj < WR; ++jj) {
-            T lane[L];
-            for (index v = 0; v < V; ++v) block::reg::store(lane + v * RL, acc[r][jj][v]);
-            for (index half = L / 2; half >= 1; half /= 2)
-                for (index i = 0; i < half; ++i) lane[i] += lane[i + half];
-            T sum = lane[0];
+            T sum = block_sum<T>(acc[r][jj]);
             for (index q = p; q < k; ++q) sum = fused(x[r][q], w[jj][q], sum);
             c.out[static_cast<std::ptrdiff_t>(r0 + static_cast<std::size_t>(r)) * c.out_row_stride +
                   static_cast<std::ptrdiff_t>(j0 + static_cast<std::size_t>(jj)) * c.out_col_stride] = sum;
@@ -110,8 +142,9 @@ void dot_block(const skinny_call<T>& c, const T* const* x, std::size_t r0, std::
 template <index XR, class T>
 void dot_rows(const skinny_call<T>& c, std::size_t r0, std::size_t first, std::size_t last) {
     const T* const* x = c.x + r0;
+    constexpr auto wr = static_cast<std::size_t>(w_rows<XR>);
     std::size_t j = first;
-    for (; j + dot_w_rows <= last; j += dot_w_rows) dot_block<XR, dot_w_rows>(c, x, r0, j);
+    for (; j + wr <= last; j += wr) dot_block<XR, w_rows<XR>>(c, x, r0, j);
     for (; j < last; ++j) dot_block<XR, 1>(c, x, r0, j);
 }
 
@@ -120,8 +153,7 @@ void dot_rows(const skinny_call<T>& c, std::size_t r0, std::size_t first, std::s
 template <class T>
 void skinny_dot(const skinny_call<T>& c, std::size_t first, std::size_t last) {
     // weight rows in blocks that stay in the cache while every x group passes over them
-    const std::size_t rows_per_pass = std::max<std::size_t>(dot_w_rows, (std::size_t(32) << 10) / (c.k * sizeof(T) + 1)
-                                                                            / dot_w_rows * dot_w_rows);
+    const std::size_t rows_per_pass = std::max<std::size_t>(24, (std::size_t(32) << 10) / (c.k * sizeof(T) + 1));
     for (std::size_t j0 = first; j0 < last; j0 += rows_per_pass) {
         const std::size_t j1 = std::min(last, j0 + rows_per_pass);
         std::size_t r = 0;

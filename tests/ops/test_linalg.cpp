@@ -814,29 +814,33 @@ void check_complex_tiles() {
 TEST(LinalgTiles, EveryComplexMethodRunsOnTilesFloat) { check_complex_tiles<float>(); }
 TEST(LinalgTiles, EveryComplexMethodRunsOnTilesDouble) { check_complex_tiles<double>(); }
 
-/// Skinny products — at most 16 rows of a, or 16 columns of b: the matrix-
-/// vector product (x·Wᵀ, W·x, x·W), a few rows, a dot product longer than a
-/// chunk of k — in every layout, within the bound; at AVX2 and AVX-512 the
-/// same bits (docs/numerics.md: the summation order is fixed).
+/// Skinny products — at most 16 rows of a, or 16 columns of b, reading a
+/// weight of at least 2¹⁸ elements or giving one output: the matrix-vector
+/// product (x·Wᵀ, W·x, x·W), a few rows, a dot product longer than a chunk of
+/// k — in every layout, within the bound; at AVX2 and AVX-512 the same bits
+/// (docs/numerics.md: the summation order is fixed). Smaller weights run the
+/// GEMM (also checked here).
 template <class T>
 void check_skinny() {
     std::mt19937_64 rng(53);
     struct mkn {
         std::size_t m, k, n;
+        bool skinny;
     };
-    for (const mkn d : {mkn{1, 1, 1}, mkn{1, 15, 37}, mkn{1, 16, 100}, mkn{1, 17, 100}, mkn{2, 100, 33},
-                        mkn{3, 129, 64}, mkn{5, 1, 20}, mkn{16, 65, 300}, mkn{1, 40000, 1}, mkn{1, 20000, 3},
-                        mkn{300, 70, 1}, mkn{200, 33, 5}, mkn{17, 40, 16}, mkn{4, 3000, 700}}) {
+    for (const mkn d : {mkn{1, 1, 1, true}, mkn{1, 40000, 1, true}, mkn{1, 500, 600, true}, mkn{3, 520, 513, true},
+                        mkn{5, 255, 1100, true}, mkn{16, 1100, 257, true}, mkn{4, 700, 3000, true},
+                        mkn{1000, 300, 1, true}, mkn{700, 400, 7, true}, mkn{17, 20000, 16, true},
+                        mkn{1, 15, 37, false}, mkn{2, 100, 33, false}, mkn{16, 65, 300, false},
+                        mkn{1, 20000, 3, false}, mkn{300, 70, 1, false}, mkn{17, 40, 16, false}}) {
         const xt::xarray<T> a = random_real<T>({d.m, d.k}, rng), b = random_real<T>({d.k, d.n}, rng);
         const real_reference r = real_reference_of(a, b);
         const std::string size = std::to_string(d.m) + "×" + std::to_string(d.k) + "×" + std::to_string(d.n);
         SCOPED_TRACE(size);
         const realify::simd::gemm_dims dims{1, d.m, d.n, d.k};
-        EXPECT_EQ(realify::simd::gemm_backend(dims, sizeof(T) == 4 ? realify::simd::gemm_type::float32
-                                                                   : realify::simd::gemm_type::float64),
-                  "realify");
+        const auto type = sizeof(T) == 4 ? realify::simd::gemm_type::float32 : realify::simd::gemm_type::float64;
+        EXPECT_EQ(realify::simd::gemm_backend(dims, type) == "realify", d.skinny);
         for_each_layout(a, b, [&](const xt::xarray<T>& c, const char* what) { EXPECT_TRUE(real_matches<T>(c, r)) << what; });
-        if (realify::simd::is_supported(arch::avx2) && realify::simd::is_supported(arch::avx512)) {
+        if (d.skinny && realify::simd::is_supported(arch::avx2) && realify::simd::is_supported(arch::avx512)) {
             const auto at = [&](arch level) {
                 const realify::simd::scoped_arch scope(level);
                 return std::pair{xt::xarray<T>(realify::mm(a, b)),
@@ -846,9 +850,9 @@ void check_skinny() {
         }
     }
     // batches: each batch's rows (bmm), rows stacked on a shared b (matmul), columns per batch
-    const xt::xarray<T> p = random_real<T>({3, 4, 50}, rng), q = random_real<T>({3, 50, 70}, rng);
-    const xt::xarray<T> shared = random_real<T>({50, 70}, rng), tall = random_real<T>({3, 100, 50}, rng);
-    const xt::xarray<T> narrow = random_real<T>({3, 50, 2}, rng);
+    const xt::xarray<T> p = random_real<T>({3, 4, 500}, rng), q = random_real<T>({3, 500, 700}, rng);
+    const xt::xarray<T> shared = random_real<T>({500, 700}, rng), tall = random_real<T>({3, 700, 500}, rng);
+    const xt::xarray<T> narrow = random_real<T>({3, 500, 2}, rng);
     const xt::xarray<T> pq = realify::bmm(p, q), ps = realify::matmul(p, shared), tn = realify::bmm(tall, narrow);
     for (std::size_t i = 0; i < 3; ++i) {
         const xt::xarray<T> pi = xt::view(p, i), qi = xt::view(q, i), ti = xt::view(tall, i), ni = xt::view(narrow, i);
@@ -860,8 +864,8 @@ void check_skinny() {
 TEST(LinalgSkinny, MatrixVectorAndFewRowProductsInEveryLayoutFloat) { check_skinny<float>(); }
 TEST(LinalgSkinny, MatrixVectorAndFewRowProductsInEveryLayoutDouble) { check_skinny<double>(); }
 
-/// inf and NaN in x or in the weight reach exactly the outputs whose sums
-/// they take part in, as in the long double sum (inf·0 = NaN, inf − inf = NaN);
+/// Skinny products: inf and NaN in x or in the weight reach exactly the
+/// outputs whose sums they take part in, as in the long double sum (inf·0 = NaN, inf − inf = NaN);
 /// ±0, subnormals and the smallest normal stay within the bound.
 template <class T>
 void check_skinny_special_values() {
@@ -869,7 +873,7 @@ void check_skinny_special_values() {
     const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
     const T tiny = std::numeric_limits<T>::denorm_min(), least = std::numeric_limits<T>::min();
     for (const std::size_t m : {std::size_t(1), std::size_t(3)}) {
-        const std::size_t k = 37, n = 21;
+        const std::size_t k = 37, n = 7100;  // 262700 elements of W: the skinny kernel
         xt::xarray<T> a = random_real<T>({m, k}, rng), w = random_real<T>({n, k}, rng);
         a(0, 4) = inf;
         a(m - 1, 20) = nan;
@@ -1101,7 +1105,7 @@ TEST(LinalgBackend, TheBackendIsNamedAndExplainSaysIt) {
         EXPECT_EQ(backend, forced_name);
     }
     using realify::simd::gemm_type;
-    const realify::simd::gemm_dims large{1, 256, 256, 256}, vector{1, 1, 256, 256};
+    const realify::simd::gemm_dims large{1, 256, 256, 256}, vector{1, 1, 2048, 2048};
     EXPECT_EQ(realify::simd::gemm_backend(large, gemm_type::float32), backend);
     EXPECT_EQ(realify::simd::gemm_backend(vector, gemm_type::float32), "realify");  // the skinny kernel
     // oneDNN has no double GEMM: forced, the double products run on Eigen
