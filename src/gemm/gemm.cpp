@@ -143,7 +143,7 @@ void run_pieces(std::size_t count, std::size_t threads, const Body& body) {
 
 template <class T>
 void run_tiles(const detail::gemm_call<T>& call) {
-    const detail::gemm_kernel<T> kernel = detail::active_products<T>();
+    const detail::gemm_kernel<T> kernel = detail::active_products<T>().gemm;
     const std::size_t groups = call.shared_b ? 1 : call.batch;
     const std::size_t rows = call.shared_b ? call.batch * call.m : call.m;
     const std::size_t depth = call.k * (call.complex ? 4 : 1);  // real multiply-adds per entry of C
@@ -157,7 +157,7 @@ void run_tiles(const detail::gemm_call<T>& call) {
 /// product of its own, added in order.
 template <class T>
 void run_dot(const detail::gemm_call<T>& call) {
-    const detail::gemm_kernel<T> kernel = detail::active_products<T>();
+    const detail::gemm_kernel<T> kernel = detail::active_products<T>().gemm;
     const std::size_t width = call.complex ? 2 : 1;
     const std::size_t chunks = parallel::pieces_of(call.k, detail::dot_chunk);
     if (chunks == 1) return kernel(call, {0, 0, 1, 0, 1}, workspace);
@@ -202,7 +202,7 @@ bool run_skinny(const gemm_dims& dims, const gemm_operand<T>& a, const gemm_oper
     const std::ptrdiff_t x_p = transposed ? mb.row_stride : ma.col_stride;
     const bool pack = x_p != 1 && dims.k > 1;
     std::vector<T> packed(pack ? groups * x_rows * dims.k : 0);
-    const detail::skinny_kernel<T> kernel = detail::active_skinny<T>();
+    const detail::skinny_kernel<T> kernel = detail::active_products<T>().skinny;
     std::vector<detail::skinny_call<T>> calls(groups);
     for (std::size_t g = 0; g < groups; ++g) {
         detail::skinny_call<T>& c = calls[g];

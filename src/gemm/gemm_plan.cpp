@@ -151,7 +151,7 @@ real_calibration calibrate_real(bool small) {
     const std::size_t m = small ? 32 : 128, n = m, k = small ? 32 : 256;
     const std::vector<T> a = some_values<T>(m * k, 1), w = some_values<T>(n * k, 2);
     std::vector<T> c(m * n);
-    const gemm_kernel<T> kernel = active_products<T>();
+    const gemm_kernel<T> kernel = active_products<T>().gemm;
     gemm_workspace scratch;
     const auto run = [&](std::size_t i) {
         for (bool transposed : {true, false}) {
@@ -198,7 +198,7 @@ complex_calibration calibrate_complex(gemm_library real) {
     constexpr std::size_t m = 64, n = 64, k = 128;
     const std::vector<T> a = some_values<T>(2 * m * k, 3), b = some_values<T>(2 * k * n, 4);
     std::vector<T> c(2 * m * n);
-    const gemm_kernel<T> kernel = active_products<T>();
+    const gemm_kernel<T> kernel = active_products<T>().gemm;
     gemm_workspace scratch;
     const auto run = [&](std::size_t i) {
         const gemm_matrix<T> ma{a.data(), std::ptrdiff_t(2 * k), 2, &zero_offset, false};

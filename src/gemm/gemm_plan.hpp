@@ -13,41 +13,31 @@
 
 namespace realify::simd::detail {
 
-/// The products of the level the gemm family runs on now (forced, else its
+/// The products of one level: the tiles of the GEMM and its methods, the
+/// skinny products.
+template <class T>
+struct level_products {
+    gemm_kernel<T> gemm;
+    skinny_kernel<T> skinny;
+};
+
+/// Those of the level the gemm family runs on now (forced, else its
 /// preferred level; throws where no level built runs on this CPU).
 template <class T>
-gemm_kernel<T> active_products() {
+level_products<T> active_products() {
     switch (active_arch_id(kernel_family::gemm)) {
 #ifdef REALIFY_SIMD_HAVE_AVX512
-        case arch::avx512: return &gemm_avx512;
+        case arch::avx512: return {&gemm_avx512, &skinny_avx512};
 #endif
 #ifdef REALIFY_SIMD_HAVE_AVX2
-        case arch::avx2: return &gemm_avx2;
+        case arch::avx2: return {&gemm_avx2, &skinny_avx2};
 #endif
 #ifdef REALIFY_SIMD_HAVE_SSE2
-        case arch::sse2: return &gemm_sse2;
+        case arch::sse2: return {&gemm_sse2, &skinny_sse2};
 #endif
         default: break;
     }
     // not reached: active_arch_id returns a level built in
-    throw error("realify::simd: no matrix products were built for the active instruction set");
-}
-
-/// The skinny products of that level.
-template <class T>
-skinny_kernel<T> active_skinny() {
-    switch (active_arch_id(kernel_family::gemm)) {
-#ifdef REALIFY_SIMD_HAVE_AVX512
-        case arch::avx512: return &skinny_avx512;
-#endif
-#ifdef REALIFY_SIMD_HAVE_AVX2
-        case arch::avx2: return &skinny_avx2;
-#endif
-#ifdef REALIFY_SIMD_HAVE_SSE2
-        case arch::sse2: return &skinny_sse2;
-#endif
-        default: break;
-    }
     throw error("realify::simd: no matrix products were built for the active instruction set");
 }
 

@@ -1,10 +1,14 @@
 // Matrix products on the (…, 2) layout, computed by real matrix-multiply
 // kernels only: the "induced methods" of Van Zee & Smith (ACM TOMS 2017) and
 // Van Zee (SIAM SISC 2020). The products run in the compiled realify_gemm
-// library, which realify::realify links and realify::core does not (Eigen's
-// real GEMM, one copy per instruction set, chosen at run time like the other
-// kernels: realify/simd/arch.hpp); this header is cheap — it includes
-// neither Eigen nor xsimd — so the dispatch lowerings call it.
+// library, which realify::realify links and realify::core does not: Eigen's
+// GEMM (one copy per instruction set, chosen at run time like the other
+// kernels: realify/simd/arch.hpp) or a library built in beside it (a CBLAS,
+// oneDNN), whichever measured fastest on this CPU (gemm_backend()), cut into
+// tiles of C fixed by the sizes for the threads (realify/threads.hpp); real
+// products of a few rows run realify's own one-pass kernel. This header is
+// cheap — it includes neither Eigen nor xsimd — so the dispatch lowerings
+// call it.
 //
 // Methods (docs/numerics.md gives their error bounds and inf/NaN behaviour):
 //
@@ -20,14 +24,13 @@
 //           J. Matrix Anal. Appl. 1992): used only when asked for.
 //   direct  a loop over entries, (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) accumulated in k
 //           order; the fastest for small products.
-//   native  the backend's complex GEMM: Eigen's complex product, or the
-//           BLAS's cgemm / zgemm (realify::simd::gemm_backend()); operands
-//           with an inf or NaN run 1m instead, whose special values are the
+//   native  a complex GEMM: Eigen's complex product, or the CBLAS's
+//           cgemm / zgemm (realify::simd::gemm_backend()); operands with an
+//           inf or NaN run 1m instead, whose special values are the
 //           documented ones.
 //   automatic  direct up to gemm_direct_threshold multiply-adds, 1m for a
-//           matrix-vector product, else native where the backend's complex
-//           GEMM is the faster (a BLAS; Eigen built for AVX-512) and 1m
-//           elsewhere (measured: docs/numerics.md, "Which method runs").
+//           matrix-vector product, else native or 1m, whichever measured
+//           faster on this CPU (docs/numerics.md, "Which method runs").
 // The induced methods (1m, 4m, 3m) run on the backend's real GEMM.
 //
 // Operands are described by strides, so transposed (column-major) and
@@ -161,9 +164,9 @@ inline constexpr std::size_t gemm_direct_threshold = 64;
 
 /// The method a complex product of these dimensions runs with: `method`
 /// itself unless it is automatic, else direct, 1m (matrix-vector) or native
-/// by size. (Where native is not the faster on the backend in use — Eigen
-/// below AVX-512 — automatic then runs 1m.) `shared_b` says every batch reads
-/// the same B.
+/// by size. (Where native measured slower than 1m — Eigen below AVX-512, say
+/// — automatic then runs 1m: gemm_description says which.) `shared_b` says
+/// every batch reads the same B.
 gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept;
 
 }  // namespace simd
