@@ -437,9 +437,9 @@ std::string gemm_description(const gemm_dims& dims, gemm_type type, bool shared_
     if (!complex) what = real_gemm;
     else if (c.method == gemm_method::direct) what = "the direct loop";
     else if (c.method == gemm_method::native)
-        what = "native: " + (c.complex_library == gemm_library::eigen ? "eigen (" + level + ")"
-                                                                       : detail::library_text(c.complex_library)) +
-               (dbl ? " zgemm" : " cgemm");
+        what = c.complex_library == gemm_library::eigen
+                   ? "native: eigen's complex product (" + level + ")"
+                   : "native: " + detail::library_text(c.complex_library) + (dbl ? " zgemm" : " cgemm");
     else if (c.method == gemm_method::m1 && dims.n == 1) what = "1m: realify's matrix-vector kernel (" + level + ")";
     else what = std::string(to_string(c.method)) + " on " + real_gemm;
     std::string why;
