@@ -9,7 +9,9 @@
 // tools/gemm_bench_report.py turns its JSON into the "Matrix products"
 // section of docs/benchmarks.md. threads/… (mm n = 1024, bmm 32 × 128³ on
 // 1, 2, 4, … threads, real time) feed tools/torch_threads_bench.py; everything
-// else runs on one thread.
+// else runs on one thread. linear/… (a decoder layer's x·Wᵀ, real float)
+// runs on 1 and all threads against the libraries called directly
+// (bench_gemm_libraries.cpp) and Eigen (bench_gemm_competitors.cpp).
 #include <algorithm>
 #include <complex>
 #include <cstddef>
@@ -158,6 +160,25 @@ void register_realify() {
     }
 }
 
+/// linear/realify/<m>x<n>x<k>/<t>: x·Wᵀ of real float tensors, as a model's
+/// linear layer calls it — realify::mm(x, transpose_view(W), out(C)), W read
+/// in place — on t threads.
+void linear(benchmark::State& state, const realify_bench::linear_shape& shape, int threads) {
+    const realify::scoped_num_threads scope(threads);
+    const auto m = static_cast<std::size_t>(shape.m), n = static_cast<std::size_t>(shape.n),
+               k = static_cast<std::size_t>(shape.k);
+    xt::xtensor<float, 2> x = xt::xtensor<float, 2>::from_shape({m, k}), w = xt::xtensor<float, 2>::from_shape({n, k});
+    const auto xv = realify_bench::linear_values(m * k, 1), wv = realify_bench::linear_values(n * k, 2);
+    std::copy(xv.begin(), xv.end(), x.begin());
+    std::copy(wv.begin(), wv.end(), w.begin());
+    xt::xtensor<float, 2> c = xt::zeros<float>({m, n});
+    for (auto _ : state) {
+        realify::mm(x, realify::transpose_view(w), realify::out(c));
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+}
+
 /// threads/mm/1024/<t> and threads/bmm/32x128/<t>: complex<float>, the
 /// automatic method, on t threads (1, 2, 4, … up to the default count), in
 /// real time (CPU time counts the calling thread only). Every other benchmark
@@ -183,6 +204,7 @@ const bool registered = [] {
     register_realify<float>();
     register_realify<double>();
     register_threads();
+    realify_bench::register_linear("realify", 1 << 20, [](const realify_bench::linear_shape&) { return true; }, linear);
     return true;
 }();
 
@@ -192,6 +214,12 @@ int main(int argc, char** argv) {
     // Recorded in the JSON context for tools/gemm_bench_report.py.
     realify_bench::record_levels();
     benchmark::AddCustomContext("realify_gemm_backend", std::string(realify::simd::gemm_backend()));
+    for (const realify_bench::linear_shape& s : realify_bench::linear_shapes()) {
+        const realify::simd::gemm_dims dims{1, std::size_t(s.m), std::size_t(s.n), std::size_t(s.k)};
+        benchmark::AddCustomContext(
+            "realify_linear_" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k),
+            realify::simd::gemm_description(dims, realify::simd::gemm_type::float32));
+    }
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     benchmark::RunSpecifiedBenchmarks();

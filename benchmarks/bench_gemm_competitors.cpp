@@ -41,6 +41,22 @@ void std_complex_loop(benchmark::State& state, std::int64_t n, std::int64_t coun
     realify_bench::set_flops(state, double(count), double(n), double(n), double(n));
 }
 
+/// x·Wᵀ (linear/eigen/…): x and W row-major, W read in place as the
+/// column-major Wᵀ, C preallocated; one thread.
+void eigen_linear(benchmark::State& state, const realify_bench::linear_shape& s, int) {
+    using row_major = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const auto xv = realify_bench::linear_values(std::size_t(s.m * s.k), 1);
+    const auto wv = realify_bench::linear_values(std::size_t(s.n * s.k), 2);
+    const row_major x = Eigen::Map<const row_major>(xv.data(), s.m, s.k);
+    const row_major w = Eigen::Map<const row_major>(wv.data(), s.n, s.k);
+    row_major c = row_major::Zero(s.m, s.n);
+    for (auto _ : state) {
+        c.noalias() = x * w.transpose();
+        benchmark::DoNotOptimize(c.data());
+        benchmark::ClobberMemory();
+    }
+}
+
 template <class T>
 void register_competitors() {
     register_eigen<T>("", true);
@@ -57,6 +73,7 @@ void register_competitors() {
 }
 
 const bool registered = [] {
+    realify_bench::register_linear("eigen", 1, [](const realify_bench::linear_shape&) { return true; }, eigen_linear);
     register_competitors<float>();
     register_competitors<double>();
     return true;

@@ -11,17 +11,17 @@
 namespace realify::simd::detail {
 namespace {
 
-/// C (rows × n, contiguous pairs) = op(A)·op(B) on Eigen's complex product.
+/// C (rows × n pairs, rows ldc pairs apart) = op(A)·op(B) on Eigen's complex product.
 template <class T>
 void eigen_complex_gemm(Eigen::Index rows, Eigen::Index n, Eigen::Index k, const complex_view<T>& a,
-                        const complex_view<T>& b, T* c) {
+                        const complex_view<T>& b, T* c, Eigen::Index ldc) {
     using C = std::complex<T>;
     using row_major_c = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     using col_major_c = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor>;
     using in_rows = Eigen::Map<const row_major_c, Eigen::Unaligned, Eigen::OuterStride<>>;
     using in_cols = Eigen::Map<const col_major_c, Eigen::Unaligned, Eigen::OuterStride<>>;
     Eigen::Map<row_major_c, Eigen::Unaligned, Eigen::OuterStride<>> out(reinterpret_cast<C*>(c), rows, n,
-                                                                        Eigen::OuterStride<>(n));
+                                                                        Eigen::OuterStride<>(ldc));
     const auto times = [&](const auto& lhs) {
         const C* data = reinterpret_cast<const C*>(b.data);
         switch (b.op) {

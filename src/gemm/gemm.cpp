@@ -1,29 +1,23 @@
 // The public matrix-product API (realify/simd/gemm.hpp): argument checks, the
-// choice of method and of backend (the BLAS, when realify_gemm was built with
-// one and it suits this CPU, else Eigen), the thread's scratch memory, then
-// one call into the products built for the level the gemm family runs on
-// (realify::simd::active_arch_id), so REALIFY_SIMD_ARCH and
+// choice of method and of library (gemm_choice.cpp measures them), the cut of
+// a product into tiles fixed by its sizes, the skinny products (a few rows:
+// realify's own kernel, one pass over the weight), the threads, each thread's
+// scratch memory — then calls into the products built for the level the gemm
+// family runs on (realify::simd::active_arch_id), so REALIFY_SIMD_ARCH and
 // realify::simd::force_arch govern them as every other compiled kernel.
 // Compiled for the baseline ISA only.
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <new>
-#include <optional>
 #include <string>
-#include <string_view>
+#include <vector>
 
-#ifdef REALIFY_SIMD_HAVE_BLAS
-#include REALIFY_CBLAS_HEADER
-#endif
-
-#include "../simd/kernel_table.hpp"
 #include "../simd/parallel.hpp"
 #include "gemm_arch.hpp"
+#include "gemm_plan.hpp"
 #include "realify/errors.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
@@ -77,97 +71,15 @@ void gemm_workspace::trim() noexcept {
 
 namespace {
 
+using detail::gemm_library;
+
 thread_local detail::gemm_workspace workspace;
 
-// ---- the backend: Eigen's real GEMM (per instruction set), or the BLAS ----
-
-#ifdef REALIFY_SIMD_HAVE_BLAS
-constexpr bool have_blas = true;
-constexpr std::string_view blas_name = REALIFY_BLAS_NAME;
-#else
-constexpr bool have_blas = false;
-constexpr std::string_view blas_name = "none";
-#endif
-
-// REALIFY_GEMM_BACKEND=eigen|blas, read once (nullopt: unset). Like
-// REALIFY_SIMD_ARCH, a value that cannot be honoured makes every product
-// throw rather than silently run elsewhere.
-std::optional<bool> environment_blas() {
-    static const std::optional<bool> chosen = []() -> std::optional<bool> {
-        const char* value = std::getenv("REALIFY_GEMM_BACKEND");
-        if (value == nullptr || *value == '\0') return std::nullopt;
-        const std::string_view name(value);
-        if (name == "eigen") return false;
-        if (name == "blas") {
-            if (!have_blas)
-                throw error("realify::simd: REALIFY_GEMM_BACKEND=blas, but realify_simd was built without a BLAS "
-                            "(REALIFY_BLAS=OFF, or none was found)");
-            return true;
-        }
-        throw error("realify::simd: REALIFY_GEMM_BACKEND=" + std::string(name) + " is not one of eigen, blas");
-    }();
-    return chosen;
-}
-
-// Whether the BLAS suits this CPU (docs/numerics.md, "Which backend runs"):
-// OpenBLAS picks its kernels at load time and falls back to old generic ones
-// for a CPU it does not know — 0.3.21 runs its Prescott kernels on an
-// Emerald Rapids Xeon, 30 GFLOP/s where Eigen's AVX-512 GEMM reaches about
-// 120 — and with AVX2 kernels on an Intel AVX-512 CPU (Haswell, forced with
-// OPENBLAS_CORETYPE) it reached 81. Then Eigen runs the products. Other
-// BLAS libraries are taken as they are.
-bool blas_suited() {
-#if defined(REALIFY_SIMD_HAVE_BLAS) && defined(REALIFY_BLAS_OPENBLAS)
-    static const bool suited = [] {
-        std::string core = openblas_get_corename();
-        for (char& c : core) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-        const bool avx512_kernels = core == "skylakex" || core == "cooperlake" || core == "sapphirerapids";
-        const bool avx2_kernels = avx512_kernels || core == "haswell" || core == "zen";
-        if (__builtin_cpu_is("intel") && __builtin_cpu_supports("avx512f")) return avx512_kernels;
-        return avx2_kernels;
-    }();
-    return suited;
-#else
-    return have_blas;
-#endif
-}
-
-bool use_blas() {
-    if (const std::optional<bool> chosen = environment_blas()) return *chosen;
-    return have_blas && !detail::level_forced() && blas_suited();
-}
-
-// The BLAS runs each product on one thread. Its own threading changes
-// results: OpenBLAS 0.3.21 on 1 and 2 threads differs in the last bits of
-// 1-6 % of the entries (edge tiles go to other kernels), and realify's
-// results do not depend on the thread count. OpenBLAS before 0.3.27 has only
-// a process-wide setting, so it is set to 1 whenever a product finds it
-// otherwise. (MKL is linked sequential; BLIS threads only loops over m and
-// n, with one kernel for every tile, which does not change results.)
-void one_blas_thread() {
-#if defined(REALIFY_SIMD_HAVE_BLAS) && defined(REALIFY_BLAS_OPENBLAS)
-    if (openblas_get_num_threads() == 1) return;
-    static std::mutex mutex;
-    const std::lock_guard lock(mutex);
-    if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
-#endif
-}
-
-/// What `automatic` runs where resolve_gemm_method says native: the backend's
-/// complex GEMM where it is the faster — a BLAS's cgemm/zgemm, Eigen's complex
-/// product built for AVX-512 — else 1m: built for AVX2 Eigen's complex GEMM
-/// ran at about 31 GFLOP/s where its real GEMM, which 1m runs on, kept 85
-/// (docs/numerics.md, "Which method runs").
-gemm_method automatic_on_backend(gemm_method resolved, gemm_method asked, bool blas) {
-    if (asked != gemm_method::automatic || resolved != gemm_method::native || blas) return resolved;
-    return active_arch_id(kernel_family::gemm) == arch::avx512 ? gemm_method::native : gemm_method::m1;
-}
-
-/// The BLAS takes int dimensions and leading dimensions: products whose
-/// sizes, strides or batch offsets (the spacing of stacked rows) do not
-/// stay well within an int stay on Eigen.
+/// The libraries beside Eigen take int dimensions and leading dimensions:
+/// products whose sizes, strides or batch offsets (the spacing of stacked
+/// rows) do not stay well within an int stay on Eigen.
 template <class T>
-bool fits_blas(const gemm_dims& dims, const gemm_operand<T>& a, const gemm_operand<T>& b) {
+bool fits_int(const gemm_dims& dims, const gemm_operand<T>& a, const gemm_operand<T>& b) {
     constexpr std::size_t limit = INT_MAX / 4;
     auto small = [](std::ptrdiff_t v) { return static_cast<std::size_t>(v < 0 ? -v : v) < limit; };
     bool offsets = true;
@@ -204,122 +116,156 @@ void check_offsets(const char* function, const char* name, const gemm_dims& dims
                       std::to_string(count) + " entries for " + std::to_string(dims.batch) + " batches");
 }
 
-// ---- several threads (realify/threads.hpp) -------------------------------------------------
+// ---- the cut (docs/parallel.md) --------------------------------------------------------------
 //
-// A product of at least 2 · grain::gemm real multiply-adds (a dot product:
-// 2 · grain::reduction elements read) is cut into pieces that depend on its
-// sizes only — never on the thread count — so its bits are the same on any
-// number of threads:
-//   batches     (bmm, no shared B) one piece per batch: the products are per
-//               batch anyway, so the bits are those of the uncut call;
-//   columns     (one product, or batches stacked on a shared B) at most
-//               max_panels panels of columns of B and C, each at least
-//               min_panel_columns wide: a product of its own (1m expands
-//               only its columns of B), written to the thread's scratch and
-//               copied into its columns of out;
-//   k           (a dot product: one row times one column) at most max_panels
-//               ranges of k, their products added in order.
+// A product is cut into pieces that depend on its sizes only — never on the
+// thread count — so its bits are the same on any number of threads, and one
+// thread computes exactly the pieces N threads compute:
+//   tiles     2-D blocks of C (detail::tile_grid), each one call of the
+//             library on one thread, written in place into C (its leading
+//             dimension C's row length); per batch when the batches do not
+//             share B; batches on a shared B stack their rows into one product;
+//   skinny    a product of at most detail::skinny_rows rows (or columns):
+//             pieces of the outputs, each one pass over its part of the
+//             weight (the bits of an output do not depend on the cut at all);
+//   k chunks  a dot product (one row times one column): fixed chunks of k,
+//             their products added in order.
 // Each piece runs on the calling or a worker thread with that thread's
-// scratch memory (a BLAS backend on one thread of its own).
+// scratch memory.
 
-constexpr std::size_t max_panels = 8;
-// Every panel packs all of A again (the GEMM under it packs its operands per
-// call), checks it for the native method and copies its columns into C: on
-// one thread, cn × cn complex<float> products took 1.15–1.30 × Eigen's time
-// with panels two columns wide (eight panels), 1.07–1.12 × with 128, 1.00–1.09 ×
-// uncut (n = 128–1024). 128 keeps two panels, two threads' worth, from n = 256.
-constexpr std::size_t min_panel_columns = 128;
-thread_local detail::gemm_workspace panel_scratch;
-
-/// Runs `call` (its workspace replaced by the running thread's) and trims the scratch.
-template <class T>
-void run_piece(const detail::gemm_call<T>& call, detail::gemm_kernel<T> kernel) {
-    detail::gemm_call<T> own = call;
-    own.workspace = &workspace;
-    kernel(own);
-    workspace.trim();
-}
-
-/// The products of the level the gemm family runs on now (forced, else its
-/// preferred level; throws where no level built runs on this CPU).
-template <class T>
-detail::gemm_kernel<T> active_products() {
-    switch (active_arch_id(kernel_family::gemm)) {
-#ifdef REALIFY_SIMD_HAVE_AVX512
-        case arch::avx512: return &detail::gemm_avx512;
-#endif
-#ifdef REALIFY_SIMD_HAVE_AVX2
-        case arch::avx2: return &detail::gemm_avx2;
-#endif
-#ifdef REALIFY_SIMD_HAVE_SSE2
-        case arch::sse2: return &detail::gemm_sse2;
-#endif
-        default: break;
-    }
-    // not reached: active_arch_id returns a level built in
-    throw error("realify::simd: no matrix products were built for the active instruction set");
-}
-
-template <class T>
-void run_split(const detail::gemm_call<T>& call) {
-    const detail::gemm_kernel<T> kernel = active_products<T>();
-    const std::size_t width = call.complex ? 2 : 1;
-    const std::size_t rows = call.batch * call.m;  // C's rows (batches on a shared B stack theirs)
-    const bool dot = rows == 1 && call.n == 1;     // a reduction of 2k elements read: its own grain
-    const std::size_t work = dot ? 2 * call.k : call.batch * call.m * call.n * call.k * (call.complex ? 4 : 1);
-    const std::size_t grain = dot ? grain::reduction : grain::gemm;
-    const std::size_t threads = parallel::threads_for(work, grain);
-    if (work / grain < 2) return run_piece(call, kernel);
-    const std::size_t matrix = call.m * call.n * width;  // reals of one batch's C
-    if (call.batch > 1 && !call.shared_b) {
-        parallel::for_ranges(call.batch, threads, [&](std::size_t first, std::size_t last) {
-            detail::gemm_call<T> piece = call;
-            piece.batch = last - first;
-            piece.a.batch_offsets += first;
-            piece.b.batch_offsets += first;
-            piece.out = call.out + first * matrix;
-            run_piece(piece, kernel);
-        });
-        return;
-    }
-    if (dot) {  // ranges of k, their products added in order
-        const std::size_t ranges = std::min(max_panels, work / grain);
-        std::array<T, 2 * max_panels> parts{};
-        parallel::for_ranges(ranges, threads, [&](std::size_t first, std::size_t last) {
-            for (std::size_t r = first; r < last; ++r) {
-                const std::size_t k0 = call.k * r / ranges, k1 = call.k * (r + 1) / ranges;
-                detail::gemm_call<T> piece = call;
-                piece.k = k1 - k0;
-                piece.a.data += static_cast<std::ptrdiff_t>(k0) * call.a.col_stride;
-                piece.b.data += static_cast<std::ptrdiff_t>(k0) * call.b.row_stride;
-                piece.out = parts.data() + width * r;
-                run_piece(piece, kernel);
-            }
-        });
-        for (std::size_t c = 0; c < width; ++c) {
-            T sum = parts[c];
-            for (std::size_t r = 1; r < ranges; ++r) sum += parts[width * r + c];
-            call.out[c] = sum;
-        }
-        return;
-    }
-    const std::size_t panels = std::min({max_panels, call.n / min_panel_columns, work / grain});
-    if (panels < 2) return run_piece(call, kernel);
-    parallel::for_ranges(panels, threads, [&](std::size_t first, std::size_t last) {
-        for (std::size_t p = first; p < last; ++p) {
-            const std::size_t j0 = call.n * p / panels, columns = call.n * (p + 1) / panels - j0;
-            T* const scratch = static_cast<T*>(panel_scratch.reserve(rows * columns * width * sizeof(T)));
-            detail::gemm_call<T> piece = call;
-            piece.n = columns;
-            piece.b.data += static_cast<std::ptrdiff_t>(j0) * call.b.col_stride;
-            piece.out = scratch;
-            run_piece(piece, kernel);
-            for (std::size_t r = 0; r < rows; ++r)
-                std::memcpy(call.out + (r * call.n + j0) * width, scratch + r * columns * width, columns * width * sizeof(T));
-        }
-        panel_scratch.trim();
+/// Runs body(piece) for pieces [0, count) on up to `threads` threads.
+template <class Body>
+void run_pieces(std::size_t count, std::size_t threads, const Body& body) {
+    parallel::for_ranges(count, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t piece = first; piece < last; ++piece) body(piece);
+        workspace.trim();
     });
 }
+
+template <class T>
+void run_tiles(const detail::gemm_call<T>& call) {
+    const detail::gemm_kernel<T> kernel = detail::active_products<T>().gemm;
+    const std::size_t groups = call.shared_b ? 1 : call.batch;
+    const std::size_t rows = call.shared_b ? call.batch * call.m : call.m;
+    const std::size_t depth = call.k * (call.complex ? 4 : 1);  // real multiply-adds per entry of C
+    const detail::tile_grid grid = detail::tile_grid::of(rows, call.n, depth);
+    const std::size_t per_group = grid.count();
+    run_pieces(groups * per_group, parallel::threads_for(groups * rows * call.n * depth, grain::gemm),
+               [&](std::size_t piece) { kernel(call, grid.tile(piece / per_group, piece % per_group), workspace); });
+}
+
+/// A dot product of any method: chunks of k (detail::dot_chunk), each a
+/// product of its own, added in order.
+template <class T>
+void run_dot(const detail::gemm_call<T>& call) {
+    const detail::gemm_kernel<T> kernel = detail::active_products<T>().gemm;
+    const std::size_t width = call.complex ? 2 : 1;
+    const std::size_t chunks = parallel::pieces_of(call.k, detail::dot_chunk);
+    if (chunks == 1) return kernel(call, {0, 0, 1, 0, 1}, workspace);
+    std::vector<T> parts(chunks * width);
+    run_pieces(chunks, parallel::threads_for(2 * call.k * width, grain::reduction), [&](std::size_t c) {
+        const std::size_t k0 = c * detail::dot_chunk, k1 = std::min(call.k, k0 + detail::dot_chunk);
+        detail::gemm_call<T> piece = call;
+        piece.k = k1 - k0;
+        piece.a.data += static_cast<std::ptrdiff_t>(k0) * call.a.col_stride;
+        piece.b.data += static_cast<std::ptrdiff_t>(k0) * call.b.row_stride;
+        piece.out = parts.data() + width * c;
+        kernel(piece, {0, 0, 1, 0, 1}, workspace);
+    });
+    for (std::size_t c = 0; c < width; ++c) {
+        T sum = parts[c];
+        for (std::size_t r = 1; r < chunks; ++r) sum += parts[width * r + c];
+        call.out[c] = sum;
+    }
+}
+
+// ---- skinny real products ---------------------------------------------------------------------
+
+/// A real product as a skinny product: x the operand of at most skinny_rows
+/// rows (A, or Bᵀ when B has at most skinny_rows columns), w the other read
+/// in place (dot form: its p-stride is 1; axpy form: its other stride is 1).
+/// Returns false, having done nothing, when the product is not skinny or
+/// the weight is neither (then the GEMM runs it).
+template <class T>
+bool run_skinny(const gemm_dims& dims, const gemm_operand<T>& a, const gemm_operand<T>& b, T* out, bool shared_b) {
+    detail::skinny_shape shape{};
+    if (!detail::skinny_shape_of(dims, shared_b, shape)) return false;
+    static constexpr std::ptrdiff_t zero_offset = 0;
+    const detail::gemm_matrix<T> ma = matrix_of(a, dims.m, dims.k, 1, &zero_offset);
+    const detail::gemm_matrix<T> mb = matrix_of(b, dims.k, dims.n, 1, &zero_offset);
+    const bool transposed = shape.transposed, stacked = shape.stacked;
+    // the weight's strides along p (k) and along its outputs
+    const std::ptrdiff_t w_p = transposed ? ma.col_stride : mb.row_stride;
+    const std::ptrdiff_t w_j = transposed ? ma.row_stride : mb.col_stride;
+    const std::size_t outputs = shape.outputs, x_rows = shape.x_rows, groups = shape.groups;
+    const bool dot_form = w_p == 1 || dims.k == 1, axpy_form = w_j == 1 || outputs == 1;
+    if (!dot_form && !axpy_form) return false;
+    const std::ptrdiff_t x_p = transposed ? mb.row_stride : ma.col_stride;
+    const bool pack = x_p != 1 && dims.k > 1;
+    std::vector<T> packed(pack ? groups * x_rows * dims.k : 0);
+    const detail::skinny_kernel<T> kernel = detail::active_products<T>().skinny;
+    std::vector<detail::skinny_call<T>> calls(groups);
+    for (std::size_t g = 0; g < groups; ++g) {
+        detail::skinny_call<T>& c = calls[g];
+        c.rows = x_rows;
+        c.k = dims.k;
+        c.outputs = outputs;
+        c.dot_form = dot_form;
+        if (transposed) {
+            c.w = ma.data + ma.batch_offsets[g];
+            c.out = out + g * dims.m * dims.n;
+            c.out_row_stride = 1;
+            c.out_col_stride = static_cast<std::ptrdiff_t>(dims.n);
+        } else {
+            c.w = mb.data + mb.batch_offsets[stacked ? 0 : g];
+            c.out = out + (stacked ? 0 : g * dims.m * dims.n);
+            c.out_row_stride = static_cast<std::ptrdiff_t>(dims.n);
+            c.out_col_stride = 1;
+        }
+        c.ldw = dot_form ? w_j : w_p;
+        for (std::size_t r = 0; r < x_rows; ++r) {
+            const T* row = transposed ? mb.data + mb.batch_offsets[g] + static_cast<std::ptrdiff_t>(r) * mb.col_stride
+                           : stacked  ? ma.data + ma.batch_offsets[r / dims.m] +
+                                           static_cast<std::ptrdiff_t>(r % dims.m) * ma.row_stride
+                                      : ma.data + ma.batch_offsets[g] + static_cast<std::ptrdiff_t>(r) * ma.row_stride;
+            if (pack) {
+                T* to = packed.data() + (g * x_rows + r) * dims.k;
+                for (std::size_t p = 0; p < dims.k; ++p) to[p] = row[static_cast<std::ptrdiff_t>(p) * x_p];
+                row = to;
+            }
+            c.x[r] = row;
+        }
+    }
+    if (x_rows == 1 && outputs == 1 && dims.k > detail::dot_chunk) {  // a dot product: chunks of k
+        for (const detail::skinny_call<T>& c : calls) {
+            const std::size_t chunks = parallel::pieces_of(dims.k, detail::dot_chunk);
+            std::vector<T> parts(chunks);
+            run_pieces(chunks, parallel::threads_for(2 * dims.k, grain::reduction), [&](std::size_t piece) {
+                const std::size_t k0 = piece * detail::dot_chunk;
+                detail::skinny_call<T> chunk = c;
+                chunk.k = std::min(dims.k, k0 + detail::dot_chunk) - k0;
+                chunk.x[0] = c.x[0] + k0;
+                chunk.w = c.w + static_cast<std::ptrdiff_t>(k0) * (c.dot_form ? 1 : c.ldw);
+                chunk.out = parts.data() + piece;
+                kernel(chunk, 0, 1);
+            });
+            T sum = parts[0];
+            for (std::size_t piece = 1; piece < chunks; ++piece) sum += parts[piece];
+            *c.out = sum;
+        }
+        return true;
+    }
+    const std::size_t per_piece = detail::skinny_piece_outputs(outputs, dims.k, sizeof(T), dot_form);
+    const std::size_t pieces = parallel::pieces_of(outputs, per_piece);
+    const std::size_t work = groups * outputs * dims.k * std::max<std::size_t>(1, x_rows / 4);
+    run_pieces(groups * pieces, parallel::threads_for(work, grain::reduction), [&](std::size_t piece) {
+        const std::size_t first = piece % pieces * per_piece;
+        kernel(calls[piece / pieces], first, std::min(outputs, first + per_piece));
+    });
+    return true;
+}
+
+// ---- the call -------------------------------------------------------------------------------
 
 template <class T>
 void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const gemm_operand<T>& a,
@@ -332,9 +278,12 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
         std::memset(out, 0, dims.batch * dims.m * dims.n * static_cast<std::size_t>(width) * sizeof(T));
         return;
     }
-    static constexpr std::ptrdiff_t zero_offset = 0;
     const bool shared_b = dims.batch > 1 && same_offsets(b.batch_offsets);
-    const bool blas = use_blas() && fits_blas(dims, a, b);
+    if (!complex && run_skinny(dims, a, b, out, shared_b)) return;
+    const gemm_type type = complex ? (sizeof(T) == 4 ? gemm_type::complex64 : gemm_type::complex128)
+                                   : (sizeof(T) == 4 ? gemm_type::float32 : gemm_type::float64);
+    const detail::gemm_choice choice = detail::choose(dims, type, shared_b, method, fits_int(dims, a, b));
+    static constexpr std::ptrdiff_t zero_offset = 0;
     const detail::gemm_call<T> call{dims.batch,
                                     dims.m,
                                     dims.n,
@@ -344,16 +293,14 @@ void gemm_impl(const char* function, bool complex, const gemm_dims& dims, const 
                                     out,
                                     complex,
                                     shared_b,
-                                    automatic_on_backend(resolve_gemm_method(dims, shared_b, method), method, blas),
-                                    &workspace,
-                                    blas};
-    if (call.blas) one_blas_thread();
-    run_split(call);
+                                    choice.method,
+                                    choice.real_library,
+                                    choice.complex_library};
+    if (dims.batch == 1 && dims.m == 1 && dims.n == 1) return run_dot(call);
+    run_tiles(call);
 }
 
 }  // namespace
-
-std::string_view gemm_backend() { return use_blas() ? blas_name : std::string_view("eigen"); }
 
 namespace {
 // graph::explain() (realify_simd) describes the products through this hook:

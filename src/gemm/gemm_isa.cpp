@@ -1,4 +1,5 @@
-// The matrix products of one instruction set: CMake builds this file once per
+// The matrix products of one instruction set (the tiles of the GEMM and its
+// methods, the skinny products): CMake builds this file once per
 // level of REALIFY_SIMD_ARCHS, each time with that level's options
 // (realify_isa_unit: REALIFY_ISA_<LEVEL> says which level,
 // REALIFY_ISA_NAME(prefix, suffix) spells its names); gemm.cpp calls the
@@ -24,10 +25,21 @@
 
 #define REALIFY_GEMM_EIGEN_NAMESPACE REALIFY_ISA_NAME(realify_eigen_, )
 #include "gemm_kernels.hpp"
+#include "skinny.hpp"
 
 namespace realify::simd::detail {
 
-void REALIFY_ISA_NAME(gemm_, )(const gemm_call<float>& call) { run(call); }
-void REALIFY_ISA_NAME(gemm_, )(const gemm_call<double>& call) { run(call); }
+void REALIFY_ISA_NAME(gemm_, )(const gemm_call<float>& call, const gemm_tile& tile, gemm_workspace& workspace) {
+    run(call, tile, workspace);
+}
+void REALIFY_ISA_NAME(gemm_, )(const gemm_call<double>& call, const gemm_tile& tile, gemm_workspace& workspace) {
+    run(call, tile, workspace);
+}
+void REALIFY_ISA_NAME(skinny_, )(const skinny_call<float>& call, std::size_t first, std::size_t last) {
+    skinny(call, first, last);
+}
+void REALIFY_ISA_NAME(skinny_, )(const skinny_call<double>& call, std::size_t first, std::size_t last) {
+    skinny(call, first, last);
+}
 
 }  // namespace realify::simd::detail

@@ -46,10 +46,7 @@
 #include <utility>
 
 #include "gemm_arch.hpp"
-
-#ifdef REALIFY_SIMD_HAVE_BLAS
-#include REALIFY_CBLAS_HEADER
-#endif
+#include "libraries.hpp"
 
 #define EIGEN_DONT_PARALLELIZE  // one thread, like the rest of realify (and the benchmarks' competitors)
 #define Eigen REALIFY_GEMM_EIGEN_NAMESPACE
@@ -62,9 +59,6 @@ namespace {
 
 using index = Eigen::Index;
 
-/// A dimension as the BLAS takes it (gemm.cpp hands the BLAS only
-/// products whose dimensions and strides fit an int).
-inline int blas_int(index value) { return static_cast<int>(value); }
 template <class T>
 using row_major = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 template <class T>
@@ -95,25 +89,29 @@ private:
     T* next_;
 };
 
-/// One product the methods compute: `rows` rows of A — the m rows of each of
-/// the batches first_batch, first_batch + 1, … (several only when they share
-/// B, so they stack into one taller product) — times one B, into `rows`
-/// contiguous rows of out. Offsets are in components.
+/// One product the methods compute: `rows` rows of A — rows first_row,
+/// first_row + 1, … of the group's stacked rows (row r is row r % m of batch
+/// r / m: several batches only when they share B) — times `n` columns of one
+/// B, into `rows` rows of out, `ldc` elements (pairs, when complex) apart.
+/// Offsets are in components.
 template <class T>
 struct product {
     const gemm_matrix<T>& a;
-    std::size_t first_batch, m;
+    std::size_t first_row, m;
     index rows, n, k;
     const T* b;
     std::ptrdiff_t b_row_stride, b_col_stride;
     bool conjugate_b;
     T* out;
+    index ldc;
 
     const T* a_row(index r) const {
-        const auto batch = static_cast<std::size_t>(r) / m, row = static_cast<std::size_t>(r) % m;
-        return a.data + a.batch_offsets[first_batch + batch] + static_cast<std::ptrdiff_t>(row) * a.row_stride;
+        const std::size_t row = first_row + static_cast<std::size_t>(r);
+        return a.data + a.batch_offsets[row / m] + static_cast<std::ptrdiff_t>(row % m) * a.row_stride;
     }
     const T* b_row(index p) const { return b + p * b_row_stride; }
+    /// Whether the rows are those of one batch's matrix.
+    bool single_matrix() const { return first_row / m == (first_row + static_cast<std::size_t>(rows) - 1) / m; }
 
     /// The distance between consecutive rows of A when it is the same for all
     /// of them (so A is one strided matrix), else 0.
@@ -236,41 +234,28 @@ struct eigen_gemm {
     }
 };
 
-#ifdef REALIFY_SIMD_HAVE_BLAS
-/// The same on the BLAS's sgemm / dgemm (gemm_call::blas).
-struct blas_gemm {
-    static CBLAS_TRANSPOSE op(bool transposed) { return transposed ? CblasTrans : CblasNoTrans; }
-    void operator()(index rows, index n, index k, const real_matrix<float>& a, const real_matrix<float>& b, float* c,
-                    index ldc, int accumulate = 0) const {
-        cblas_sgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k),
-                    accumulate < 0 ? -1.0f : 1.0f, a.data, blas_int(a.ld), b.data, blas_int(b.ld),
-                    accumulate != 0 ? 1.0f : 0.0f, c, blas_int(ldc));
-    }
-    void operator()(index rows, index n, index k, const real_matrix<double>& a, const real_matrix<double>& b,
-                    double* c, index ldc, int accumulate = 0) const {
-        cblas_dgemm(CblasRowMajor, op(a.transposed), op(b.transposed), blas_int(rows), blas_int(n), blas_int(k),
-                    accumulate < 0 ? -1.0 : 1.0, a.data, blas_int(a.ld), b.data, blas_int(b.ld),
-                    accumulate != 0 ? 1.0 : 0.0, c, blas_int(ldc));
+/// The same on a library's sgemm / dgemm (libraries.hpp: the CBLAS, oneDNN).
+struct library_real_gemm {
+    gemm_library library;
+    template <class T>
+    void operator()(index rows, index n, index k, const real_matrix<T>& a, const real_matrix<T>& b, T* c, index ldc,
+                    int accumulate = 0) const {
+        library_gemm(library, a.transposed, b.transposed, rows, n, k, accumulate < 0 ? T(-1) : T(1), a.data, a.ld,
+                     b.data, b.ld, accumulate != 0 ? T(1) : T(0), c, ldc);
     }
 };
-#endif
 
-/// Runs body(gemm) with the real GEMM the call asked for.
+/// Runs body(gemm) with the real GEMM of `library`.
 template <class Body>
-void with_real_gemm(bool blas, const Body& body) {
-#ifdef REALIFY_SIMD_HAVE_BLAS
-    if (blas) return body(blas_gemm{});
-#else
-    (void)blas;
-#endif
-    body(eigen_gemm{});
+void with_real_gemm(gemm_library library, const Body& body) {
+    if (library == gemm_library::eigen) return body(eigen_gemm{});
+    body(library_real_gemm{library});
 }
 
 template <class T, class Gemm>
 void real_product(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm) {
     const std::ptrdiff_t a_spacing = p.a_row_spacing();
-    const real_storage a_storage =
-        storage_of(p.rows, p.k, a_spacing, p.a.col_stride, p.rows == static_cast<index>(p.m));
+    const real_storage a_storage = storage_of(p.rows, p.k, a_spacing, p.a.col_stride, p.single_matrix());
     const real_storage b_storage = storage_of(p.k, p.n, p.b_row_stride, p.b_col_stride, true);
     const index a_copy = a_storage == real_storage::copy ? p.rows * p.k : 0;
     const index b_copy = b_storage == real_storage::copy ? p.k * p.n : 0;
@@ -279,7 +264,7 @@ void real_product(const product<T>& p, gemm_workspace& workspace, const Gemm& ge
                                 p.a.col_stride, scratch.take(a_copy));
     const auto b = real_operand(b_storage, p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_row_stride,
                                 p.b_col_stride, scratch.take(b_copy));
-    gemm(p.rows, p.n, p.k, a, b, p.out, p.n);
+    gemm(p.rows, p.n, p.k, a, b, p.out, p.ldc);
 }
 
 // ---- complex products ----------------------------------------------------------------
@@ -334,7 +319,7 @@ void expand_b(const product<T>& p, T* expanded) {
 /// dot products of A's interleaved row a[r] with x0 and x1; the rows go side
 /// by side so b is loaded once for all of them, and the sums stay in registers.
 template <index Rows, class T>
-void gemv_rows(const T* const* a, const T* b, const expansion<T>& e, index length, T* out) {
+void gemv_rows(const T* const* a, const T* b, const expansion<T>& e, index length, T* out, index out_stride) {
     using reg = vector_register<T>;
     using vec = typename reg::type;
     constexpr index lanes = reg::lanes;
@@ -364,8 +349,8 @@ void gemv_rows(const T* const* a, const T* b, const expansion<T>& e, index lengt
             sum_re += a[r][t] * br + a[r][t + 1] * (e.im_re * bi);
             sum_im += a[r][t] * (e.re_im * bi) + a[r][t + 1] * (e.im_im * br);
         }
-        out[2 * r] = sum_re;
-        out[2 * r + 1] = sum_im;
+        out[r * out_stride] = sum_re;
+        out[r * out_stride + 1] = sum_im;
     }
 }
 
@@ -393,9 +378,9 @@ void gemv_1m(const product<T>& p, gemm_workspace& workspace) {
                                              rows_scratch + i * length);
         }
         if (count == group) {
-            gemv_rows<group>(rows, b, e, length, p.out + 2 * r0);
+            gemv_rows<group>(rows, b, e, length, p.out + 2 * r0 * p.ldc, 2 * p.ldc);
         } else {
-            for (index i = 0; i < count; ++i) gemv_rows<1>(rows + i, b, e, length, p.out + 2 * (r0 + i));
+            for (index i = 0; i < count; ++i) gemv_rows<1>(rows + i, b, e, length, p.out + 2 * (r0 + i) * p.ldc, 0);
         }
     }
 }
@@ -416,7 +401,7 @@ void product_1m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
                             : gather(p.rows, p.k, 2, [&](index r) { return p.a_row(r); }, p.a.col_stride,
                                      scratch.take(p.rows * k2));
     const index a_stride = a_in_place && p.rows > 1 ? spacing : k2;
-    gemm(p.rows, n2, k2, real_matrix<T>{a, a_stride, false}, real_matrix<T>{expanded, n2, false}, p.out, n2);
+    gemm(p.rows, n2, k2, real_matrix<T>{a, a_stride, false}, real_matrix<T>{expanded, n2, false}, p.out, 2 * p.ldc);
 }
 
 /// |x| as an unsigned bit pattern: ordered as the magnitudes, inf and NaN
@@ -525,7 +510,7 @@ void product_direct(const product<T>& p, gemm_workspace& workspace) {
     }
     for (index r = 0; r < p.rows; ++r) {
         for (index j0 = 0; j0 < stride; j0 += block) direct_block(p, r, br, bi, stride, j0, re + j0, im + j0);
-        T* out = p.out + 2 * r * p.n;
+        T* out = p.out + 2 * r * p.ldc;
         for (index j = 0; j < p.n; ++j) {
             out[2 * j] = re[j];
             out[2 * j + 1] = im[j];
@@ -553,9 +538,12 @@ void product_4m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
     gemm(p.rows, p.n, p.k, a_im, b_im, cr, p.n, -1);
     gemm(p.rows, p.n, p.k, a_re, b_im, ci, p.n);
     gemm(p.rows, p.n, p.k, a_im, b_re, ci, p.n, 1);
-    for (index e = 0; e < c_size; ++e) {
-        p.out[2 * e] = cr[e];
-        p.out[2 * e + 1] = ci[e];
+    for (index r = 0; r < p.rows; ++r) {
+        T* out = p.out + 2 * r * p.ldc;
+        for (index j = 0; j < p.n; ++j) {
+            out[2 * j] = cr[r * p.n + j];
+            out[2 * j + 1] = ci[r * p.n + j];
+        }
     }
 }
 
@@ -615,7 +603,7 @@ void product_3m(const product<T>& p, gemm_workspace& workspace, const Gemm& gemm
             gemm(rows, cols, k, real_matrix<T>{as, k, false}, real_matrix<T>{bs, cols, false}, t3, cols);
             const T s = sa * sb;
             for (index r = 0; r < rows; ++r) {
-                T* out = p.out + 2 * ((i0 + r) * p.n + j0);
+                T* out = p.out + 2 * ((i0 + r) * p.ldc + j0);
                 const T *x1 = t1 + r * cols, *x2 = t2 + r * cols, *x3 = t3 + r * cols;
                 if (s == T(1)) {
                     for (index j = 0; j < cols; ++j) {
@@ -667,24 +655,6 @@ bool all_finite(const complex_matrix<T>& m, index rows, index cols) {
     return largest < infinite_bits<T>;
 }
 
-#ifdef REALIFY_SIMD_HAVE_BLAS
-inline CBLAS_TRANSPOSE blas_op(complex_op op) {
-    return op == complex_op::none ? CblasNoTrans : op == complex_op::transpose ? CblasTrans : CblasConjTrans;
-}
-inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<float>& a,
-                              const complex_matrix<float>& b, float* c) {
-    const float one[2] = {1.0f, 0.0f}, zero[2] = {0.0f, 0.0f};
-    cblas_cgemm(CblasRowMajor, blas_op(a.op), blas_op(b.op), blas_int(m), blas_int(n), blas_int(k), one, a.data,
-                blas_int(a.ld), b.data, blas_int(b.ld), zero, c, blas_int(n));
-}
-inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<double>& a,
-                              const complex_matrix<double>& b, double* c) {
-    const double one[2] = {1.0, 0.0}, zero[2] = {0.0, 0.0};
-    cblas_zgemm(CblasRowMajor, blas_op(a.op), blas_op(b.op), blas_int(m), blas_int(n), blas_int(k), one, a.data,
-                blas_int(a.ld), b.data, blas_int(b.ld), zero, c, blas_int(n));
-}
-#endif
-
 /// The native method: the backend's complex GEMM — the BLAS's cgemm / zgemm,
 /// else Eigen's complex product — on the operands in place where they are
 /// rows or columns of pairs. Complex GEMM kernels scale by α = 1 + 0i as a
@@ -693,65 +663,61 @@ inline void blas_complex_gemm(index m, index n, index k, const complex_matrix<do
 /// operand with a non-finite component runs 1m instead (returns false,
 /// nothing written), so the special values are the documented ones.
 template <class T>
-bool product_native(const product<T>& p, gemm_workspace& workspace, bool blas) {
+bool product_native(const product<T>& p, gemm_workspace& workspace, gemm_library library) {
     const std::ptrdiff_t a_spacing = p.a_row_spacing();
-    const bool single = p.rows == static_cast<index>(p.m);
+    const bool single = p.single_matrix();
     arena<T> scratch(workspace, 2 * p.rows * p.k, 2 * p.k * p.n);
     const auto a = complex_operand(p.rows, p.k, [&](index r) { return p.a_row(r); }, a_spacing, p.a.col_stride,
                                    p.a.conjugate, single, scratch.take(2 * p.rows * p.k));
     const auto b = complex_operand(p.k, p.n, [&](index r) { return p.b_row(r); }, p.b_row_stride, p.b_col_stride,
                                    p.conjugate_b, true, scratch.take(2 * p.k * p.n));
     if (!all_finite(a, p.rows, p.k) || !all_finite(b, p.k, p.n)) return false;
-#ifdef REALIFY_SIMD_HAVE_BLAS
-    if (blas) {
-        blas_complex_gemm(p.rows, p.n, p.k, a, b, p.out);
+    if (library == gemm_library::blas) {
+        library_complex_gemm(p.rows, p.n, p.k, a, b, p.out, p.ldc);
         return true;
     }
-#else
-    (void)blas;
-#endif
 #ifdef REALIFY_GEMM_NATIVE
-    REALIFY_GEMM_NATIVE(p.rows, p.n, p.k, a, b, p.out);
+    REALIFY_GEMM_NATIVE(p.rows, p.n, p.k, a, b, p.out, p.ldc);
 #else
-    eigen_complex_gemm(p.rows, p.n, p.k, a, b, p.out);
+    eigen_complex_gemm(p.rows, p.n, p.k, a, b, p.out, p.ldc);
 #endif
     return true;
 }
 
-/// Every product of a call: one when the batches share B (their rows of A
-/// stack), else one per batch.
+/// One tile of a call: the product of its rows of A and its columns of B,
+/// by the call's method, in place into its block of C.
 template <class T>
-void run(const gemm_call<T>& call) {
-    const std::size_t groups = call.shared_b ? 1 : call.batch;
-    const std::size_t per_group = call.batch / groups;
-    const std::size_t out_width = call.complex ? 2 : 1;
-    for (std::size_t g = 0; g < groups; ++g) {
-        const std::size_t first = g * per_group;
-        const product<T> p{call.a,
-                           first,
-                           call.m,
-                           static_cast<index>(per_group * call.m),
-                           static_cast<index>(call.n),
-                           static_cast<index>(call.k),
-                           call.b.data + call.b.batch_offsets[first],
-                           call.b.row_stride,
-                           call.b.col_stride,
-                           call.b.conjugate,
-                           call.out + first * call.m * call.n * out_width};
-        gemm_workspace& workspace = *call.workspace;
-        with_real_gemm(call.blas, [&](const auto& gemm) {
-            if (!call.complex) return real_product(p, workspace, gemm);
-            switch (call.method) {
-                case gemm_method::m3: return product_3m(p, workspace, gemm);
-                case gemm_method::m4: return product_4m(p, workspace, gemm);
-                case gemm_method::direct: return product_direct(p, workspace);
-                case gemm_method::native:
-                    if (product_native(p, workspace, call.blas)) return;
-                    [[fallthrough]];  // an inf or NaN in an operand: 1m's special values
-                default: return product_1m(p, workspace, gemm);
-            }
-        });
-    }
+void run(const gemm_call<T>& call, const gemm_tile& tile, gemm_workspace& workspace) {
+    const std::size_t width = call.complex ? 2 : 1;
+    // the group's first batch: its rows of C are contiguous from there
+    const std::size_t first_batch = call.shared_b ? 0 : tile.group;
+    const gemm_matrix<T> a{call.a.data, call.a.row_stride, call.a.col_stride, call.a.batch_offsets + first_batch,
+                           call.a.conjugate};
+    const product<T> p{a,
+                       tile.row0,
+                       call.m,
+                       static_cast<index>(tile.rows),
+                       static_cast<index>(tile.cols),
+                       static_cast<index>(call.k),
+                       call.b.data + call.b.batch_offsets[first_batch] +
+                           static_cast<std::ptrdiff_t>(tile.col0) * call.b.col_stride,
+                       call.b.row_stride,
+                       call.b.col_stride,
+                       call.b.conjugate,
+                       call.out + (first_batch * call.m * call.n + tile.row0 * call.n + tile.col0) * width,
+                       static_cast<index>(call.n)};
+    with_real_gemm(call.real_library, [&](const auto& gemm) {
+        if (!call.complex) return real_product(p, workspace, gemm);
+        switch (call.method) {
+            case gemm_method::m3: return product_3m(p, workspace, gemm);
+            case gemm_method::m4: return product_4m(p, workspace, gemm);
+            case gemm_method::direct: return product_direct(p, workspace);
+            case gemm_method::native:
+                if (product_native(p, workspace, call.complex_library)) return;
+                [[fallthrough]];  // an inf or NaN in an operand: 1m's special values
+            default: return product_1m(p, workspace, gemm);
+        }
+    });
 }
 
 }  // namespace

@@ -43,12 +43,12 @@
 namespace realify::simd::detail {
 
 void native_gemm_avx512(std::ptrdiff_t rows, std::ptrdiff_t n, std::ptrdiff_t k, const complex_view<float>& a,
-                        const complex_view<float>& b, float* c) {
-    eigen_complex_gemm(rows, n, k, a, b, c);
+                        const complex_view<float>& b, float* c, std::ptrdiff_t ldc) {
+    eigen_complex_gemm(rows, n, k, a, b, c, ldc);
 }
 void native_gemm_avx512(std::ptrdiff_t rows, std::ptrdiff_t n, std::ptrdiff_t k, const complex_view<double>& a,
-                        const complex_view<double>& b, double* c) {
-    eigen_complex_gemm(rows, n, k, a, b, c);
+                        const complex_view<double>& b, double* c, std::ptrdiff_t ldc) {
+    eigen_complex_gemm(rows, n, k, a, b, c, ldc);
 }
 
 }  // namespace realify::simd::detail

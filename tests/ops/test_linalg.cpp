@@ -5,7 +5,9 @@
 // (docs/numerics.md): random, badly scaled (rows ×1e±20) and special-value
 // inputs; shapes 0×k, k = 0, 1×1, odd sizes; strided, reversed, transposed
 // and lazy operands; the views conj_view / transpose_view / mH without
-// copies; broadcast batches; two real tensors; errors; the graph's nodes.
+// copies; broadcast batches; two real tensors; products cut into tiles and
+// the skinny products in every layout; errors; the graph's nodes; the
+// library in use (run once per library built in: tests/CMakeLists.txt).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -33,6 +35,7 @@
 #include "realify/simd/arch.hpp"
 #include "realify/simd/gemm.hpp"
 #include "realify/simd/gemm_report.hpp"
+#include "realify/threads.hpp"
 
 // "no temporaries" tests count large allocations
 #include "../support/large_allocations.hpp"
@@ -664,6 +667,237 @@ TEST(LinalgReal, TwoRealTensorsRunTheRealGemmWithPyTorchPromotion) {
     }
 }
 
+// ---- tiles and skinny products ------------------------------------------------------------------
+//
+// Products above 2 · grain::gemm multiply-adds are cut into tiles of C (each
+// one library call writing in place); real products of at most 16 rows or
+// columns run realify's skinny kernel. Sizes here cut into several tiles with
+// edges that are no multiple of anything, and exercise every skinny form.
+
+/// a·b in long double, with the bound's scale Σ|a||b| per entry.
+struct real_reference {
+    std::size_t m = 0, n = 0, k = 0;
+    std::vector<ld> value, scale;
+};
+
+template <class T>
+real_reference real_reference_of(const xt::xarray<T>& a, const xt::xarray<T>& b) {
+    real_reference r{a.shape()[0], b.shape()[1], a.shape()[1], {}, {}};
+    r.value.assign(r.m * r.n, 0);
+    r.scale.assign(r.m * r.n, 0);
+    for (std::size_t i = 0; i < r.m; ++i)
+        for (std::size_t p = 0; p < r.k; ++p) {
+            const ld x = static_cast<ld>(a(i, p));
+            for (std::size_t j = 0; j < r.n; ++j) {
+                const ld y = static_cast<ld>(b(p, j));
+                r.value[i * r.n + j] += x * y;
+                r.scale[i * r.n + j] += std::fabs(x * y);
+            }
+        }
+    return r;
+}
+
+/// got (m × n, any layout) within γ·Σ|a||b| of the reference; where the
+/// reference is NaN or infinite (special values), the same class.
+template <class T, class G>
+::testing::AssertionResult real_matches(const G& got, const real_reference& r) {
+    if (got.dimension() != 2 || got.shape()[0] != r.m || got.shape()[1] != r.n)
+        return ::testing::AssertionFailure() << "shape " << realify::detail::format_sequence(got.shape());
+    const ld tiny = static_cast<ld>(4 * (r.k + 1)) * std::numeric_limits<T>::denorm_min();
+    for (std::size_t i = 0; i < r.m; ++i)
+        for (std::size_t j = 0; j < r.n; ++j) {
+            const ld want = r.value[i * r.n + j], have = static_cast<ld>(got(i, j));
+            const bool ok = std::isfinite(want) ? std::fabs(have - want) <= gamma<T>(r.k) * r.scale[i * r.n + j] + tiny
+                                                : classify(have) == classify(want);
+            if (!ok)
+                return ::testing::AssertionFailure() << "entry (" << i << ", " << j << ") of " << r.m << "×" << r.k
+                                                     << "×" << r.n << ": " << double(have) << " vs " << double(want);
+        }
+    return ::testing::AssertionSuccess();
+}
+
+/// mm(a, b) with a and b read through every layout the products take: row-
+/// and column-major in place, every other element (strided), reversed
+/// (negative strides), offset into a larger buffer — at every instruction
+/// set and unforced (the library in use); calls check(c, what).
+template <class T, class Check>
+void for_each_layout(const xt::xarray<T>& a, const xt::xarray<T>& b, const Check& check) {
+    const std::size_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+    const xt::xarray<T> at = xt::transpose(a), bt = xt::transpose(b);  // column-major a, and W = bᵀ (n × k)
+    xt::xarray<T> a2 = xt::zeros<T>({2 * m + 1, 2 * k}), b2 = xt::zeros<T>({2 * k + 1, 2 * n});
+    xt::view(a2, xt::range(1, 2 * m + 1, 2), xt::range(0, 2 * k, 2)) = a;
+    xt::view(b2, xt::range(1, 2 * k + 1, 2), xt::range(1, 2 * n, 2)) = b;
+    const xt::xarray<T> a_rev = xt::flip(a, 0), bt_rev = xt::flip(bt, 0), b_rev = xt::flip(b, 1);
+    auto body = [&] {
+        check(xt::xarray<T>(realify::mm(a, b)), "row-major a, b");
+        check(xt::xarray<T>(realify::mm(a, realify::transpose_view(bt))), "b = Wᵀ (x·Wᵀ)");
+        check(xt::xarray<T>(realify::mm(realify::transpose_view(at), b)), "column-major a");
+        check(xt::xarray<T>(realify::mm(realify::transpose_view(at), realify::transpose_view(bt))), "both column-major");
+        auto sa = xt::view(a2, xt::range(1, 2 * m + 1, 2), xt::range(0, 2 * k, 2));
+        auto sb = xt::view(b2, xt::range(1, 2 * k + 1, 2), xt::range(1, 2 * n, 2));
+        check(xt::xarray<T>(realify::mm(sa, sb)), "strided, offset a and b");
+        check(xt::xarray<T>(realify::mm(sa, realify::transpose_view(bt))), "strided a, b = Wᵀ");
+        check(xt::xarray<T>(realify::mm(xt::flip(a_rev, 0), realify::transpose_view(xt::flip(bt_rev, 0)))),
+              "reversed rows of a and of W");
+        check(xt::xarray<T>(realify::mm(a, xt::flip(b_rev, 1))), "reversed columns of b");
+    };
+    body();
+    for (arch forced : machine_arches()) {
+        const realify::simd::scoped_arch scope(forced);
+        SCOPED_TRACE(std::string(realify::simd::arch_name(forced)));
+        body();
+    }
+}
+
+template <class T>
+void check_real_tiles() {
+    std::mt19937_64 rng(51);
+    // two row blocks (208 + 192) × two column blocks (160 + 140); one row
+    // block × four column blocks; three × two with the last row block short
+    struct mkn {
+        std::size_t m, k, n;
+    };
+    for (const mkn d : {mkn{400, 70, 300}, mkn{130, 129, 517}, mkn{777, 60, 200}}) {
+        static_assert(400 * 70 * 300 > 2 * realify::grain::gemm);
+        const xt::xarray<T> a = random_real<T>({d.m, d.k}, rng), b = random_real<T>({d.k, d.n}, rng);
+        const real_reference r = real_reference_of(a, b);
+        SCOPED_TRACE(std::to_string(d.m) + "×" + std::to_string(d.k) + "×" + std::to_string(d.n));
+        for_each_layout(a, b, [&](const xt::xarray<T>& c, const char* what) { EXPECT_TRUE(real_matches<T>(c, r)) << what; });
+    }
+    // batches, each cut into tiles (bmm), and batches on a shared b, whose
+    // stacked rows are cut across the batches' boundaries (matmul)
+    const xt::xarray<T> p = random_real<T>({3, 260, 130}, rng), q = random_real<T>({3, 130, 260}, rng);
+    const xt::xarray<T> pq = realify::bmm(p, q);
+    const xt::xarray<T> w = random_real<T>({80, 300}, rng), shared_a = random_real<T>({4, 100, 80}, rng);
+    const xt::xarray<T> sw = realify::matmul(shared_a, w);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const xt::xarray<T> pi = xt::view(p, i), qi = xt::view(q, i), got = xt::view(pq, i);
+        EXPECT_TRUE(real_matches<T>(got, real_reference_of(pi, qi))) << "bmm batch " << i;
+    }
+    for (std::size_t i = 0; i < 4; ++i) {
+        const xt::xarray<T> ai = xt::view(shared_a, i), got = xt::view(sw, i);
+        EXPECT_TRUE(real_matches<T>(got, real_reference_of(ai, w))) << "matmul on a shared b, batch " << i;
+    }
+}
+TEST(LinalgTiles, RealProductsCutIntoTilesInEveryLayoutFloat) { check_real_tiles<float>(); }
+TEST(LinalgTiles, RealProductsCutIntoTilesInEveryLayoutDouble) { check_real_tiles<double>(); }
+
+/// Every method on a complex product of two column blocks (112 + 88): each
+/// tile is a product of its own (1m expands its columns of B, native checks
+/// its operands). A NaN in a(3, 5) reaches row 3 alone, in every tile.
+template <class T>
+void check_complex_tiles() {
+    std::mt19937_64 rng(52);
+    const std::size_t m = 150, k = 80, n = 200;
+    static_assert(4 * 150 * 80 * 200 > 2 * realify::grain::gemm);
+    const carray<T> a = random_complex<T>({m, k}, rng), b = random_complex<T>({k, n}, rng);
+    const reference r = make_reference(a, b);
+    const carray<T> bt = xt::conj(xt::transpose(b));  // b = bt^H, read through mH
+    carray<T> poisoned = a;
+    poisoned(3, 5) = {std::numeric_limits<T>::quiet_NaN(), 0};
+    for_each_arch_and_method([&](gemm_method method) {
+        const auto la = realify::complex_layout_of(a), lb = realify::complex_layout_of(b);
+        EXPECT_TRUE(within_bound(result_of<T>(realify::mm(la, lb, method)), r, method));
+        EXPECT_TRUE(within_bound(result_of<T>(realify::mm(la, realify::mH(realify::complex_layout_of(bt)), method)), r,
+                                 method));
+        const carray<T> c = result_of<T>(realify::mm(realify::complex_layout_of(poisoned), lb, method));
+        for (std::size_t i = 0; i < m; ++i)
+            for (std::size_t j = 0; j < n; ++j) {
+                const bool nan = std::isnan(c(i, j).real()) && std::isnan(c(i, j).imag());
+                const bool finite = std::isfinite(c(i, j).real()) && std::isfinite(c(i, j).imag());
+                if (i == 3 ? !nan : !finite) {
+                    ADD_FAILURE() << "entry (" << i << ", " << j << "): " << c(i, j);
+                    return;
+                }
+            }
+    });
+}
+TEST(LinalgTiles, EveryComplexMethodRunsOnTilesFloat) { check_complex_tiles<float>(); }
+TEST(LinalgTiles, EveryComplexMethodRunsOnTilesDouble) { check_complex_tiles<double>(); }
+
+/// Skinny products — at most 16 rows of a, or 16 columns of b, reading a
+/// weight of at least 2¹⁸ elements or giving one output: the matrix-vector
+/// product (x·Wᵀ, W·x, x·W), a few rows, a dot product longer than a chunk of
+/// k — in every layout, within the bound; at AVX2 and AVX-512 the same bits
+/// (docs/numerics.md: the summation order is fixed). Smaller weights run the
+/// GEMM (also checked here).
+template <class T>
+void check_skinny() {
+    std::mt19937_64 rng(53);
+    struct mkn {
+        std::size_t m, k, n;
+        bool skinny;
+    };
+    for (const mkn d : {mkn{1, 1, 1, true}, mkn{1, 40000, 1, true}, mkn{1, 500, 600, true}, mkn{3, 520, 513, true},
+                        mkn{5, 255, 1100, true}, mkn{16, 300, 900, true}, mkn{1000, 300, 1, true},
+                        mkn{700, 400, 7, true}, mkn{17, 16000, 16, true},
+                        mkn{1, 15, 37, false}, mkn{2, 100, 33, false}, mkn{16, 65, 300, false},
+                        mkn{1, 20000, 3, false}, mkn{300, 70, 1, false}, mkn{17, 40, 16, false}}) {
+        const xt::xarray<T> a = random_real<T>({d.m, d.k}, rng), b = random_real<T>({d.k, d.n}, rng);
+        const real_reference r = real_reference_of(a, b);
+        const std::string size = std::to_string(d.m) + "×" + std::to_string(d.k) + "×" + std::to_string(d.n);
+        SCOPED_TRACE(size);
+        const realify::simd::gemm_dims dims{1, d.m, d.n, d.k};
+        const auto type = sizeof(T) == 4 ? realify::simd::gemm_type::float32 : realify::simd::gemm_type::float64;
+        EXPECT_EQ(realify::simd::gemm_backend(dims, type) == "realify", d.skinny);
+        for_each_layout(a, b, [&](const xt::xarray<T>& c, const char* what) { EXPECT_TRUE(real_matches<T>(c, r)) << what; });
+        if (d.skinny && realify::simd::is_supported(arch::avx2) && realify::simd::is_supported(arch::avx512)) {
+            const auto at = [&](arch level) {
+                const realify::simd::scoped_arch scope(level);
+                return std::pair{xt::xarray<T>(realify::mm(a, b)),
+                                 xt::xarray<T>(realify::mm(a, realify::transpose_view(xt::xarray<T>(xt::transpose(b)))))};
+            };
+            EXPECT_EQ(at(arch::avx2), at(arch::avx512)) << "the same bits at AVX2 and AVX-512";
+        }
+    }
+    // batches: each batch's rows (bmm), rows stacked on a shared b (matmul), columns per batch
+    const xt::xarray<T> p = random_real<T>({3, 4, 500}, rng), q = random_real<T>({3, 500, 700}, rng);
+    const xt::xarray<T> shared = random_real<T>({500, 700}, rng), tall = random_real<T>({3, 700, 500}, rng);
+    const xt::xarray<T> narrow = random_real<T>({3, 500, 2}, rng);
+    const xt::xarray<T> pq = realify::bmm(p, q), ps = realify::matmul(p, shared), tn = realify::bmm(tall, narrow);
+    for (std::size_t i = 0; i < 3; ++i) {
+        const xt::xarray<T> pi = xt::view(p, i), qi = xt::view(q, i), ti = xt::view(tall, i), ni = xt::view(narrow, i);
+        EXPECT_TRUE(real_matches<T>(xt::xarray<T>(xt::view(pq, i)), real_reference_of(pi, qi))) << "bmm " << i;
+        EXPECT_TRUE(real_matches<T>(xt::xarray<T>(xt::view(ps, i)), real_reference_of(pi, shared))) << "matmul " << i;
+        EXPECT_TRUE(real_matches<T>(xt::xarray<T>(xt::view(tn, i)), real_reference_of(ti, ni))) << "bmm, 2 columns " << i;
+    }
+}
+TEST(LinalgSkinny, MatrixVectorAndFewRowProductsInEveryLayoutFloat) { check_skinny<float>(); }
+TEST(LinalgSkinny, MatrixVectorAndFewRowProductsInEveryLayoutDouble) { check_skinny<double>(); }
+
+/// Skinny products: inf and NaN in x or in the weight reach exactly the
+/// outputs whose sums they take part in, as in the long double sum (inf·0 = NaN, inf − inf = NaN);
+/// ±0, subnormals and the smallest normal stay within the bound.
+template <class T>
+void check_skinny_special_values() {
+    std::mt19937_64 rng(54);
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    const T tiny = std::numeric_limits<T>::denorm_min(), least = std::numeric_limits<T>::min();
+    for (const std::size_t m : {std::size_t(1), std::size_t(3)}) {
+        const std::size_t k = 37, n = 7100;  // 262700 elements of W: the skinny kernel
+        xt::xarray<T> a = random_real<T>({m, k}, rng), w = random_real<T>({n, k}, rng);
+        a(0, 4) = inf;
+        a(m - 1, 20) = nan;
+        w(3, 4) = T(0);  // inf · 0: NaN in output (0, 3)
+        w(5, 30) = -inf;
+        w(6, 4) = T(-0.0);
+        w(7, 8) = tiny;
+        w(8, 9) = least;
+        a(0, 33) = -tiny;
+        const xt::xarray<T> b = xt::transpose(w);
+        const real_reference r = real_reference_of(a, b);
+        EXPECT_TRUE(real_matches<T>(xt::xarray<T>(realify::mm(a, realify::transpose_view(w))), r)) << "dot form";
+        EXPECT_TRUE(real_matches<T>(xt::xarray<T>(realify::mm(a, b)), r)) << "axpy form";
+        for (arch forced : machine_arches()) {
+            const realify::simd::scoped_arch scope(forced);
+            EXPECT_TRUE(real_matches<T>(xt::xarray<T>(realify::mm(a, realify::transpose_view(w))), r))
+                << realify::simd::arch_name(forced);
+        }
+    }
+}
+TEST(LinalgSkinny, InfAndNanReachTheirOutputsAsInTheExactSumFloat) { check_skinny_special_values<float>(); }
+TEST(LinalgSkinny, InfAndNanReachTheirOutputsAsInTheExactSumDouble) { check_skinny_special_values<double>(); }
+
 // ---- errors ------------------------------------------------------------------------------------
 
 template <class F>
@@ -862,14 +1096,29 @@ TEST(LinalgGraph, MmBmmAndMatmulNodesRunTheTableLoweringsBitForBit) {
 
 TEST(LinalgBackend, TheBackendIsNamedAndExplainSaysIt) {
     const std::string backend(realify::simd::gemm_backend());
-    EXPECT_TRUE(backend == "eigen" || backend == "openblas" || backend == "blis" || backend == "mkl") << backend;
+    EXPECT_TRUE(backend == "eigen" || backend == "openblas" || backend == "blis" || backend == "mkl" || backend == "onednn")
+        << backend;
     const char* forced = std::getenv("REALIFY_GEMM_BACKEND");
-    if (forced != nullptr && std::string(forced) == "blas") {
-        EXPECT_NE(backend, "eigen");
+    const std::string forced_name = forced == nullptr ? "" : forced;
+    if (forced_name == "blas") {
+        EXPECT_TRUE(backend == "openblas" || backend == "blis" || backend == "mkl") << backend;
+    } else if (!forced_name.empty()) {
+        EXPECT_EQ(backend, forced_name);
     }
-    if (forced != nullptr && std::string(forced) == "eigen") {
-        EXPECT_EQ(backend, "eigen");
+    using realify::simd::gemm_type;
+    const realify::simd::gemm_dims large{1, 256, 256, 256}, vector{1, 1, 2048, 2048};
+    EXPECT_EQ(realify::simd::gemm_backend(large, gemm_type::float32), backend);
+    EXPECT_EQ(realify::simd::gemm_backend(vector, gemm_type::float32), "realify");  // the skinny kernel
+    // oneDNN has no double GEMM: forced, the double products run on Eigen
+    if (forced_name == "onednn") {
+        EXPECT_EQ(realify::simd::gemm_backend(large, gemm_type::float64), "eigen");
     }
+    const std::string line = realify::simd::gemm_description(large, gemm_type::float32);
+    EXPECT_NE(line.find(backend), std::string::npos) << line;
+    EXPECT_NE(line.find("tiles of 256 × 128"), std::string::npos) << line;
+    EXPECT_NE(realify::simd::gemm_description(vector, gemm_type::float32).find("skinny"), std::string::npos);
+    EXPECT_NE(realify::simd::gemm_description(large, gemm_type::complex64, false, gemm_method::m3).find("3m on"),
+              std::string::npos);
     namespace graph = realify::graph;
     auto x = graph::input<std::complex<float>>("x");
     const std::string text = graph::explain(graph::lower(graph::mm(x, x)));

@@ -863,8 +863,8 @@ TEST(ThreadsReductions, BlocksAndGroupsOnEveryLevelDouble) { check_reduction_blo
 template <class C>
 void check_products() {
     using T = typename C::value_type;
-    // complex madds = 4 · m · n · k: around 2 · grain::gemm (8M), with odd sizes; column panels
-    // are at least 128 wide, so the larger product (263 columns) is cut in two
+    // complex madds = 4 · m · n · k: around 2 · grain::gemm (8M), with odd sizes; tiles are
+    // about 128 columns wide, so the larger product (263 columns) is cut in two
     static_assert(4 * 95 * 103 * 101 < 2 * realify::grain::gemm && 4 * 75 * 109 * 263 > 2 * realify::grain::gemm);
     using mkn = std::array<std::size_t, 3>;
     for (const mkn& sizes : under_tsan ? std::vector<mkn>{{75, 109, 263}} : std::vector<mkn>{{95, 103, 101}, {75, 109, 263}}) {
@@ -889,13 +889,34 @@ void check_products() {
         });
     }
     // batches: one piece each (bmm); batches on a shared B (matmul broadcast): 4 · 5 · m · n · k > 8M,
-    // two column panels of at least 128
+    // two column blocks
     static_assert(4 * 5 * 67 * 71 * 103 > 2 * realify::grain::gemm && 4 * 5 * 67 * 71 * 257 > 2 * realify::grain::gemm);
     const xt::xarray<C> ba = random_tensor<C>({5, 67, 71}, 44), bb = random_tensor<C>({5, 71, 103}, 45);
     expect_thread_count_invariant("bmm 5 × 67×71×103", [&] { return xt::xarray<C>(realify::bmm(ba, bb)); });
     const xt::xarray<C> shared = random_tensor<C>({71, 257}, 46);
     expect_thread_count_invariant("matmul on a shared b", [&] { return xt::xarray<C>(realify::matmul(ba, shared)); });
-    // dot, vdot: ranges of k (a reduction: 2k elements read against grain::reduction)
+    // real products in 2-D tiles: two row blocks (208 + 192) × two column blocks (160 + 140), x·Wᵀ
+    // with W read in place; rows of batches on a shared b stacked and cut across the batches
+    const xt::xarray<T> ta = random_tensor<T>({400, 70}, 51), tw = random_tensor<T>({300, 70}, 52);
+    const xt::xarray<T> tb = xt::transpose(tw);
+    expect_thread_count_invariant("real mm in 2-D tiles", [&] { return xt::xarray<T>(realify::mm(ta, tb)); });
+    expect_thread_count_invariant("real x·Wᵀ in 2-D tiles", [&] {
+        return xt::xarray<T>(realify::mm(ta, realify::transpose_view(tw)));
+    });
+    const xt::xarray<T> stacked = random_tensor<T>({4, 100, 70}, 53);
+    expect_thread_count_invariant("real matmul on a shared b, tiles across batches", [&] {
+        return xt::xarray<T>(realify::matmul(stacked, tb));
+    });
+    // skinny products: pieces of the outputs by bytes of the weight read (x·Wᵀ, W·x, x·W, few rows)
+    const xt::xarray<T> w = random_tensor<T>({3000, 300}, 54), v = random_tensor<T>({300}, 55);
+    const xt::xarray<T> rows = random_tensor<T>({5, 300}, 56), wt = xt::transpose(w);
+    expect_thread_count_invariant("matrix-vector x·Wᵀ", [&] { return xt::xarray<T>(realify::matmul(v, realify::transpose_view(w))); });
+    expect_thread_count_invariant("matrix-vector W·x", [&] { return xt::xarray<T>(realify::mv(w, v)); });
+    expect_thread_count_invariant("vector-matrix x·W", [&] { return xt::xarray<T>(realify::matmul(v, wt)); });
+    expect_thread_count_invariant("five rows times Wᵀ", [&] { return xt::xarray<T>(realify::mm(rows, realify::transpose_view(w))); });
+    const xt::xarray<C> cw = random_tensor<C>({2500, 1000}, 57), cx = random_tensor<C>({1000}, 58);  // 10M madds: 10 row tiles
+    expect_thread_count_invariant("complex matrix-vector", [&] { return xt::xarray<C>(realify::mv(cw, cx)); });
+    // dot, vdot: chunks of k (a reduction: 2k elements read against grain::reduction)
     for (std::size_t n : sizes_around(g_reduction / 2)) {
         const xt::xarray<C> x = random_tensor<C>({n}, 47), y = random_tensor<C>({n}, 48);
         expect_thread_count_invariant("dot n=" + std::to_string(n), [&] { return xt::xarray<C>(realify::dot(x, y)); });

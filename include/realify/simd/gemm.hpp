@@ -1,10 +1,14 @@
 // Matrix products on the (…, 2) layout, computed by real matrix-multiply
 // kernels only: the "induced methods" of Van Zee & Smith (ACM TOMS 2017) and
 // Van Zee (SIAM SISC 2020). The products run in the compiled realify_gemm
-// library, which realify::realify links and realify::core does not (Eigen's
-// real GEMM, one copy per instruction set, chosen at run time like the other
-// kernels: realify/simd/arch.hpp); this header is cheap — it includes
-// neither Eigen nor xsimd — so the dispatch lowerings call it.
+// library, which realify::realify links and realify::core does not: Eigen's
+// GEMM (one copy per instruction set, chosen at run time like the other
+// kernels: realify/simd/arch.hpp) or a library built in beside it (a CBLAS,
+// oneDNN), whichever measured fastest on this CPU (gemm_backend()), cut into
+// tiles of C fixed by the sizes for the threads (realify/threads.hpp); real
+// products of a few rows run realify's own one-pass kernel. This header is
+// cheap — it includes neither Eigen nor xsimd — so the dispatch lowerings
+// call it.
 //
 // Methods (docs/numerics.md gives their error bounds and inf/NaN behaviour):
 //
@@ -20,14 +24,13 @@
 //           J. Matrix Anal. Appl. 1992): used only when asked for.
 //   direct  a loop over entries, (aᵣbᵣ − aᵢbᵢ, aᵣbᵢ + aᵢbᵣ) accumulated in k
 //           order; the fastest for small products.
-//   native  the backend's complex GEMM: Eigen's complex product, or the
-//           BLAS's cgemm / zgemm (realify::simd::gemm_backend()); operands
-//           with an inf or NaN run 1m instead, whose special values are the
+//   native  a complex GEMM: Eigen's complex product, or the CBLAS's
+//           cgemm / zgemm (realify::simd::gemm_backend()); operands with an
+//           inf or NaN run 1m instead, whose special values are the
 //           documented ones.
 //   automatic  direct up to gemm_direct_threshold multiply-adds, 1m for a
-//           matrix-vector product, else native where the backend's complex
-//           GEMM is the faster (a BLAS; Eigen built for AVX-512) and 1m
-//           elsewhere (measured: docs/numerics.md, "Which method runs").
+//           matrix-vector product, else native or 1m, whichever measured
+//           faster on this CPU (docs/numerics.md, "Which method runs").
 // The induced methods (1m, 4m, 3m) run on the backend's real GEMM.
 //
 // Operands are described by strides, so transposed (column-major) and
@@ -40,6 +43,7 @@
 
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "realify/version.hpp"
@@ -119,15 +123,37 @@ void complex_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const ge
 void real_gemm(const gemm_dims& dims, const gemm_operand<float>& a, const gemm_operand<float>& b, float* out);
 void real_gemm(const gemm_dims& dims, const gemm_operand<double>& a, const gemm_operand<double>& b, double* out);
 
-/// The library the matrix products run on: "eigen" (Eigen's real and complex
-/// GEMM, compiled per instruction set), or the CBLAS realify_gemm was built
-/// with — "openblas", "blis" or "mkl" — whose sgemm/dgemm then run the real
-/// products and the induced methods, and whose cgemm/zgemm runs the native
-/// method (docs/numerics.md, "Which backend runs"). The BLAS is used when it suits this CPU and no instruction set is
-/// forced (realify::simd::scoped_arch, REALIFY_SIMD_ARCH: the products then
-/// run on Eigen built for it); REALIFY_GEMM_BACKEND=eigen|blas overrides.
-/// Throws realify::error if REALIFY_GEMM_BACKEND cannot be honoured.
+/// The element type of a product, for the functions that describe one.
+enum class gemm_type { float32, float64, complex64, complex128 };
+
+/// The library large float products run on: "eigen" (Eigen's GEMM, compiled
+/// per instruction set), the CBLAS realify_gemm was built with ("openblas",
+/// "blis", "mkl") or "onednn" — gemm_backend({1, 256, 256, 256},
+/// gemm_type::float32). Without REALIFY_GEMM_BACKEND the first product that
+/// needs the choice (or this call) times each library built in once on this
+/// CPU, on one thread, and the process keeps the fastest (docs/numerics.md,
+/// "Which backend runs"); under realify::simd::scoped_arch or
+/// REALIFY_SIMD_ARCH the products run on Eigen built for that level.
+/// REALIFY_GEMM_BACKEND=eigen|blas|openblas|blis|mkl|onednn forces one
+/// (blas: the CBLAS built in). Throws realify::error if REALIFY_GEMM_BACKEND
+/// cannot be honoured.
 std::string_view gemm_backend();
+
+/// What runs a product of these dimensions: "realify" (its own kernels: the
+/// skinny real products — at most 16 rows or columns — the direct loop, 1m's
+/// matrix-vector kernel), else the library, as gemm_backend(). `shared_b`:
+/// every batch reads the same B. For a complex type, that of `method` as
+/// automatic resolves it.
+std::string_view gemm_backend(const gemm_dims& dims, gemm_type type, bool shared_b = false,
+                              gemm_method method = current_gemm_method());
+
+/// One line saying how such a product runs — kernel or library (with its
+/// version), method, the tiles it is cut into, and why (measured: each
+/// candidate's time ÷ the fastest's; forced; small) — for graph::explain.
+/// Skinny products are described for operands whose weight has contiguous
+/// rows or columns (others run the GEMM).
+std::string gemm_description(const gemm_dims& dims, gemm_type type, bool shared_b = false,
+                             gemm_method method = current_gemm_method());
 
 /// Products of at most this many multiply-adds (m·n·k, with m counting every
 /// batch when all batches share B, since they then run as one product) use
@@ -138,9 +164,9 @@ inline constexpr std::size_t gemm_direct_threshold = 64;
 
 /// The method a complex product of these dimensions runs with: `method`
 /// itself unless it is automatic, else direct, 1m (matrix-vector) or native
-/// by size. (Where native is not the faster on the backend in use — Eigen
-/// below AVX-512 — automatic then runs 1m.) `shared_b` says every batch reads
-/// the same B.
+/// by size. (Where native measured slower than 1m — Eigen below AVX-512, say
+/// — automatic then runs 1m: gemm_description says which.) `shared_b` says
+/// every batch reads the same B.
 gemm_method resolve_gemm_method(const gemm_dims& dims, bool shared_b, gemm_method method) noexcept;
 
 }  // namespace simd
