@@ -9,6 +9,7 @@
 #include "realify/errors.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/infer_shapes.hpp"
+#include "realify/graph/kernel_ops.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/value.hpp"
 
@@ -46,6 +47,10 @@ bool is_loop(const ir_node& n) { return n.fusion == fusion_mode::own_loop || n.f
 
 /// A tensor_op that writes a buffer handed to it (its shape declared, graph/tensor_op.hpp).
 bool writes_buffer(const ir_node& n) { return n.rule == node_rule::tensor_op && n.shape == shape_rule::declared; }
+
+/// An op of the kernel rule: writes any strides itself, through a temporary
+/// where an operand overlaps (graph/kernel_ops.hpp).
+bool is_kernel(const ir_node& n) { return n.rule == node_rule::kernel; }
 
 /// The memory a node's value is, when it is an input's memory re-described
 /// (through views and same-type casts): that input's position; else nothing
@@ -106,7 +111,7 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
         return plan;
     }
     const ir_node& n = g.nodes[slot];
-    if (!is_loop(n) && !writes_buffer(n)) return plan;
+    if (!is_loop(n) && !writes_buffer(n) && !is_kernel(n)) return plan;
     // a loop (or a tensor_op): may it write the buffer itself?
     const byte_range written = bytes_of(plan.target);
     bool in_place = false, overlapped = false;
@@ -116,7 +121,8 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
         const bound_input& input = (*ctx.inputs)[*source];
         if (!input.borrowed || !written.overlaps(bytes_of(input.data, input.bytes))) continue;
         const bool same = packed && input.data == plan.target.data && shapes[operand] && shapes[slot] &&
-                          *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex;
+                          *shapes[operand] == *shapes[slot] && g.resolve(operand).is_complex == n.is_complex &&
+                          (!is_kernel(n) || kernel_in_place(n));
         (same ? in_place : overlapped) = true;
     }
     if (writes_buffer(n)) {  // fn may read an operand after writing: only disjoint, packed memory
@@ -252,7 +258,7 @@ void copy_value_into(const buffer_layout& b, const value_memory& value) {
 
 void write_output(eval_context& ctx, const output_plan& plan) {
     const ir_node& writer = ctx.ir->nodes[plan.writer];
-    if (plan.route != write_route::copied && (is_loop(writer) || writes_buffer(writer))) {  // plan_route's writers
+    if (plan.route != write_route::copied && (is_loop(writer) || writes_buffer(writer) || is_kernel(writer))) {  // plan_route's writers
         writer.evaluator(writer, ctx, &plan.target);
         return;
     }

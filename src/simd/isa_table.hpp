@@ -19,6 +19,7 @@
 
 #include <cstddef>
 
+#include "isa/attention_kernels.hpp"
 #include "isa/rope_kernels.hpp"
 #include "kernel_table.hpp"
 #include "isa/complex_mul_kernels.hpp"
@@ -64,7 +65,8 @@ constexpr kernel_set<T> make_kernel_set() noexcept {
     kernel_set<T> set{{&m::mul, &m::mul_conj, &m::mul_rows, &m::mul_real, &m::mul_scalar, &m::mul_add},
                       &rope::isa::rope_simd<T, Arch>::run,
                       {},
-                      {&r::max, &r::exp_sum, &r::moments, &r::normalize}};
+                      {&r::max, &r::exp_sum, &r::moments, &r::normalize},
+                      &isa::attention_kernels<T, Arch>::run};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);
     REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ADD)
 #undef REALIFY_SIMD_ADD

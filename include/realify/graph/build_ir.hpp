@@ -7,6 +7,8 @@
 
 #include <array>
 #include <complex>
+#include <memory>
+#include <vector>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -35,6 +37,7 @@ constexpr std::string_view type_name() {
     if constexpr (std::is_same_v<T, float>) return "f32";
     else if constexpr (std::is_same_v<T, double>) return "f64";
     else if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
     else return "other";
 }
 
@@ -111,6 +114,9 @@ std::string number_label(const S& value) {
     return s.str();
 }
 
+template <bool Strict, class N>
+std::size_t add_typed_record(graph_ir& g, const N& n);
+
 /// Adds n (and, first, its children) to the run-time mirror; a node shared
 /// by several consumers is added once. The record points at n (constants'
 /// values, user ops' references): n must outlive it. What the node's type
@@ -119,6 +125,24 @@ std::string number_label(const S& value) {
 template <bool Strict, class N>
 std::size_t add_to_ir(graph_ir& g, const N& n) {
     if (const auto slot = find_record(g, n.id)) return *slot;
+    if constexpr (is_creation_v<N>) {  // its children: the integer nodes its shape reads
+        static constexpr node_facts facts = facts_of<Strict, N>();
+        std::vector<std::size_t> children;
+        for (const integer_source& read : n.reads()) children.push_back(read.add_to(g, Strict));
+        const std::unique_ptr<bool[]> boundary(new bool[children.size() + 1]());
+        node_object x;
+        x.id = n.id;
+        x.object = &n;
+        x.attrs = &n.attrs();
+        return add_record(g, facts, x, children, std::span<const bool>(boundary.get(), children.size()));
+    } else {
+        return add_typed_record<Strict>(g, n);
+    }
+}
+
+/// add_to_ir for a node whose children are in its type.
+template <bool Strict, class N>
+std::size_t add_typed_record(graph_ir& g, const N& n) {
     static constexpr node_facts facts = facts_of<Strict, N>();
     constexpr std::size_t count = [] {
         if constexpr (requires { typename N::children_type; }) return std::tuple_size_v<typename N::children_type>;
