@@ -61,6 +61,15 @@ log1p, ceil, floor, round, trunc (tests/ops/test_property.cpp checks them
 against realify::reference).  squeeze_dims (aten squeeze.dims, PyTorch >= 2.0)
 is composed from squeeze.dim calls, which is its documented meaning.
 getitem has no single aten signature and is not covered here.
+
+The ops a decoder layer needs: scaled_dot_product_attention (PyTorch 1.13
+has no F.scaled_dot_product_attention: its documented formula, softmax(q kT
+scale + mask) v, materialised in float64; kind b / r masks, is_causal, scale,
+enable_gqa as parameters), linear (F.linear), triu, tril, hstack, and the
+creation ops arange, full, zeros, ones (no inputs: sizes and values are
+parameters). empty and empty_like have no values to check, rope is not a
+PyTorch op (its goldens are tests/golden/rope and graph/, for the (xq, xk)
+form, which the one-tensor form matches bit for bit).
 """
 
 import math
@@ -796,6 +805,106 @@ def gen_einsum(ctx, op):
                 {"equation": equation})
 
 
+def attention_formula(q, k, v, mask=None, is_causal=False, scale=None, enable_gqa=False):
+    """F.scaled_dot_product_attention as its documentation defines it (PyTorch
+    1.13 has no such function): softmax(q kT scale + mask) v, materialised, in
+    float64 whatever the case dtype; the result in the case dtype."""
+    L, S, E = q.shape[-2], k.shape[-2], q.shape[-1]
+    qd, kd, vd = q.double(), k.double(), v.double()
+    if enable_gqa and q.dim() >= 3 and k.shape[-3] != q.shape[-3]:
+        kd = kd.repeat_interleave(q.shape[-3] // k.shape[-3], dim=-3)
+        vd = vd.repeat_interleave(q.shape[-3] // v.shape[-3], dim=-3)
+    factor = 1.0 / math.sqrt(E) if scale is None else scale
+    scores = qd @ kd.transpose(-2, -1) * factor
+    if is_causal:
+        scores = scores.masked_fill(torch.ones(L, S, dtype=torch.bool).tril().logical_not(), -INF)
+    if mask is not None:
+        scores = scores.masked_fill(mask.logical_not(), -INF) if mask.dtype == torch.bool else scores + mask.double()
+    return (torch.softmax(scores, dim=-1) @ vd).to(q.dtype)
+
+
+def gen_attention(ctx, op):
+    # (q, k, v shapes, mask kind, is_causal, scale, enable_gqa)
+    cases = [((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), None, False, None, False),
+             ((2, 3, 5, 9), (2, 3, 7, 9), (2, 3, 7, 6), None, False, None, False),
+             ((2, 3, 5, 9), (2, 3, 7, 9), (2, 3, 7, 6), None, True, None, False),
+             ((1, 2, 70, 16), (1, 2, 130, 16), (1, 2, 130, 16), None, True, None, False),
+             ((1, 4, 1, 64), (1, 4, 200, 64), (1, 4, 200, 64), None, False, None, False),
+             ((1, 8, 3, 16), (1, 2, 40, 16), (1, 2, 40, 16), None, False, 0.3, True),
+             ((2, 2, 6, 8), (2, 2, 70, 8), (2, 2, 70, 8), "bool", False, None, False),
+             ((2, 2, 6, 8), (2, 2, 70, 8), (2, 2, 70, 8), "float", False, None, False),
+             ((5, 4), (7, 4), (7, 3), None, True, None, False),
+             ((3, 4, 8), (1, 6, 8), (1, 6, 8), None, False, None, False)]
+    for n, (qs, ks, vs, mask, causal, scale, gqa) in enumerate(cases):
+        rng = rng_for(op, f"c{n}")
+        ins = [ctx.r(rand_real(rng, qs)), ctx.r(rand_real(rng, ks)), ctx.r(rand_real(rng, vs))]
+        L, S = qs[-2], ks[-2]
+        if mask == "bool":
+            m = rng.random((L, S)) < 0.7
+            m[2, :] = False  # a row that takes no key: NaN, as the formula
+            ins.append(ctx.b(m))
+        elif mask == "float":
+            m = rand_real(rng, (qs[0], 1, L, S))
+            m[0, 0, 1, ::3] = -INF
+            ins.append(ctx.r(m))
+        params = {"is_causal": causal, "has_scale": scale is not None, "scale": 0.0 if scale is None else scale,
+                  "enable_gqa": gqa}
+        ctx.run(f"c{n}_" + label_of(qs), lambda *a, causal=causal, scale=scale, gqa=gqa: attention_formula(
+            *a[:3], a[3] if len(a) > 3 else None, causal, scale, gqa), ins, params)
+
+
+def gen_linear(ctx, op):
+    F = torch.nn.functional
+    for n, (xs, out_features, bias) in enumerate([((2, 3, 4), 5, True), ((7, 33), 17, False), ((8,), 3, True),
+                                                  ((2, 1, 3, 0), 4, True)]):
+        rng = rng_for(op, f"r{n}")
+        ins = [ctx.r(rand_real(rng, xs)), ctx.r(rand_real(rng, (out_features, xs[-1])))]
+        if bias:
+            ins.append(ctx.r(rand_real(rng, (out_features,))))
+        ctx.run(f"real{n}_" + label_of(xs), lambda *a: F.linear(*a), ins, {"bias": bias})
+    rng = rng_for(op, "complex")
+    ins = [ctx.c(rand_complex(rng, (3, 4))), ctx.c(rand_complex(rng, (2, 4))), ctx.c(rand_complex(rng, (2,)))]
+    ctx.run("complex", lambda *a: F.linear(*a), ins, {"bias": True})
+
+
+def gen_triangle(ctx, op):
+    f = torch.triu if op == "triu" else torch.tril
+    for n, (shape, diagonal) in enumerate([((3, 5), 0), ((3, 5), 2), ((5, 3), -1), ((2, 4, 3), 1), ((2, 1, 4, 4), -3),
+                                           ((3, 0), 0)]):
+        rng = rng_for(op, f"c{n}")
+        ctx.run(f"complex{n}_" + label_of(shape), lambda x, d=diagonal: f(x, d), [ctx.c(rand_complex(rng, shape))],
+                {"diagonal": diagonal})
+        ctx.run(f"real{n}_" + label_of(shape), lambda x, d=diagonal: f(x, d), [ctx.r(rand_real(rng, shape))],
+                {"diagonal": diagonal})
+
+
+def gen_hstack(ctx, op):
+    for n, shapes in enumerate([[(3,), (2,)], [(2, 3), (2, 1), (2, 2)], [(2, 0, 3), (2, 2, 3)]]):
+        rng = rng_for(op, f"c{n}")
+        ctx.run(f"complex{n}", lambda *xs: torch.hstack(xs), [ctx.c(rand_complex(rng, s)) for s in shapes])
+        ctx.run(f"real{n}", lambda *xs: torch.hstack(xs), [ctx.r(rand_real(rng, s)) for s in shapes])
+
+
+def gen_creation(ctx, op):
+    """The creation ops of a float dtype (the case's real dtype) and, full, a complex one."""
+    if op == "arange":
+        for n, (start, end, step) in enumerate([(0, 5, 1), (1, 2.5, 0.5), (0, 1, 0.1), (5, 0, -2), (-3.5, 3.0, 0.75),
+                                                (3, 3, 1), (0, 1 - 1e-9, 0.25)]):
+            ctx.run(f"c{n}", lambda: torch.arange(start, end, step, dtype=ctx.rdtype), [],
+                    {"start": float(start), "end": float(end), "step": float(step),
+                     "integral": all(isinstance(b, int) for b in (start, end, step))})
+        return
+    for n, shape in enumerate([[2, 3], [0, 4], [], [1, 2, 3]]):
+        if op == "full":
+            ctx.run(f"real{n}", lambda: torch.full(shape, -INF if n == 0 else 1.5, dtype=ctx.rdtype), [],
+                    {"size": shape, "fill_value": -INF if n == 0 else 1.5})
+            ctx.run(f"complex{n}", lambda: torch.full(shape, complex(1.5, -2.0), dtype=ctx.cdtype), [],
+                    {"size": shape, "fill_value": complex(1.5, -2.0)})
+        else:
+            f = torch.zeros if op == "zeros" else torch.ones
+            ctx.run(f"real{n}", lambda: f(shape, dtype=ctx.rdtype), [], {"size": shape})
+
+
 def all_ops():
     ops = {}
     for op, fn in UNARY_OPS.items():
@@ -833,6 +942,13 @@ def all_ops():
     ops["layer_norm"] = lambda ctx: gen_layer_norm(ctx, "layer_norm")
     ops["rms_norm"] = lambda ctx: gen_rms_norm(ctx, "rms_norm")
     ops["einsum"] = lambda ctx: gen_einsum(ctx, "einsum")
+    ops["scaled_dot_product_attention"] = lambda ctx: gen_attention(ctx, "scaled_dot_product_attention")
+    ops["linear"] = lambda ctx: gen_linear(ctx, "linear")
+    for op in ("triu", "tril"):
+        ops[op] = lambda ctx, op=op: gen_triangle(ctx, op)
+    ops["hstack"] = lambda ctx: gen_hstack(ctx, "hstack")
+    for op in ("arange", "full", "zeros", "ones"):
+        ops[op] = lambda ctx, op=op: gen_creation(ctx, op)
     return ops
 
 

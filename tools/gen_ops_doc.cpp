@@ -92,6 +92,26 @@ realify::mul(v, v, realify::out(v));                   // in place, into the vec
   and `einsum(equation, operands…)` (real or complex operands of one dtype). Their semantics
   where PyTorch's are not one rule (NaN bounds, ±0 in `maximum`) are in
   [numerics.md](numerics.md#pytorchs-real-tensor-ops).
+- The ops of a decoder layer (`realify/eager/layers.hpp`): `linear(x, w[, b])` (F.linear,
+  `w` read through its strides, never copied), `scaled_dot_product_attention(q, k, v[,
+  attn_mask, dropout_p, is_causal, scale, enable_gqa])` (fused, online softmax:
+  [numerics.md](numerics.md#scaled-dot-product-attention)), rotary embeddings of one tensor
+  (`rope::apply_rotary_emb(x, freqs_cis, start_pos)`, [rope.md](rope.md)), `triu` / `tril(a,
+  diagonal)`, `hstack(tensors)`, and PyTorch's creation ops `full(shape, value)`, `zeros` /
+  `ones` / `empty(shape)` (element type a template argument, `zeros<double>(shape)`; a value's
+  dtype as PyTorch infers it for `full`), `arange(end)` / `arange(start, end[, step])` (int64
+  for integer bounds, else float; PyTorch's length rule and errors) and `empty_like(a)`. Meta's
+  causal mask is written as in PyTorch:
+
+  ```cpp
+  #include <cmath>
+  #include <realify/eager.hpp>
+
+  const std::ptrdiff_t seqlen = 4, start_pos = 3;
+  auto mask = realify::triu(realify::full({seqlen, seqlen}, -INFINITY), 1);       // float (4, 4)
+  auto kv_mask = realify::hstack(std::vector<xt::xarray<float>>{realify::zeros({seqlen, start_pos}), mask});
+  auto positions = realify::arange(start_pos, start_pos + seqlen);                // int64: 3, 4, 5, 6
+  ```
 - Allocating forms return what a user of the operands expects: an owning `complex_layout` when
   an operand is one, `xt::xtensor<std::complex<T>, N>` for `std::complex` operands,
   `xt::xtensor<T, N>` for real results (`bool` for isnan/isinf) — `xt::xarray` when the rank

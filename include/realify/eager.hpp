@@ -10,3 +10,4 @@
 #include "realify/eager/linalg.hpp"
 #include "realify/eager/construction.hpp"
 #include "realify/eager/cast.hpp"
+#include "realify/eager/layers.hpp"

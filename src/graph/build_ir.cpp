@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "realify/graph/build_loop.hpp"
+#include "realify/graph/kernel_ops.hpp"
 
 namespace realify::graph::detail {
 
@@ -11,11 +12,20 @@ std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
     const auto is = [&](auto... ids) { return ((tag == ids) || ...); };
     using enum op_id;
     std::ostringstream s;
-    if (!a.dims.empty()) {
+    const bool creation = is(full, zeros, ones, empty, arange);
+    if (is(arange)) {  // start, end, step: a number, or the k-th integer operand (#k)
+        s << '(';
+        for (std::size_t i = 0; i < a.numbers.size(); ++i) {
+            if (i) s << ", ";
+            if (i < a.dims.size() && is_same_marker(a.dims[i])) s << '#' << same_marker_dim(a.dims[i]);
+            else s << a.numbers[i];
+        }
+        s << ')';
+    } else if (!a.dims.empty() || creation) {
         s << '(';
         for (std::size_t i = 0; i < a.dims.size(); ++i) {
             if (i) s << ", ";
-            if (is_same_marker(a.dims[i])) s << "same(" << same_marker_dim(a.dims[i]) << ')';
+            if (is_same_marker(a.dims[i])) s << (creation ? "#" : "same(") << same_marker_dim(a.dims[i]) << (creation ? "" : ")");
             else s << a.dims[i];
         }
         s << ')';
@@ -24,6 +34,11 @@ std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
     else if (is(unsqueeze, squeeze_dim, cumsum, prod_dim, cat, stack, getitem, softmax, log_softmax))
         s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
     else if (is(narrow)) s << a.i0 << ", " << a.i1 << ", " << a.i2;
+    else if (is(sym_size)) s << "dim " << a.i0;
+    else if (is(triu, tril)) s << "diagonal " << a.i0;
+    else if (is(rope)) s << "start_pos " << a.i0 << (a.i1 != 0 ? ", half_split" : ", interleaved");
+    else if (is(scaled_dot_product_attention)) s << (a.i0 != 0 ? "is_causal" : "") << (a.i1 != 0 ? " enable_gqa" : "")
+                                                 << (a.has_scalar ? " scale" : "");
     else if (is(slice)) s << a.i0 << ", " << a.i1 << ", " << a.i2 << ", " << a.i3;
     else if (is(split, chunk)) s << a.i0 << ", " << a.i1 << "; piece " << a.i2;
     else if (is(split_with_sizes)) s << ", " << a.i1 << "; piece " << a.i2;
@@ -33,6 +48,8 @@ std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
     if (!a.text.empty()) s << '"' << a.text << '"';
     if (is(gelu) && a.i0 != 0) s << "approximate='tanh'";
     if (a.has_scalar) {
+        if (is(full)) s << ", fill ";
+        else if (is(scaled_dot_product_attention)) s << ' ';
         if (a.scalar.imag() == 0) s << a.scalar.real();
         else s << a.scalar;
     }
@@ -131,6 +148,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
         break;
     case node_rule::table: r.lowering = std::string(f.table_entry); break;
     case node_rule::fallback: r.lowering = "std::complex fallback (graph break: this node only)"; break;
+    case node_rule::kernel: r.lowering = kernel_lowering(f.tag); break;
     case node_rule::tensor_op:
         r.lowering = f.shape == shape_rule::declared
                          ? "tensor-level user function writing the buffer the graph hands it (graph break: operands "

@@ -27,7 +27,7 @@ bool has_matrix_products(const graph_ir& g) {
     for (const ir_node& n : g.nodes)
         if (n.is_op && n.live &&
             (n.tag == op_id::mm || n.tag == op_id::bmm || n.tag == op_id::matmul || n.tag == op_id::dot || n.tag == op_id::vdot ||
-             n.tag == op_id::einsum))
+             n.tag == op_id::einsum || n.tag == op_id::linear))
             return true;
     return false;
 }

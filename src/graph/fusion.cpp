@@ -15,10 +15,8 @@ namespace realify::graph::detail {
 
 bool loop_writes(const buffer_layout& target, bool complex) { return !complex || target.strides.back() == 1; }
 
-namespace {
-
 /// That buffer as the engine's out, when the loop can write it.
-std::optional<engine::tensor_ref> out_ref(const buffer_layout& target, engine::component type, bool complex) {
+std::optional<engine::tensor_ref> buffer_ref(const buffer_layout& target, engine::component type, bool complex) {
     const std::size_t rank = target.shape.size() - (complex ? 1 : 0);
     if (!loop_writes(target, complex)) return std::nullopt;
     engine::tensor_ref r;
@@ -32,6 +30,8 @@ std::optional<engine::tensor_ref> out_ref(const buffer_layout& target, engine::c
     }
     return r;
 }
+
+namespace {
 
 /// The lone complex multiply on the SIMD row kernel, when the record allows
 /// it and the layout fits; false when it did not run.
@@ -56,7 +56,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     std::array<engine::tensor_ref, engine::max_inputs> refs;
     for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
         leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
-        refs[k] = ref_of(leaves.back());
+        refs[k] = value_ref(leaves.back());
     }
     const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
     const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
@@ -68,7 +68,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     };
     auto fresh = [&] {
         tensor_value<T> v = allocate<T>(shape, complex);
-        run(ref_of(v));
+        run(value_ref(v));
         return v;
     };
     if (target == nullptr) return fresh();
@@ -84,7 +84,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
         const bool same = packed && v.packed() && v.data == result.data && v.shape == shape && v.complex == complex;
         in_place_only = in_place_only && (same || !written.overlaps(bytes_of(layout_of(v))));
     }
-    const std::optional<engine::tensor_ref> out = out_ref(*target, engine::component_of<T>(), complex);
+    const std::optional<engine::tensor_ref> out = buffer_ref(*target, engine::component_of<T>(), complex);
     if (in_place_only && out) {
         run(*out);
     } else {

@@ -4,6 +4,7 @@
 
 #include "realify/engine/elementwise.hpp"
 #include "realify/engine/tensor_ref.hpp"
+#include "realify/graph/kernel_ops.hpp"
 #include "realify/graph/zero_copy.hpp"
 
 namespace realify::graph::detail {
@@ -90,6 +91,7 @@ std::vector<std::optional<shape_vector>> infer_shapes(const eval_context& ctx) {
             if (children.size() == n.children.size()) shapes[s] = n.declared_shape(n, children);
             break;
         }
+        case shape_rule::kernel: shapes[s] = infer_kernel_shape(ctx, shapes, s); break;
         case shape_rule::unknown: break;
         default:  // the zero-copy views
             if (*first) shapes[s] = view_shape(n, **first);

@@ -30,6 +30,13 @@ void check_input(const graph_ir& g, std::size_t position, const bound_input& b) 
     const ir_node& input = g.nodes[g.inputs[position]];
     if (b.value.type() == *input.value_type && b.complex == input.is_complex) return;
     std::ostringstream m;
+    const bool integer = *input.value_type == typeid(tensor_value<std::int64_t>);
+    if (integer || b.value.type() == typeid(tensor_value<std::int64_t>)) {
+        m << "realify::graph: input '" << input_name(g, position) << "' is "
+          << (integer ? "an integer argument (graph::int_input): pass a C++ integer, not a tensor"
+                      : "a tensor: pass a tensor, not an integer (integers go to graph::int_input arguments)");
+        throw layout_error(m.str());
+    }
     m << "realify::graph: input '" << input_name(g, position) << "' is declared "
       << (input.is_complex ? "complex" : "real") << " with components of " << input.component_bytes * 8
       << " bits, and was given a tensor of another element type"

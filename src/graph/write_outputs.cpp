@@ -9,6 +9,7 @@
 #include "realify/errors.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/infer_shapes.hpp"
+#include "realify/graph/kernel_ops.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/value.hpp"
 #include "realify/graph/zero_copy.hpp"
@@ -47,6 +48,10 @@ bool is_loop(const ir_node& n) { return n.fusion == fusion_mode::own_loop || n.f
 
 /// A tensor_op that writes a buffer handed to it (its shape declared, graph/tensor_op.hpp).
 bool writes_buffer(const ir_node& n) { return n.rule == node_rule::tensor_op && n.shape == shape_rule::declared; }
+
+/// An op of the kernel rule: writes any strides itself, through a temporary
+/// where an operand overlaps (graph/kernel_ops.hpp).
+bool is_kernel(const ir_node& n) { return n.rule == node_rule::kernel; }
 
 /// An input whose memory a node's value is (through views and same-type casts).
 struct borrowed {
@@ -136,7 +141,7 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
         return plan;
     }
     const ir_node& n = g.nodes[slot];
-    if (!is_loop(n) && !writes_buffer(n)) return plan;
+    if (!is_loop(n) && !writes_buffer(n) && !is_kernel(n)) return plan;
     // a loop (or a tensor_op): may it write the buffer itself?
     const byte_range written = bytes_of(plan.target);
     bool in_place = false, overlapped = false;
@@ -148,7 +153,8 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
         // the operand IS the buffer: the packed input itself, its elements in order, the output's shape
         const bool same = packed && source->same_order && input.packed && input.data == plan.target.data &&
                           shapes[operand] && shapes[slot] && *shapes[operand] == *shapes[slot] &&
-                          g.resolve(operand).is_complex == n.is_complex;
+                          g.resolve(operand).is_complex == n.is_complex &&
+                          (!is_kernel(n) || kernel_in_place(n));
         (same ? in_place : overlapped) = true;
     }
     if (writes_buffer(n)) {  // fn may read an operand after writing: only disjoint, packed memory
@@ -265,7 +271,7 @@ write_plan plan_writes(const eval_context& ctx, const std::vector<std::optional<
 
 void write_output(eval_context& ctx, const output_plan& plan) {
     const ir_node& writer = ctx.ir->nodes[plan.writer];
-    if (plan.route != write_route::copied && (is_loop(writer) || writes_buffer(writer))) {  // plan_route's writers
+    if (plan.route != write_route::copied && (is_loop(writer) || writes_buffer(writer) || is_kernel(writer))) {  // plan_route's writers
         writer.evaluator(writer, ctx, &plan.target);
         return;
     }

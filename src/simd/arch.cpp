@@ -173,7 +173,7 @@ detail::kernel_set<T> preferred_set() noexcept {
     auto of = [](kernel_family f) -> const detail::kernel_set<T>& { return table_for(preferred_arch(f)).of<T>(); };
     return {of(kernel_family::multiply).multiply, of(kernel_family::rope).rope,
             of(kernel_family::elementwise).elementwise, of(kernel_family::elementwise).rows,
-            of(kernel_family::elementwise).reductions};
+            of(kernel_family::elementwise).reductions, of(kernel_family::elementwise).attention};
 }
 
 // best_supported_arch() when it runs here; else (a native build moved to an

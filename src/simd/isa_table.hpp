@@ -19,6 +19,7 @@
 
 #include <cstddef>
 
+#include "isa/attention_kernels.hpp"
 #include "isa/rope_kernels.hpp"
 #include "kernel_table.hpp"
 #include "isa/complex_mul_kernels.hpp"
@@ -69,7 +70,8 @@ constexpr kernel_set<T> make_kernel_set() noexcept {
                       {&r::max, &r::exp_sum, &r::moments, &r::normalize},
                       {&s::sum, &s::prod, &s::template extremum<true>, &s::template extremum<false>, &s::moments,
                        &s::sum_rows, &s::prod_rows, &s::template extremum_rows<true>, &s::template extremum_rows<false>,
-                       &s::moments_rows, &s::scan, &s::scan_rows}};
+                       &s::moments_rows, &s::scan, &s::scan_rows},
+                      &isa::attention_kernels<T, Arch>::run};
 #define REALIFY_SIMD_ADD(name, forms) add_elementwise<T, Arch, elementwise_op::name>(set.elementwise);
     REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ADD)
 #undef REALIFY_SIMD_ADD

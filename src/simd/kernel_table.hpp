@@ -1,8 +1,9 @@
 // The one kernel table: every compiled kernel of realify_simd — the multiply
 // family (realify/simd/complex_mul.hpp), RoPE (realify/rope), the
 // elementwise kernels (realify/simd/elementwise.hpp), the row kernels of
-// softmax and the normalisations (realify/engine/rows.hpp) and the
-// reduction kernels (realify/engine/reduce.hpp) — for one
+// softmax and the normalisations (realify/engine/rows.hpp), the
+// reduction kernels (realify/engine/reduce.hpp) and the fused attention
+// (realify/engine/attention.hpp) — for one
 // instruction set, as function pointers. (The matrix products are a library
 // of their own, realify_gemm: src/gemm/gemm.cpp picks their level the same way.)
 // Each per-instruction-set translation unit (isa_kernels.cpp, built once per
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "attention_call.hpp"
 #include "realify/rope/call.hpp"
 #include "realify/simd/arch.hpp"
 #include "realify/simd/elementwise.hpp"
@@ -128,6 +130,8 @@ struct kernel_set {
     elementwise_set<T> elementwise;
     row_set<T> rows;
     reduce_set<T> reductions;
+    // scaled dot-product attention, one piece (src/simd/isa/attention_kernels.hpp)
+    void (*attention)(const attention_piece<T>& piece) noexcept;
 };
 
 struct kernel_table {

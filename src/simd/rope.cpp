@@ -14,6 +14,7 @@
 // blocking limit: a piece takes the same path through the kernel as the
 // whole call.
 #include "realify/rope/compiled.hpp"
+#include "realify/rope/scalar.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -43,14 +44,15 @@ void run_split(const rope_call<T>& call, void (*kernel)(const rope_call<T>&)) {
         const std::size_t last = rows * b / pieces;
         for (std::size_t row = rows * a / pieces; row < last;) {
             const std::size_t s = row % call.seq, n = std::min(call.seq - s, last - row);
+            const std::size_t batch = row / call.seq;
             rope_call<T> part = call;
             part.batch = 1;
             part.seq = n;
             part.start_pos = call.start_pos + s;
-            part.xq = call.xq + row * q_row;
-            part.out_q = call.out_q + row * q_row;
-            part.xk = call.xk + row * k_row;
-            part.out_k = call.out_k + row * k_row;
+            part.xq = rope_row(call.xq, call.xq_strides, batch, s);
+            part.out_q = rope_row(call.out_q, call.out_q_strides, batch, s);
+            part.xk = rope_row(call.xk, call.xk_strides, batch, s);
+            part.out_k = rope_row(call.out_k, call.out_k_strides, batch, s);
             kernel(part);
             row += n;
         }

@@ -667,7 +667,7 @@ std::pair<xt::xtensor<T, 4>, xt::xtensor<T, 4>> scalar_rope(const xt::xtensor<T,
     call.head_dim = xq.shape()[3];
     call.start_pos = start;
     call.layout = layout;
-    realify::rope::detail::rope_scalar(call);
+    realify::rope::detail::rope_scalar(call.packed());
     return {oq, ok};
 }
 

@@ -1117,6 +1117,51 @@ TEST(ThreadsKernelLevels, TheFirstCallsSettleEachSizeClass) {
     EXPECT_EQ(rs::detail::level_trial_samples_for_tests(rs::kernel_family::rope, true), 8);
 }
 
+
+// ---- attention, linear, RoPE on one tensor ------------------------------------------------------
+
+template <class T>
+void check_attention() {
+    // multiply-adds L · S · (E + Ev) per (batch, head): above 2 · grain::gemm with 32 heads at L = S = 97,
+    // pieces of 64 query rows, key blocks of 64; grouped-query heads, a mask, decoding (L = 1)
+    static_assert(32 * 97 * 97 * 64 > 2 * realify::grain::gemm);
+    const std::size_t S = under_tsan ? 70 : 97;
+    const xt::xarray<T> q = random_tensor<T>({1, 32, S, 32}, 60), k = random_tensor<T>({1, 32, S, 32}, 61),
+                        v = random_tensor<T>({1, 32, S, 32}, 62), k8 = random_tensor<T>({1, 8, S, 32}, 63),
+                        v8 = random_tensor<T>({1, 8, S, 32}, 64), bias = random_tensor<T>({S, S}, 65);
+    expect_thread_count_invariant("attention, causal", [&] {
+        return xt::xarray<T>(realify::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, true));
+    });
+    expect_thread_count_invariant("attention, grouped-query heads", [&] {
+        return xt::xarray<T>(realify::scaled_dot_product_attention(q, k8, v8, std::nullopt, 0.0, false, std::nullopt, true));
+    });
+    expect_thread_count_invariant("attention, additive mask", [&] {
+        return xt::xarray<T>(realify::scaled_dot_product_attention(q, k, v, bias));
+    });
+    // decoding: one query per head against 1100 keys, 4 · 32 · 1100 · 64 multiply-adds
+    static_assert(4 * 32 * 1100 * 64 > 2 * realify::grain::gemm);
+    const xt::xarray<T> kl = random_tensor<T>({4, 32, 1100, 32}, 66), vl = random_tensor<T>({4, 32, 1100, 32}, 67);
+    const xt::xarray<T> ql = random_tensor<T>({4, 32, 1, 32}, 68);
+    expect_thread_count_invariant("attention, decoding", [&] {
+        return xt::xarray<T>(realify::scaled_dot_product_attention(ql, kl, vl));
+    });
+}
+TEST(ThreadsAttention, OneAndManyThreadsAgree) {
+    check_attention<float>();
+    if (!under_tsan) check_attention<double>();
+}
+
+TEST(ThreadsLayers, LinearAndRopeOfOneTensor) {
+    const xt::xarray<float> x = random_tensor<float>({3, 97, 256}, 70), w = random_tensor<float>({257, 256}, 71),
+                            b = random_tensor<float>({257}, 72);
+    expect_thread_count_invariant("linear", [&] { return xt::xarray<float>(realify::linear(x, w, b)); });
+    const xt::xarray<float> xq = random_tensor<float>({2, 331, 7, 64}, 73);
+    const auto freqs = realify::rope::precompute_freqs_cis<float>(64, 400, 10000.0);
+    expect_thread_count_invariant("rope of one tensor", [&] {
+        return xt::xarray<float>(realify::rope::apply_rotary_emb(xq, freqs, 5));
+    });
+}
+
 // ---- from several threads of the program at once, and from its own parallel region ---------------
 
 TEST(ThreadsConcurrency, SeveralUserThreadsGetTheSerialResults) {

@@ -15,3 +15,4 @@
 #include "realify/dispatch/lowerings/normalization.hpp"
 #include "realify/dispatch/lowerings/linalg.hpp"
 #include "realify/dispatch/lowerings/construction.hpp"
+#include "realify/dispatch/lowerings/layers.hpp"

@@ -104,6 +104,13 @@ template <class A, output_argument O>
 decltype(auto) cat(const std::vector<A>& tensors, std::ptrdiff_t dim, O&& o) {
     return dispatch::call<op::cat>(tensors, dim, std::forward<O>(o));
 }
+/// torch.hstack: cat along dim 1 (dim 0 for 1-D tensors) — Meta's KV-cache
+/// mask is hstack({zeros({S, start_pos}), mask}).
+template <class A, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) hstack(const std::vector<A>& tensors, O&&... o) {
+    return dispatch::call<op::hstack>(tensors, std::forward<O>(o)...);
+}
 template <class A>
 auto stack(const std::vector<A>& tensors, std::ptrdiff_t dim = 0) {
     return dispatch::call<op::stack>(tensors, dim);
@@ -129,6 +136,20 @@ auto split_with_sizes(const A& a, const std::vector<std::size_t>& sizes, std::pt
 template <class A>
 auto chunk(const A& a, std::size_t chunks, std::ptrdiff_t dim = 0) {
     return dispatch::call<op::chunk>(a, chunks, dim);
+}
+
+/// torch.triu(a, diagonal) / torch.tril(a, diagonal): the upper (lower)
+/// triangle of the last two dims, every matrix of a batch; diagonal 0 is the
+/// main diagonal, > 0 above it, < 0 below.
+template <class A, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) triu(const A& a, std::ptrdiff_t diagonal = 0, O&&... o) {
+    return dispatch::call<op::triu>(tensor_argument(a), diagonal, std::forward<O>(o)...);
+}
+template <class A, class... O>
+    requires detail::optional_out<O...>
+decltype(auto) tril(const A& a, std::ptrdiff_t diagonal = 0, O&&... o) {
+    return dispatch::call<op::tril>(tensor_argument(a), diagonal, std::forward<O>(o)...);
 }
 
 /// where(cond, a, b): cond a real/bool tensor broadcast over elements.

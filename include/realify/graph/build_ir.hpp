@@ -7,6 +7,8 @@
 
 #include <array>
 #include <complex>
+#include <memory>
+#include <vector>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -35,6 +37,7 @@ constexpr std::string_view type_name() {
     if constexpr (std::is_same_v<T, float>) return "f32";
     else if constexpr (std::is_same_v<T, double>) return "f64";
     else if constexpr (std::is_same_v<T, bool>) return "bool";
+    else if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
     else return "other";
 }
 
@@ -124,6 +127,17 @@ std::size_t add_node(graph_ir& g, const node_base& base) {
     const N& n = static_cast<const N&>(base);
     if (const auto slot = find_record(g, n.id)) return *slot;
     static constexpr node_facts facts = facts_of<N>();
+    if constexpr (is_creation_v<N>) {  // its children: the integer nodes its shape reads
+        std::vector<std::size_t> children;
+        for (const integer_source& read : n.reads()) children.push_back(read.add_to(g));
+        const std::vector<char> boundary(children.size(), 0);
+        node_object x;
+        x.id = n.id;
+        x.object = &n;
+        x.attrs = &n.attrs();
+        return add_record(g, facts, x, children,
+                          std::span<const bool>(reinterpret_cast<const bool*>(boundary.data()), boundary.size()));
+    }
     using children_types = typename children_of<N>::type;
     std::array<std::size_t, children_types::size> children{};
     std::array<bool, children_types::size> boundary{};

@@ -256,6 +256,7 @@ REALIFY_GRAPH_UNARY(detach)
 REALIFY_GRAPH_UNARY(alias)
 REALIFY_GRAPH_UNARY(ones_like)
 REALIFY_GRAPH_UNARY(zeros_like)
+REALIFY_GRAPH_UNARY(empty_like)
 REALIFY_GRAPH_UNARY(squeeze)
 REALIFY_GRAPH_UNARY(sum)
 REALIFY_GRAPH_UNARY(mean)
@@ -567,6 +568,28 @@ auto cat(std::ptrdiff_t dim, X x, Xs... xs) {
                     traits_t<X>::is_complex == traits_t<Xs>::is_complex) && ...),
                   "realify::graph::cat: every operand must have the same element type.");
     REALIFY_GRAPH_BUILD(1, "cat", detail::make<op::cat>(detail::with_ints(dim), std::move(x), std::move(xs)...));
+}
+/// torch.hstack: cat along dim 1 (dim 0 of 1-D tensors).
+template <graph_node X, graph_node... Xs>
+auto hstack(X x, Xs... xs) {
+    static_assert(((std::is_same_v<typename traits_t<X>::real_type, typename traits_t<Xs>::real_type> &&
+                    traits_t<X>::is_complex == traits_t<Xs>::is_complex) && ...),
+                  "realify::graph::hstack: every operand must have the same element type.");
+    REALIFY_GRAPH_BUILD(1, "hstack", detail::make<op::hstack>({}, std::move(x), std::move(xs)...));
+}
+/// torch.triu(x, diagonal) / torch.tril(x, diagonal): the triangle of the last
+/// two dims (every matrix of a batch), the rest zero; real or complex.
+template <graph_node X>
+auto triu(X x, std::ptrdiff_t diagonal = 0) {
+    static_assert(std::is_floating_point_v<typename traits_t<X>::real_type>,
+                  "realify::graph::triu: the operand must be a float, double or complex tensor");
+    return detail::make<op::triu>(detail::with_ints(diagonal), std::move(x));
+}
+template <graph_node X>
+auto tril(X x, std::ptrdiff_t diagonal = 0) {
+    static_assert(std::is_floating_point_v<typename traits_t<X>::real_type>,
+                  "realify::graph::tril: the operand must be a float, double or complex tensor");
+    return detail::make<op::tril>(detail::with_ints(diagonal), std::move(x));
 }
 template <graph_node X, graph_node... Xs>
 auto stack(std::ptrdiff_t dim, X x, Xs... xs) {

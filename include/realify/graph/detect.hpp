@@ -39,6 +39,7 @@
 
 #include "realify/graph/rules.hpp"
 #include "realify/graph/node.hpp"
+#include "realify/graph/sizes.hpp"
 #include "realify/graph/traits.hpp"
 
 namespace realify::graph {
@@ -75,6 +76,8 @@ template <class Tag, class R, class... C>
 inline constexpr bool is_op_node_v<custom_node<Tag, R, C...>> = true;
 template <node_name Name, class Result, class Fn, class... C>
 inline constexpr bool is_op_node_v<tensor_op_node<Name, Result, Fn, C...>> = true;
+template <class Tag, class T>
+inline constexpr bool is_op_node_v<creation_node<Tag, T>> = true;
 
 
 template <class N>

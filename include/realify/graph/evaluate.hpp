@@ -16,6 +16,7 @@
 //   table                           graph/table_route.hpp
 //   fallback                        graph/fallback.hpp
 //   tensor_op                       graph/tensor_op.hpp
+//   kernel                          graph/kernel_ops.hpp
 //
 // Writing outputs into caller buffers is graph/write_outputs.hpp.
 #pragma once
@@ -30,6 +31,7 @@
 #include "realify/graph/fallback.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/ir.hpp"
+#include "realify/graph/kernel_ops.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/table_route.hpp"
@@ -167,6 +169,8 @@ constexpr evaluator_fn evaluator_of() {
         return children_kinds<N>::template table<T>;
     } else if constexpr (rule == node_rule::tensor_op) {
         return &evaluate_tensor_op<N>;
+    } else if constexpr (rule == node_rule::kernel) {
+        return kernel_evaluator<N>::value;
     } else if constexpr (!is_custom_v<N>) {
         return nullptr;  // never compiles: refused at its builder call (graph/builder.hpp), one error there
     } else {

@@ -17,9 +17,12 @@
 #pragma once
 
 #include <any>
+#include <optional>
 
+#include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
+#include "realify/graph/value.hpp"
 
 namespace realify::graph::detail {
 
@@ -27,6 +30,22 @@ namespace realify::graph::detail {
 /// directly: the engine writes any strides, but a complex result needs its
 /// [re, im] components adjacent.
 bool loop_writes(const buffer_layout& target, bool complex);
+
+/// A value as the engine reads it (the operands of the fused loops and of
+/// the kernel ops, graph/kernel_ops.hpp): packed, row-major.
+template <class T>
+engine::tensor_ref value_ref(const tensor_value<T>& v) {
+    engine::tensor_ref r;
+    r.data = v.data;
+    r.type = engine::component_of<T>();
+    r.complex = v.complex;
+    r.shape = engine::make_dims("graph::program", v.shape);
+    r.strides = engine::row_major_strides(r.shape, r.width());
+    return r;
+}
+
+/// A buffer to write as the engine's out, when the engine can write it (loop_writes).
+std::optional<engine::tensor_ref> buffer_ref(const buffer_layout& target, engine::component type, bool complex);
 
 /// The evaluator of a loop root: its program over the values it reads, into
 /// `target` (nullptr: a fresh value). A target that overlaps a value read is

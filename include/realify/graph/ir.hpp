@@ -58,6 +58,8 @@ enum class node_rule : unsigned char {
     table,      // realify::dispatch::call<Tag>
     fallback,   // no lowering accepts it: evaluated on std::complex (a graph break)
     tensor_op,  // a tensor-level user function on whole tensors (a graph break, graph/tensor_op.hpp)
+    kernel,     // an op of realify's compiled kernels writing its result through any strides
+                // (rope, attention, linear, triu/tril, the creation ops, sizes: graph/kernel_ops.hpp)
 };
 
 /// How a node's shape follows from its first child's (or its children's),
@@ -80,6 +82,7 @@ enum class shape_rule : unsigned char {
     reduce_dims,      // sum / mean over dims (all when none), keepdim or not
     reduce_dim,       // prod over one dim, keepdim or not
     declared,         // a tensor_op's declared shape (ir_node::declared_shape)
+    kernel,           // a kernel op's (graph/kernel_ops.hpp: from its operands' shapes and integer values)
 };
 
 /// The fusion decision of an elementwise node (rule fused), taken by the

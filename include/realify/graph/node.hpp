@@ -61,6 +61,7 @@ struct node_attrs {
     std::complex<double> scalar{0.0, 0.0};          // mul_scalar, pow_scalar, full_like …
     bool has_scalar = false;
     std::string text;                               // einsum's equation
+    std::vector<double> numbers;                    // arange's start, end, step
 };
 
 namespace detail {

@@ -17,7 +17,11 @@
 //                 on std::complex elements (graph/fallback.hpp); in strict
 //                 mode it does not compile;
 //   tensor_op     a tensor-level user function (graph::tensor_op): runs on
-//                 its operands' whole tensors (graph/tensor_op.hpp).
+//                 its operands' whole tensors (graph/tensor_op.hpp);
+//   kernel        an op of realify's own compiled code — rope, attention,
+//                 linear, triu / tril, the creation ops, sizes — on its
+//                 operands' values, writing its result through any strides:
+//                 straight into an out= buffer (graph/kernel_ops.hpp).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +32,7 @@
 #include "realify/graph/ir.hpp"
 #include "realify/graph/build_loop.hpp"
 #include "realify/graph/node.hpp"
+#include "realify/graph/sizes.hpp"
 #include "realify/graph/table_route.hpp"
 #include "realify/graph/traits.hpp"
 #include "realify/simd/elementwise.hpp"
@@ -111,6 +116,13 @@ inline constexpr bool simd_mul_v<node<op::mul, A, B>> =
     fusable_v<node<op::mul, A, B>> && traits_t<A>::is_complex && traits_t<B>::is_complex && !is_scalar_node_v<A> &&
     !is_scalar_node_v<B>;
 
+/// The ops the kernel rule evaluates (graph/kernel_ops.hpp).
+template <class Tag>
+inline constexpr bool kernel_tag =
+    std::is_same_v<Tag, op::rope> || std::is_same_v<Tag, op::scaled_dot_product_attention> ||
+    std::is_same_v<Tag, op::linear> || std::is_same_v<Tag, op::triu> || std::is_same_v<Tag, op::tril> ||
+    std::is_same_v<Tag, op::sym_size>;
+
 template <class N>
 inline constexpr bool is_custom_v = false;
 template <class Tag, class R, class... C>
@@ -133,10 +145,13 @@ constexpr node_rule rule_of() {
         return node_rule::cast;
     } else if constexpr (is_tensor_op_v<N>) {
         return node_rule::tensor_op;
+    } else if constexpr (is_creation_v<N>) {
+        return node_rule::kernel;
     } else {
         using Tag = typename N::tag;
         constexpr bool builtin = !is_custom_v<N> && !user_overridden_v<Tag>;
-        if constexpr (builtin && erased_tag<Tag>) return node_rule::erased;
+        if constexpr (builtin && kernel_tag<Tag>) return node_rule::kernel;
+        else if constexpr (builtin && erased_tag<Tag>) return node_rule::erased;
         else if constexpr (builtin && (zero_copy_tag<Tag> || identity_node_v<N>)) return node_rule::zero_copy;
         else if constexpr (!is_custom_v<N> && fusable_v<N>) return node_rule::fused;
         else if constexpr (table_of<N>::ok) return node_rule::table;
@@ -155,6 +170,7 @@ template <class N>
 constexpr shape_rule shape_rule_of() {
     constexpr node_rule rule = rule_of<N>();
     if constexpr (rule == node_rule::input) return shape_rule::input;
+    else if constexpr (rule == node_rule::kernel) return shape_rule::kernel;
     else if constexpr (rule == node_rule::number) return shape_rule::number;
     else if constexpr (rule == node_rule::cast) return shape_rule::same_as_child;
     else if constexpr (rule == node_rule::fused) return shape_rule::broadcast;
@@ -184,6 +200,8 @@ constexpr shape_rule shape_rule_of() {
         else if constexpr (std::is_same_v<Tag, op::prod_dim>) return shape_rule::reduce_dim;
         else if constexpr (std::is_same_v<Tag, op::cumsum> || std::is_same_v<Tag, op::flip> ||
                            std::is_same_v<Tag, op::roll> || std::is_same_v<Tag, op::softmax> ||
+                           std::is_same_v<Tag, op::empty_like> || std::is_same_v<Tag, op::ones_like> ||
+                           std::is_same_v<Tag, op::zeros_like> || std::is_same_v<Tag, op::full_like> ||
                            std::is_same_v<Tag, op::log_softmax> || std::is_same_v<Tag, op::layer_norm> ||
                            std::is_same_v<Tag, op::rms_norm>)
             return shape_rule::same_as_child;

@@ -104,7 +104,10 @@ struct table_query<Tag, T, type_list<A...>, Ops...> {
 
 /// cat / stack take their operands as one std::vector.
 template <class Tag>
-inline constexpr bool list_tag = std::is_same_v<Tag, op::cat> || std::is_same_v<Tag, op::stack>;
+inline constexpr bool list_tag = std::is_same_v<Tag, op::cat> || std::is_same_v<Tag, op::stack> || std::is_same_v<Tag, op::hstack>;
+/// The attributes after a list op's operands: cat's and stack's dim; hstack has none.
+template <class Tag>
+using list_attrs = std::conditional_t<std::is_same_v<Tag, op::hstack>, type_list<>, type_list<std::ptrdiff_t>>;
 
 /// Whether (ok) and by which entry (name()) the table lowers node type N.
 template <class N>
@@ -117,8 +120,7 @@ struct table_of<node<Tag, C...>>
 template <class Tag, class C0, class... C>
     requires list_tag<Tag>
 struct table_of<node<Tag, C0, C...>>
-    : table_query<Tag, typename traits_t<C0>::real_type, type_list<std::ptrdiff_t>,
-                  std::vector<typename operand_type<C0>::type>> {};
+    : table_query<Tag, typename traits_t<C0>::real_type, list_attrs<Tag>, std::vector<typename operand_type<C0>::type>> {};
 template <class Tag, class R, class... C>
 struct table_of<custom_node<Tag, R, C...>>
     : table_query<Tag, typename traits_t<custom_node<Tag, R, C...>>::real_type, type_list<>,
@@ -160,7 +162,8 @@ decltype(auto) call_table(const node_attrs& a, const Ops&... ops) {
     } else if constexpr (list_tag<Tag>) {
         using operand = std::remove_cvref_t<decltype((ops, ...))>;
         std::vector<operand> parts{ops...};
-        return dispatch::call<Tag>(parts, a.i0);
+        if constexpr (std::is_same_v<Tag, op::hstack>) return dispatch::call<Tag>(parts);
+        else return dispatch::call<Tag>(parts, a.i0);
     } else if constexpr (std::is_same_v<sig, type_list<std::vector<std::size_t>>>) {
         return dispatch::call<Tag>(ops..., std::vector<std::size_t>(a.dims.begin(), a.dims.end()));
     } else if constexpr (std::is_same_v<sig, type_list<dim_list>>) {

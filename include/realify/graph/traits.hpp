@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "realify/graph/node.hpp"
@@ -163,8 +164,19 @@ private:
             std::size_t rank;
             bool keep_fixed;
             bool boolean;
+            bool first_type = false;  // the first operand's component type (not the operands' promotion)
+            bool integer = false;     // a run-time integer (int64, 0-d)
         };
-        if constexpr (std::is_same_v<Tag, op::view_as_complex>) {
+        if constexpr (std::is_same_v<Tag, op::sym_size>) {
+            return result{false, 0, false, false, false, true};
+        } else if constexpr (std::is_same_v<Tag, op::rope> || std::is_same_v<Tag, op::triu> ||
+                             std::is_same_v<Tag, op::tril>) {
+            return result{first::is_complex, first::rank, true, false, true};  // the first operand's shape
+        } else if constexpr (std::is_same_v<Tag, op::linear>) {
+            return result{first::is_complex, first::rank, false, false, true};
+        } else if constexpr (std::is_same_v<Tag, op::scaled_dot_product_attention>) {
+            return result{false, dynamic_rank, false, false, true};
+        } else if constexpr (std::is_same_v<Tag, op::view_as_complex>) {
             return result{true, detail::add_rank(first::rank, -1), false, false};
         } else if constexpr (std::is_same_v<Tag, op::view_as_real>) {
             return result{false, detail::add_rank(first::rank, 1), false, false};
@@ -199,7 +211,9 @@ private:
     static constexpr auto facts = compute();
 
 public:
-    using real_type = std::conditional_t<facts.boolean, bool, typename ew::real_type>;
+    using real_type = std::conditional_t<
+        facts.integer, std::int64_t,
+        std::conditional_t<facts.boolean, bool, std::conditional_t<facts.first_type, typename first::real_type, typename ew::real_type>>>;
     static constexpr bool is_complex = facts.complex;
     static constexpr std::size_t rank = facts.rank;
     using fixed_shape = std::conditional_t<facts.keep_fixed, typename ew::fixed_shape, void>;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <any>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <type_traits>
@@ -268,7 +269,13 @@ bound_input bound_from(tensor_value<T>&& v) {
 }
 template <class A>
 bound_input bind_input(const A& arg) {
-    return bound_from(bind_argument(arg));
+    if constexpr (std::is_integral_v<A>) {  // the argument of a graph::int_input: a 0-d int64 value
+        tensor_value<std::int64_t> v = allocate<std::int64_t>({}, false);
+        v.data[0] = static_cast<std::int64_t>(arg);
+        return bound_from(std::move(v));
+    } else {
+        return bound_from(bind_argument(arg));
+    }
 }
 
 /// An argument of a call, its type erased: its address and the binder of its type.

@@ -12,8 +12,9 @@
 //              direct     the loop fills the buffer's packed memory (zero
 //                         copy; in place when an operand IS the buffer) —
 //                         or a tensor_op with a declared shape writes it,
-//                         when no operand shares its memory;
-//              rows       the loop fills it row by row through its outer
+//                         when no operand shares its memory, or a kernel op
+//                         (graph/kernel_ops.hpp);
+//              rows       the loop (or a kernel op) fills it through its
 //                         strides (a slice of a KV cache), no temporary;
 //              temporary  the loop fills a temporary, copied in through the
 //                         buffer's strides (a transposed or column-major

@@ -11,7 +11,11 @@
 // conj_physical, resolve_conj, clamp, clamp_min, clamp_max, maximum, minimum,
 // sigmoid, silu, erf, gelu, amax, amin, var, std_dev (torch.std), softmax, log_softmax,
 // layer_norm, rms_norm and einsum (kind math: most have no complex form here,
-// as in PyTorch; the op's entries say which operands each takes).
+// as in PyTorch; the op's entries say which operands each takes); and what a
+// Llama decoder layer needs besides: hstack, triu, tril, linear (F.linear),
+// scaled_dot_product_attention, rope (rotary embeddings on one tensor:
+// realify::rope::apply_rotary_emb), and PyTorch's creation ops arange, full,
+// zeros, ones, empty and empty_like.
 #pragma once
 
 #include <array>
@@ -86,6 +90,9 @@ struct op_info {
     X(__VA_ARGS__ flip, 1, shape, none)                          \
     X(__VA_ARGS__ repeat, 1, shape, none)                        \
     X(__VA_ARGS__ where, 3, shape, none)                         \
+    X(__VA_ARGS__ hstack, -1, shape, none)                       \
+    X(__VA_ARGS__ triu, 1, shape, none)                          \
+    X(__VA_ARGS__ tril, 1, shape, none)                          \
     X(__VA_ARGS__ sum, 1, shape, none)                           \
     X(__VA_ARGS__ sum_dim, 1, shape, none)                       \
     X(__VA_ARGS__ mean, 1, shape, none)                          \
@@ -149,9 +156,18 @@ struct op_info {
     X(__VA_ARGS__ log_softmax, 1, math, none)                    \
     X(__VA_ARGS__ layer_norm, 3, math, none)                     \
     X(__VA_ARGS__ rms_norm, 2, math, none)                       \
+    X(__VA_ARGS__ linear, 3, math, none)                         \
+    X(__VA_ARGS__ scaled_dot_product_attention, 4, math, none)   \
+    X(__VA_ARGS__ rope, 2, math, none)                           \
     X(__VA_ARGS__ ones_like, 1, construction, none)              \
     X(__VA_ARGS__ full_like, 2, construction, none)              \
     X(__VA_ARGS__ scalar_tensor, 1, construction, none)          \
+    X(__VA_ARGS__ empty_like, 1, construction, none)             \
+    X(__VA_ARGS__ arange, 0, construction, none)                 \
+    X(__VA_ARGS__ full, 0, construction, none)                   \
+    X(__VA_ARGS__ zeros, 0, construction, none)                  \
+    X(__VA_ARGS__ ones, 0, construction, none)                   \
+    X(__VA_ARGS__ empty, 0, construction, none)                  \
     X(__VA_ARGS__ polar, 2, construction, real_real_to_complex)  \
     X(__VA_ARGS__ abs, 1, real_output, real_output)              \
     X(__VA_ARGS__ angle, 1, real_output, real_output)            \

@@ -9,6 +9,8 @@
 //   auto [q, k] = apply_rotary_emb(xq, xk, freqs_cis, start_pos);            // new tensors
 //   apply_rotary_emb(xq, xk, freqs_cis, start_pos, out_q, out_k);            // caller buffers
 //   apply_rotary_emb(xq, xk, freqs_cis, start_pos, xq, xk);                  // in place
+//   auto q = apply_rotary_emb(xq, freqs_cis, start_pos);                     // one tensor
+//   apply_rotary_emb(xk, freqs_cis, start_pos, cache_slot);                  // one tensor, any layout
 //
 // xq and xk may have different head counts (GQA); batch, seq and head_dim must
 // agree. freqs_cis is (end, head_dim/2) complex — an xtensor of std::complex<C>
@@ -63,6 +65,8 @@
 #include <xtensor/xutils.hpp>
 
 #include "realify/checked_size.hpp"
+#include "realify/engine/rope.hpp"
+#include "realify/engine/xtensor_refs.hpp"
 #include "realify/errors.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/memory_access.hpp"
@@ -370,9 +374,13 @@ void run_compiled_rope(rope_call<T> call) {
     if (call.q_heads == 0) {
         call.xq = call.xk;
         call.out_q = call.out_k;
+        call.xq_strides = call.xk_strides;
+        call.out_q_strides = call.out_k_strides;
     } else if (call.k_heads == 0) {
         call.xk = call.xq;
         call.out_k = call.out_q;
+        call.xk_strides = call.xq_strides;
+        call.out_k_strides = call.out_q_strides;
     }
     rope_compiled(call);
 }
@@ -419,7 +427,7 @@ void rope_via_compute(const rope_call<S>& c, const typename storage_traits<S>::c
             call.head_dim = c.head_dim;
             call.start_pos = c.start_pos + s0;
             call.layout = c.layout;
-            run_compiled_rope(call);
+            run_compiled_rope(call.packed());
             std::transform(q.begin(), q.begin() + n * q_row, c.out_q + q_first, traits::from_compute);
             std::transform(k.begin(), k.begin() + n * k_row, c.out_k + k_first, traits::from_compute);
         }
@@ -431,7 +439,8 @@ void rope_via_compute(const rope_call<S>& c, const typename storage_traits<S>::c
 /// Rotates xq and xk into out_q and out_k (which may be xq and xk: in place).
 /// See the header comment for shapes, layouts and types.
 template <class Q, class K, class F, class OQ, class OK>
-    requires xt::is_xexpression<std::decay_t<OQ>>::value && xt::is_xexpression<std::decay_t<OK>>::value
+    requires(!std::is_arithmetic_v<F> && xt::is_xexpression<std::decay_t<OQ>>::value &&
+             xt::is_xexpression<std::decay_t<OK>>::value)
 void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff_t start_pos, OQ&& out_q, OK&& out_k,
                       pair_layout layout = pair_layout::interleaved) {
     using T = std::remove_cv_t<typename Q::value_type>;
@@ -485,6 +494,7 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff
     call.head_dim = q_shape[3];
     call.start_pos = first_row;
     call.layout = layout;
+    call.packed();
     if (q_size != 0 || k_size != 0) {
         if constexpr (std::is_same_v<T, C>) {
             call.freqs = table.data;
@@ -500,12 +510,48 @@ void apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff
 
 /// Rotates xq and xk into new tensors of the same shapes.
 template <class Q, class K, class F>
+    requires(!std::is_arithmetic_v<F>)
 auto apply_rotary_emb(const Q& xq, const K& xk, const F& freqs_cis, std::ptrdiff_t start_pos = 0,
                       pair_layout layout = pair_layout::interleaved) {
     using T = std::remove_cv_t<typename Q::value_type>;
     std::pair<xt::xtensor<T, 4>, xt::xtensor<T, 4>> result{xt::xtensor<T, 4>(detail::shape_of_rank4(xq, "xq")),
                                                            xt::xtensor<T, 4>(detail::shape_of_rank4(xk, "xk"))};
     apply_rotary_emb(xq, xk, freqs_cis, start_pos, result.first, result.second, layout);
+    return result;
+}
+
+/// Rotates one tensor x (batch, seq, heads, head_dim) into out — x itself
+/// (in place) or a buffer of its shape, any layout of either: q alone, k
+/// alone (a KV-cache slot), or a layer's query heads and key heads rotated
+/// where they lie. float or double (freqs_cis complex of the same), the same
+/// checks and the same compiled kernel as the pair form, reading and writing
+/// every row through its strides (realify/engine/rope.hpp).
+template <class X, class F, class O>
+    requires(!std::is_arithmetic_v<F> && xt::is_xexpression<std::decay_t<O>>::value)
+void apply_rotary_emb(const X& x, const F& freqs_cis, std::ptrdiff_t start_pos, O&& out,
+                      pair_layout layout = pair_layout::interleaved) {
+    using T = std::remove_cv_t<typename X::value_type>;
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "realify::rope::apply_rotary_emb: the one-tensor form takes float or double x (16-bit storage: the "
+                  "(xq, xk) form with <realify/rope/half.hpp>).");
+    static_assert(std::is_same_v<typename detail::freq_value<F>::type, std::complex<T>>,
+                  "realify::rope::apply_rotary_emb: freqs_cis must be complex in x's type: std::complex<float> for "
+                  "float, std::complex<double> for double.");
+    static_assert(std::is_same_v<T, std::remove_cv_t<typename std::decay_t<O>::value_type>>,
+                  "realify::rope::apply_rotary_emb: out must have the value type of x.");
+    const engine::input<X> in(detail::entry_point, x);
+    const engine::input<F> table(detail::entry_point, freqs_cis);
+    engine::rope(detail::entry_point, in.ref(), table.ref(), start_pos, layout, engine::output_ref(detail::entry_point, out));
+}
+
+/// Rotates one tensor x (batch, seq, heads, head_dim) into a new tensor.
+template <class X, class F>
+    requires(!std::is_arithmetic_v<F> && xt::is_xexpression<X>::value)
+auto apply_rotary_emb(const X& x, const F& freqs_cis, std::ptrdiff_t start_pos = 0,
+                      pair_layout layout = pair_layout::interleaved) {
+    using T = std::remove_cv_t<typename X::value_type>;
+    xt::xtensor<T, 4> result(detail::shape_of_rank4(x, "x"));
+    apply_rotary_emb(x, freqs_cis, start_pos, result, layout);
     return result;
 }
 
@@ -588,6 +634,7 @@ void apply_rotary_emb_span(const rope_dims& d, std::span<const T> xq, std::span<
     call.head_dim = q[3];
     call.start_pos = first_row;
     call.layout = layout;
+    call.packed();
     call.stream = use_streaming(call, xq.data() == out_q.data() || xk.data() == out_k.data());
     run_compiled_rope(call);
 }

@@ -11,12 +11,12 @@
 namespace realify::rope::detail {
 
 template <class T>
-void rotate_rows_scalar(const T* x, T* out, std::size_t heads, std::size_t head_dim, const T* freq_row,
-                        pair_layout layout) {
+void rotate_rows_scalar(const T* x, std::ptrdiff_t x_head, T* out, std::ptrdiff_t out_head, std::size_t heads,
+                        std::size_t head_dim, const T* freq_row, pair_layout layout) {
     const std::size_t half = head_dim / 2;
     for (std::size_t h = 0; h < heads; ++h) {
-        const T* xh = x + h * head_dim;
-        T* oh = out + h * head_dim;
+        const T* xh = x + static_cast<std::ptrdiff_t>(h) * x_head;
+        T* oh = out + static_cast<std::ptrdiff_t>(h) * out_head;
         for (std::size_t j = 0; j < half; ++j) {
             const T c = freq_row[2 * j];
             const T s = freq_row[2 * j + 1];
@@ -32,20 +32,27 @@ void rotate_rows_scalar(const T* x, T* out, std::size_t heads, std::size_t head_
     }
 }
 
+/// The row (b, s) of a tensor at these strides.
+template <class T>
+T* rope_row(T* base, const rope_strides& strides, std::size_t b, std::size_t s) noexcept {
+    return base + static_cast<std::ptrdiff_t>(b) * strides.batch + static_cast<std::ptrdiff_t>(s) * strides.seq;
+}
+
 /// Applies the rotation described by `call` with the portable loops. q and k
 /// of one position are rotated back to back so the frequency row is read once.
 template <class T>
 void rope_scalar(const rope_call<T>& call) {
-    const std::size_t q_row = call.q_heads * call.head_dim;
-    const std::size_t k_row = call.k_heads * call.head_dim;
     for (std::size_t s = 0; s < call.seq; ++s) {
         const T* freq_row = call.freqs + (call.start_pos + s) * call.head_dim;
         for (std::size_t b = 0; b < call.batch; ++b) {
-            const std::size_t row = b * call.seq + s;
-            rotate_rows_scalar(call.xq + row * q_row, call.out_q + row * q_row, call.q_heads, call.head_dim, freq_row,
-                               call.layout);
-            rotate_rows_scalar(call.xk + row * k_row, call.out_k + row * k_row, call.k_heads, call.head_dim, freq_row,
-                               call.layout);
+            if (call.q_heads > 0)
+                rotate_rows_scalar(rope_row(call.xq, call.xq_strides, b, s), call.xq_strides.head,
+                                   rope_row(call.out_q, call.out_q_strides, b, s), call.out_q_strides.head, call.q_heads,
+                                   call.head_dim, freq_row, call.layout);
+            if (call.k_heads > 0)
+                rotate_rows_scalar(rope_row(call.xk, call.xk_strides, b, s), call.xk_strides.head,
+                                   rope_row(call.out_k, call.out_k_strides, b, s), call.out_k_strides.head, call.k_heads,
+                                   call.head_dim, freq_row, call.layout);
         }
     }
 }

@@ -160,14 +160,14 @@ struct rope_simd {
         }
     }
 
-    /// `heads` heads of the half-split layout.
-    static void half_split_rows(const T* x, T* out, std::size_t heads, std::size_t head_dim, const T* cos_row,
-                                const T* sin_row, bool stream) noexcept {
+    /// `heads` heads of the half-split layout, x_head and out_head reals apart.
+    static void half_split_rows(const T* x, std::ptrdiff_t x_head, T* out, std::ptrdiff_t out_head, std::size_t heads,
+                                std::size_t head_dim, const T* cos_row, const T* sin_row, bool stream) noexcept {
         const std::size_t half = head_dim / 2;
         for (std::size_t h = 0; h < heads; ++h) {
-            const T* lo_in = x + h * head_dim;
+            const T* lo_in = x + static_cast<std::ptrdiff_t>(h) * x_head;
             const T* hi_in = lo_in + half;
-            T* lo_out = out + h * head_dim;
+            T* lo_out = out + static_cast<std::ptrdiff_t>(h) * out_head;
             T* hi_out = lo_out + half;
             std::size_t j = 0;
             for (; j + width <= half; j += width) {
@@ -205,6 +205,28 @@ struct rope_simd {
         heap_reals& operator=(const heap_reals&) = delete;
         ~heap_reals() { delete[] data; }
     };
+
+    /// The row (b, s) of a tensor at these strides.
+    template <class P>
+    static P* row(P* base, const rope::detail::rope_strides& strides, std::size_t b, std::size_t s) noexcept {
+        return base + static_cast<std::ptrdiff_t>(b) * strides.batch + static_cast<std::ptrdiff_t>(s) * strides.seq;
+    }
+
+    /// The heads of one position of q or of k. Heads side by side in both
+    /// tensors are one flat row; heads apart (a strided tensor) are rows of
+    /// their own.
+    static void side(const T* x, std::ptrdiff_t x_head, T* out, std::ptrdiff_t out_head, std::size_t heads,
+                     std::size_t head_dim, bool interleaved, const T* first, const T* second, bool stream,
+                     bool blocked) noexcept {
+        if (heads == 0) return;
+        if (!interleaved) return half_split_rows(x, x_head, out, out_head, heads, head_dim, first, second, stream);
+        const auto flat = static_cast<std::ptrdiff_t>(head_dim);
+        if (heads == 1 || (x_head == flat && out_head == flat))
+            return interleaved_row(x, out, heads * head_dim, first, second, head_dim, stream, blocked);
+        for (std::size_t h = 0; h < heads; ++h)
+            interleaved_row(x + static_cast<std::ptrdiff_t>(h) * x_head, out + static_cast<std::ptrdiff_t>(h) * out_head,
+                            head_dim, first, second, head_dim, stream, blocked);
+    }
 
     static void run(const detail::rope_call<T>& call) {
         const std::size_t head_dim = call.head_dim;
@@ -259,18 +281,12 @@ struct rope_simd {
                 for (std::size_t j = half; j < half + width; ++j) first[j] = second[j] = T(0);  // a tail's lanes
             }
             for (std::size_t b = 0; b < call.batch; ++b) {
-                const std::size_t row = b * call.seq + s;
-                const T* xq = call.xq + row * q_row;
-                const T* xk = call.xk + row * k_row;
-                T* oq = call.out_q + row * q_row;
-                T* ok = call.out_k + row * k_row;
-                if (interleaved) {
-                    interleaved_row(xq, oq, q_row, first, second, head_dim, call.stream, blocked);
-                    interleaved_row(xk, ok, k_row, first, second, head_dim, call.stream, blocked);
-                } else {
-                    half_split_rows(xq, oq, call.q_heads, head_dim, first, second, call.stream);
-                    half_split_rows(xk, ok, call.k_heads, head_dim, first, second, call.stream);
-                }
+                side(row(call.xq, call.xq_strides, b, s), call.xq_strides.head,
+                     row(call.out_q, call.out_q_strides, b, s), call.out_q_strides.head, call.q_heads,
+                     head_dim, interleaved, first, second, call.stream, blocked);
+                side(row(call.xk, call.xk_strides, b, s), call.xk_strides.head,
+                     row(call.out_k, call.out_k_strides, b, s), call.out_k_strides.head, call.k_heads,
+                     head_dim, interleaved, first, second, call.stream, blocked);
             }
         }
         if (call.stream) simd::isa::stream_fence();

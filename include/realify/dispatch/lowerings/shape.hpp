@@ -32,6 +32,7 @@
 #include <xtensor/xarray.hpp>
 
 #include "realify/dispatch/lowerings/common.hpp"
+#include "realify/engine/construction.hpp"
 #include "realify/engine/join.hpp"
 
 namespace realify::dispatch {
@@ -315,6 +316,59 @@ struct stack_shifted_dim : shape_detail::join_lowering<::realify::op::stack, tru
     static constexpr std::string_view formula = "stack(layouts, d < 0 ? d − 1 : d)";
 };
 
+/// torch.hstack: cat along dim 1, or dim 0 for 1-D tensors.
+struct hstack_cat {
+    using op = ::realify::op::hstack;
+    static constexpr std::string_view name = "hstack_cat";
+    static constexpr std::string_view formula = "cat(layouts, 1), or cat(layouts, 0) of 1-D tensors (torch.hstack)";
+    template <class L, class... P>
+    static constexpr bool accepts = sizeof...(P) == 0 && shape_detail::tensor_list<std::remove_cvref_t<L>>;
+    template <class A>
+    static std::ptrdiff_t dim_of(const std::vector<A>& parts) {
+        if (parts.empty()) return 0;  // cat reports the empty list
+        const engine::input<A> first(op::name, parts.front());
+        return first.ref().rank() <= 1 ? 0 : 1;
+    }
+    template <class A>
+    static auto apply(const std::vector<A>& parts) {
+        return cat_shifted_dim::apply(parts, dim_of(parts));
+    }
+    template <class B, class A>
+    static void apply_into(out_arg<B>& o, const std::vector<A>& parts) {
+        cat_shifted_dim::apply_into(o, parts, dim_of(parts));
+    }
+};
+
+// ---- triu, tril -----------------------------------------------------------------------------------------
+
+/// torch.triu / torch.tril of the last two dims, any diagonal.
+template <class Tag, bool Upper>
+struct triangle_of {
+    using op = Tag;
+    template <class A, class... D>
+    static constexpr bool accepts = tensor_operand<A> && sizeof...(D) == 1 && (std::is_integral_v<D> && ...);
+    template <class A>
+    static auto apply(const A& a, std::ptrdiff_t diagonal) {
+        const engine::input<A> in(op::name, a);
+        return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::same, A>>(
+            op::name, in.ref().shape, [&](const tensor_ref& to) { engine::triangle(op::name, in.ref(), diagonal, Upper, to); });
+    }
+    template <class O, class A>
+    static void apply_into(out_arg<O>& o, const A& a, std::ptrdiff_t diagonal) {
+        check_out_type<element_t<A>, O>();
+        const engine::input<A> in(op::name, a);
+        engine::triangle(op::name, in.ref(), diagonal, Upper, out_ref(op::name, o));
+    }
+};
+struct triu_keep_upper : triangle_of<::realify::op::triu, true> {
+    static constexpr std::string_view name = "triu_keep_upper";
+    static constexpr std::string_view formula = "x[…, i, j] where j − i ≥ diagonal, else 0 (the last two dims of the elements)";
+};
+struct tril_keep_lower : triangle_of<::realify::op::tril, false> {
+    static constexpr std::string_view name = "tril_keep_lower";
+    static constexpr std::string_view formula = "x[…, i, j] where j − i ≤ diagonal, else 0 (the last two dims of the elements)";
+};
+
 // ---- split, split_with_sizes, chunk: lists of results -------------------------------------------------
 
 namespace shape_detail {
@@ -498,6 +552,9 @@ REALIFY_BUILTIN_CANDIDATES(repeat, lowering::repeat_append_one)
 REALIFY_BUILTIN_CANDIDATES(flip, lowering::flip_shifted_dims)
 REALIFY_BUILTIN_CANDIDATES(roll, lowering::roll_shifted_dims)
 REALIFY_BUILTIN_CANDIDATES(where, lowering::where_broadcast_cond)
+REALIFY_BUILTIN_CANDIDATES(hstack, lowering::hstack_cat)
+REALIFY_BUILTIN_CANDIDATES(triu, lowering::triu_keep_upper)
+REALIFY_BUILTIN_CANDIDATES(tril, lowering::tril_keep_lower)
 REALIFY_BUILTIN_CANDIDATES(sym_size, lowering::sym_size_complex_dim)
 REALIFY_BUILTIN_CANDIDATES(alias, lowering::alias_passthrough)
 

@@ -1,0 +1,230 @@
+// The graph ops a Llama decoder layer needs (graph/layers.hpp, graph/sizes.hpp
+// and triu / tril / hstack): each against the eager API, which runs the same
+// compiled code (tests/ops/test_layers.cpp checks that against references);
+// run-time shapes from graph::size and graph::int_input, known before
+// evaluation; out= buffers written directly (route direct or rows, in place
+// for RoPE), strided buffers, explain() naming what runs; Meta's causal mask
+// and a decoder layer's attention written as in PyTorch, in one program.
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <xtensor/xarray.hpp>
+#include <xtensor/xmanipulation.hpp>
+#include <xtensor/xtensor.hpp>
+#include <xtensor/xview.hpp>
+
+#include "realify/eager.hpp"
+#include "realify/graph.hpp"
+#include "realify/rope.hpp"
+
+namespace graph = realify::graph;
+
+namespace {
+
+constexpr float minus_inf = -std::numeric_limits<float>::infinity();
+
+template <class T>
+xt::xarray<T> random_values(std::vector<std::size_t> shape, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::normal_distribution<double> n(0, 1);
+    xt::xarray<T> a = xt::xarray<T>::from_shape(shape);
+    for (auto& x : a) x = static_cast<T>(n(gen));
+    return a;
+}
+
+std::string route_of(const graph::write_plan& plan, const graph::graph_ir& ir) { return plan.describe(ir); }
+
+TEST(GraphLayers, MetasCausalMaskWithRunTimeShapes) {
+    // seqlen = tokens.shape[1]; mask = torch.full((seqlen, seqlen), float("-inf"))
+    // mask = torch.triu(mask, diagonal=1); mask = torch.hstack([torch.zeros((seqlen, start_pos)), mask])
+    auto tokens = graph::input<float>("h");
+    auto start_pos = graph::int_input("start_pos");
+    auto seqlen = graph::size(tokens, 1);
+    auto mask = graph::triu(graph::full({seqlen, seqlen}, minus_inf), 1);
+    auto prog = graph::lower(graph::hstack(graph::zeros({seqlen, start_pos}), mask));
+    EXPECT_EQ(prog.input_names(), (std::vector<std::string>{"h", "start_pos"}));
+    for (const std::size_t S : {1u, 4u}) {
+        for (const int start : {0, 3}) {
+            const xt::xtensor<float, 3> h = xt::zeros<float>({std::size_t{1}, S, std::size_t{8}});
+            const auto got = prog(h, start);
+            const auto want = realify::hstack(std::vector<xt::xarray<float>>{
+                realify::zeros({std::ptrdiff_t(S), start}), realify::triu(realify::full({std::ptrdiff_t(S), std::ptrdiff_t(S)}, minus_inf), 1)});
+            EXPECT_EQ(got, want) << S << ' ' << start;
+        }
+    }
+    // the mask alone: its shape is known before evaluation, so out= is written directly
+    auto alone = graph::lower(mask);
+    xt::xtensor<float, 2> buffer = xt::zeros<float>({4, 4});
+    const xt::xtensor<float, 3> h = xt::zeros<float>({1, 4, 8});
+    EXPECT_NE(route_of(alone.plan(graph::out(buffer), h), alone.ir()).find("triu: direct"), std::string::npos);
+    alone(graph::out(buffer), h);
+    EXPECT_EQ(buffer(1, 2), minus_inf);
+    EXPECT_EQ(buffer(2, 1), 0.0f);
+    const std::string text = graph::explain(alone);
+    EXPECT_NE(text.find("sym_size[dim 1]"), std::string::npos) << text;
+    EXPECT_NE(text.find("full[(#0, #1), fill -inf]"), std::string::npos) << text;
+}
+
+TEST(GraphLayers, CreationOpsAndSizes) {
+    auto x = graph::input<double>("x");
+    auto n = graph::int_input("n");
+    auto prog = graph::lower(graph::arange<double>(graph::size(x, -1)), graph::arange(1, n, 2), graph::ones<double>({2, n}),
+                             graph::full({graph::size(x, 0)}, 0.5), graph::empty_like(x));
+    const xt::xtensor<double, 2> xv = xt::ones<double>({3, 5});
+    const auto [a, b, o, f, e] = prog(xv, 8);
+    EXPECT_EQ(a, (xt::xtensor<double, 1>{0, 1, 2, 3, 4}));
+    EXPECT_EQ(b, (xt::xtensor<float, 1>{1, 3, 5, 7}));
+    EXPECT_EQ(o, xt::xarray<double>(xt::ones<double>({2, 8})));
+    EXPECT_EQ(f, xt::xarray<float>(xt::ones<float>({3}) * 0.5f));
+    EXPECT_EQ(e.shape()[1], 5u);
+    // into strided buffers, as planned before anything runs
+    auto ar = graph::lower(graph::arange<double>(graph::size(x, 1)));
+    xt::xtensor<double, 1> back = xt::zeros<double>({5});
+    auto reversed = xt::view(back, xt::range(4, -6, -1));
+    EXPECT_NE(route_of(ar.plan(graph::out(reversed), xv), ar.ir()).find("arange: rows"), std::string::npos);
+    ar(graph::out(reversed), xv);
+    EXPECT_EQ(back, (xt::xtensor<double, 1>{4, 3, 2, 1, 0}));
+    // PyTorch's errors, when the graph runs
+    auto bad = graph::lower(graph::zeros({n, 2}));
+    EXPECT_THROW(bad(-1), realify::shape_error);
+    auto step0 = graph::lower(graph::arange(0, n, 0));
+    EXPECT_THROW(step0(3), realify::error);
+    auto dim = graph::lower(graph::zeros({graph::size(x, 2)}));
+    EXPECT_THROW(dim(xv), realify::shape_error);
+    // an integer where a tensor is declared, and the other way round
+    EXPECT_THROW(prog(xv, xv), realify::layout_error);
+    EXPECT_THROW(prog(3, 8), realify::layout_error);
+}
+
+TEST(GraphLayers, RopeOneTensorAtARunTimePosition) {
+    using realify::rope::pair_layout;
+    for (auto layout : {pair_layout::interleaved, pair_layout::half_split}) {
+        auto x = graph::input<float>("x");
+        auto f = graph::input<std::complex<float>>("freqs_cis");
+        auto pos = graph::int_input("start_pos");
+        auto prog = graph::lower(graph::rope(x, f, pos, layout));
+        auto fixed = graph::lower(graph::rope(x, f, 2, layout));
+        const xt::xtensor<float, 4> xv = random_values<float>({2, 3, 4, 16}, 1);
+        const auto freqs = realify::rope::precompute_freqs_cis<float>(16, 8, 10000.0);
+        const auto want = realify::rope::apply_rotary_emb(xv, freqs, 2, layout);
+        EXPECT_EQ(prog(xv, freqs, 2), want);
+        EXPECT_EQ(fixed(xv, freqs), want);
+        // into a slot of a KV cache of batch 2: written through its strides, no temporary
+        xt::xtensor<float, 4> cache = xt::zeros<float>({2, 8, 4, 16});
+        auto slot = xt::view(cache, xt::all(), xt::range(2, 5), xt::all(), xt::all());
+        EXPECT_NE(route_of(prog.plan(graph::out(slot), xv, freqs, 2), prog.ir()).find("rope: rows"), std::string::npos);
+        prog(graph::out(slot), xv, freqs, 2);
+        EXPECT_EQ((xt::xtensor<float, 4>(slot)), want);
+        // in place
+        xt::xtensor<float, 4> in_place = xv;
+        EXPECT_NE(route_of(prog.plan(graph::out(in_place), in_place, freqs, 2), prog.ir()).find("rope: direct"),
+                  std::string::npos);
+        prog(graph::out(in_place), in_place, freqs, 2);
+        EXPECT_EQ(in_place, want);
+        EXPECT_THROW(prog(xv, freqs, 6), realify::shape_error);  // rows 6 … 8 of 8
+        const std::string text = graph::explain(prog);
+        EXPECT_NE(text.find("the compiled RoPE kernel"), std::string::npos) << text;
+    }
+}
+
+TEST(GraphLayers, LinearReadsTheWeightThroughItsStrides) {
+    auto x = graph::input<float>("x");
+    auto w = graph::input<float>("w");
+    auto b = graph::input<float>("b");
+    auto prog = graph::lower(graph::linear(x, w, b), graph::linear(x, w));
+    const xt::xtensor<float, 3> xv = random_values<float>({2, 3, 8}, 2);
+    const xt::xtensor<float, 2> wv = random_values<float>({5, 8}, 3);
+    const xt::xtensor<float, 1> bv = random_values<float>({5}, 4);
+    const auto [yb, y] = prog(xv, wv, bv);
+    EXPECT_EQ(yb, realify::linear(xv, wv, bv));
+    EXPECT_EQ(y, realify::linear(xv, wv));
+    xt::xtensor<float, 3> ob = xt::zeros<float>({2, 3, 5});
+    xt::xtensor<float, 3> o = xt::zeros<float>({2, 3, 5});
+    const std::string plan = route_of(prog.plan(graph::out(ob, o), xv, wv, bv), prog.ir());
+    EXPECT_NE(plan.find("linear: direct"), std::string::npos) << plan;
+    prog(graph::out(ob, o), xv, wv, bv);
+    EXPECT_EQ(ob, yb);
+    const std::string text = graph::explain(prog);
+    EXPECT_NE(text.find("w read through its strides (no copy)"), std::string::npos) << text;
+}
+
+TEST(GraphLayers, AttentionIsOneFusedNode) {
+    auto q = graph::input<float>("q");
+    auto k = graph::input<float>("k");
+    auto v = graph::input<float>("v");
+    auto causal = graph::lower(graph::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, true));
+    auto gqa = graph::lower(graph::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, false, 0.25, true));
+    auto m = graph::input<float>("m");
+    auto masked = graph::lower(graph::scaled_dot_product_attention(q, k, v, m > 0.0f));
+    const xt::xtensor<float, 4> qv = random_values<float>({1, 4, 6, 8}, 5), kv = random_values<float>({1, 2, 6, 8}, 6),
+                                vv = random_values<float>({1, 2, 6, 8}, 7);
+    EXPECT_EQ(gqa(qv, kv, vv), realify::scaled_dot_product_attention(qv, kv, vv, std::nullopt, 0.0, false, 0.25, true));
+    const xt::xtensor<float, 4> kf = random_values<float>({1, 4, 6, 8}, 8), vf = random_values<float>({1, 4, 6, 8}, 9);
+    const auto want = realify::scaled_dot_product_attention(qv, kf, vf, std::nullopt, 0.0, true);
+    EXPECT_EQ(causal(qv, kf, vf), want);
+    // into (B, S, H, E) memory seen as (B, H, S, E): through its strides
+    xt::xtensor<float, 4> o = xt::zeros<float>({1, 6, 4, 8});
+    auto ot = xt::transpose(o, {0, 2, 1, 3});
+    const std::string plan = route_of(causal.plan(graph::out(ot), qv, kf, vf), causal.ir());
+    EXPECT_NE(plan.find("scaled_dot_product_attention: rows"), std::string::npos) << plan;
+    causal(graph::out(ot), qv, kf, vf);
+    EXPECT_EQ((xt::xtensor<float, 4>(ot)), want);
+    // an out= buffer that is an operand: through fresh memory
+    xt::xtensor<float, 4> alias = vf;
+    causal(graph::out(alias), qv, kf, alias);
+    EXPECT_EQ(alias, want);
+    // a bool mask made in the graph (a comparison), broadcast over the heads
+    const xt::xtensor<float, 2> mv = random_values<float>({6, 6}, 10);
+    const xt::xtensor<bool, 2> keep = mv > 0.0f;
+    EXPECT_EQ(masked(qv, kf, vf, mv), realify::scaled_dot_product_attention(qv, kf, vf, keep));
+    const std::string text = graph::explain(causal);
+    EXPECT_NE(text.find("fused attention"), std::string::npos) << text;
+    EXPECT_THROW(graph::scaled_dot_product_attention(q, k, v, std::nullopt, 0.1), realify::error);
+}
+
+TEST(GraphLayers, ADecoderLayersAttentionInOneProgram) {
+    // Meta's Attention.forward for one layer, with the KV cache as inputs:
+    // xq = wq(x).view(b, s, h, d); xq = rope(xq); keys and values of the cache;
+    // scores over (B, H, S, E) views; output = wo(attention)
+    const std::size_t B = 1, S = 4, H = 4, D = 8, dim = H * D, start = 2;
+    auto x = graph::input<float>("x");
+    auto wq = graph::input<float>("wq");
+    auto wo = graph::input<float>("wo");
+    auto keys = graph::input<float>("keys");      // (B, start + S, H, D) of the cache
+    auto values = graph::input<float>("values");
+    auto f = graph::input<std::complex<float>>("freqs_cis");
+    auto pos = graph::int_input("start_pos");
+    auto seqlen = graph::size(x, 1);
+    auto xq = graph::rope(graph::reshape(graph::linear(x, wq), {graph::same(0), graph::same(1), std::ptrdiff_t(H), -1}), f, pos);
+    auto mask = graph::hstack(graph::zeros({seqlen, pos}), graph::triu(graph::full({seqlen, seqlen}, minus_inf), 1));
+    auto att = graph::scaled_dot_product_attention(graph::transpose(xq, 1, 2), graph::transpose(keys, 1, 2),
+                                                   graph::transpose(values, 1, 2), mask);
+    auto out = graph::linear(graph::reshape(graph::transpose(att, 1, 2), {graph::same(0), graph::same(1), -1}), wo);
+    auto prog = graph::lower(out);
+
+    const xt::xtensor<float, 3> xv = random_values<float>({B, S, dim}, 10);
+    const xt::xtensor<float, 2> wqv = random_values<float>({dim, dim}, 11), wov = random_values<float>({dim, dim}, 12);
+    const xt::xtensor<float, 4> kv = random_values<float>({B, start + S, H, D}, 13), vv = random_values<float>({B, start + S, H, D}, 14);
+    const auto freqs = realify::rope::precompute_freqs_cis<float>(D, 16, 10000.0);
+    const auto got = prog(xv, wqv, wov, kv, vv, freqs, int(start));
+
+    // the same in eager calls
+    const xt::xtensor<float, 4> q4 = xt::reshape_view(realify::linear(xv, wqv), {B, S, H, D});
+    const auto qr = realify::rope::apply_rotary_emb(q4, freqs, start);
+    const auto em = realify::hstack(std::vector<xt::xarray<float>>{realify::zeros({std::ptrdiff_t(S), std::ptrdiff_t(start)}),
+                                                                   realify::triu(realify::full({std::ptrdiff_t(S), std::ptrdiff_t(S)}, minus_inf), 1)});
+    const xt::xtensor<float, 4> a = realify::scaled_dot_product_attention(
+        xt::transpose(qr, {0, 2, 1, 3}), xt::transpose(kv, {0, 2, 1, 3}), xt::transpose(vv, {0, 2, 1, 3}), em);
+    const xt::xtensor<float, 3> flat = xt::reshape_view(xt::xtensor<float, 4>(xt::transpose(a, {0, 2, 1, 3})), {B, S, dim});
+    EXPECT_EQ(got, realify::linear(flat, wov));
+    const auto c = graph::coverage(prog);
+    EXPECT_EQ(c.n_supported, c.n_total);
+}
+
+}  // namespace
