@@ -56,7 +56,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     std::array<engine::tensor_ref, engine::max_inputs> refs;
     for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
         leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
-        refs[k] = value_ref(leaves.back());
+        refs[k] = ref_of(leaves.back());
     }
     const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
     const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
@@ -68,15 +68,11 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     };
     auto fresh = [&] {
         tensor_value<T> v = allocate<T>(shape, complex);
-        run(value_ref(v));
+        run(ref_of(v));
         return v;
     };
     if (target == nullptr) return fresh();
-    tensor_value<T> result;
-    result.data = static_cast<T*>(target->data);
-    result.shape = shape;
-    result.strides.assign(target->strides.begin(), target->strides.begin() + static_cast<std::ptrdiff_t>(shape.size()));
-    result.complex = complex;
+    const tensor_value<T> result = value_in<T>(*target, shape, complex);
     const byte_range written = bytes_of(*target);
     const bool packed = is_packed(*target);
     bool in_place_only = true;  // every value that overlaps the target IS the target

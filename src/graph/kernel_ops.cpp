@@ -207,7 +207,7 @@ std::any run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout*
     const bool complex = self.is_complex;
     auto fresh = [&] {
         tensor_value<T> v = allocate<T>(shape, complex);
-        call(self, operands, value_ref(v));
+        call(self, operands, ref_of(v));
         return v;
     };
     if (target == nullptr) return std::any(fresh());
@@ -219,8 +219,8 @@ std::any run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout*
         if (direct && engine::detail::overlaps(engine::detail::range_of(r), engine::detail::range_of(*out)))
             direct = kernel_in_place(self) && engine::detail::same_tensor(r, *out, out->shape);
     if (direct) call(self, operands, *out);
-    else copy_into(*target, fresh().data);
-    return std::any(tensor_value<T>{static_cast<T*>(target->data), shape, complex, nullptr});
+    else copy_into(*target, layout_of(fresh()));
+    return std::any(value_in<T>(*target, shape, complex));
 }
 
 std::any evaluate_size(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
@@ -231,7 +231,7 @@ std::any evaluate_size(const ir_node& self, eval_context& ctx, const buffer_layo
     else of = ctx.ir->resolve(child).values->shape(value_at(ctx, child));
     const auto extent = static_cast<std::int64_t>(of[size_axis(self, of.size())]);
     tensor_value<std::int64_t> v;
-    if (target != nullptr) v = {static_cast<std::int64_t*>(target->data), {}, false, nullptr};
+    if (target != nullptr) v = packed_value(static_cast<std::int64_t*>(target->data), {}, false, nullptr);
     else v = allocate<std::int64_t>({}, false);
     v.data[0] = extent;
     return std::any(v);
@@ -247,11 +247,11 @@ std::any evaluate_creation(const ir_node& self, eval_context& ctx, const buffer_
     tensor_value<T> result;
     engine::tensor_ref out;
     if (target != nullptr) {
-        result = {static_cast<T*>(target->data), shape, false, nullptr};
+        result = value_in<T>(*target, shape, false);
         out = *buffer_ref(*target, engine::component_of<T>(), false);
     } else {
         result = allocate<T>(shape, false);
-        out = value_ref(result);
+        out = ref_of(result);
     }
     const node_attrs& a = self.attrs;
     if (self.tag == op_id::arange) {

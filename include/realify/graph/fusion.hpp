@@ -31,17 +31,16 @@ namespace realify::graph::detail {
 /// [re, im] components adjacent.
 bool loop_writes(const buffer_layout& target, bool complex);
 
-/// A value as the engine reads it (the operands of the fused loops and of
-/// the kernel ops, graph/kernel_ops.hpp): packed, row-major.
+/// The value a loop or kernel op wrote into `target` (a caller's buffer, its
+/// component layout): `shape`, the target's strides.
 template <class T>
-engine::tensor_ref value_ref(const tensor_value<T>& v) {
-    engine::tensor_ref r;
-    r.data = v.data;
-    r.type = engine::component_of<T>();
-    r.complex = v.complex;
-    r.shape = engine::make_dims("graph::program", v.shape);
-    r.strides = engine::row_major_strides(r.shape, r.width());
-    return r;
+tensor_value<T> value_in(const buffer_layout& target, shape_vector shape, bool complex) {
+    tensor_value<T> v;
+    v.data = static_cast<T*>(target.data);
+    v.strides.assign(target.strides.begin(), target.strides.begin() + static_cast<std::ptrdiff_t>(shape.size()));
+    v.shape = std::move(shape);
+    v.complex = complex;
+    return v;
 }
 
 /// A buffer to write as the engine's out, when the engine can write it (loop_writes).

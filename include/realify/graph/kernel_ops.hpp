@@ -81,7 +81,7 @@ std::any evaluate_kernel(const ir_node& self, eval_context& ctx, const buffer_la
         // the values, held: evaluating one never moves another's memory
         const std::tuple<tensor_value<typename traits_t<C>::real_type>...> values{
             value_as<typename traits_t<C>::real_type>(ctx, self.children[I])...};
-        const std::array<engine::tensor_ref, sizeof...(C)> refs{value_ref(std::get<I>(values))...};
+        const std::array<engine::tensor_ref, sizeof...(C)> refs{ref_of(std::get<I>(values))...};
         // linear_call named only where a graph has a linear node: realify::core links no GEMM
         if constexpr (std::is_same_v<Tag, op::linear>) return run_kernel<T>(self, ctx, target, refs, &linear_call);
         else return run_kernel<T>(self, ctx, target, refs, &simd_kernel_call);
