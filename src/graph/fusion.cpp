@@ -43,6 +43,17 @@ bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inpu
     return engine::mul_rows(inputs[0], inputs[1], out);
 }
 
+/// The values a loop reads (held in `leaves`, which keep their memory alive), as refs.
+template <class T>
+std::span<const engine::tensor_ref> loop_inputs(const ir_node& self, eval_context& ctx, std::vector<tensor_value<T>>& leaves,
+                                                std::array<engine::tensor_ref, engine::max_inputs>& refs) {
+    for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
+        leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
+        refs[k] = ref_of(leaves.back());
+    }
+    return {refs.data(), leaves.size()};
+}
+
 }  // namespace
 
 /// The evaluator of a loop root: its loop over the values it reads, into
@@ -57,11 +68,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
-    for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
-        leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
-        refs[k] = ref_of(leaves.back());
-    }
-    const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
+    const std::span<const engine::tensor_ref> inputs = loop_inputs(self, ctx, leaves, refs);
     const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
     const shape_vector shape(dims.begin(), dims.end());
     const bool complex = loop.complex_result();
@@ -123,11 +130,7 @@ std::any evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const 
     const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
-    for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
-        leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
-        refs[k] = ref_of(leaves.back());
-    }
-    const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
+    const std::span<const engine::tensor_ref> inputs = loop_inputs(self, ctx, leaves, refs);
     const engine::loop_values values(self.entry_point, loop, inputs);
     const engine::dims& shape = values.shape();
     // the table entry's arguments: dims (none: all), keepdim, var's correction
