@@ -1,3 +1,9 @@
+// realify/graph/fusion.hpp: running a fused loop — its operands' values
+// gathered, the loop's steps run over them into fresh memory or straight
+// into a planned out= buffer (packed, row by row, or through a temporary),
+// and the SIMD row kernel taken for a lone complex × complex multiply when
+// the layouts fit. The decisions were taken by the fuse_elementwise pass;
+// this only follows the record.
 #include "realify/graph/fusion.hpp"
 
 #include <array>
@@ -10,6 +16,7 @@
 #include "realify/engine/fused_loop.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/value.hpp"
+#include "realify/graph/write_outputs.hpp"
 
 namespace realify::graph::detail {
 
@@ -50,7 +57,7 @@ bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inpu
 /// expanded one — or a layout the engine cannot write, goes through a
 /// temporary copied in.
 template <class T>
-std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
@@ -90,7 +97,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     return result;
 }
 
-template std::any evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
-template std::any evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
+template graph_value evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
+template graph_value evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
 
 }  // namespace realify::graph::detail

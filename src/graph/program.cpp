@@ -1,3 +1,8 @@
+// realify/graph/program.hpp: the non-template half of a lowered program —
+// lowering (running the passes, noting which operands must be read packed),
+// binding a call's arguments (checking their number and element types),
+// describing the graph before and after the passes, and filling a result
+// container through the out= planning (graph/write_outputs.hpp).
 #include "realify/graph/program.hpp"
 
 #include <cstring>
@@ -28,10 +33,10 @@ namespace {
 /// the input declares (a real tensor is never taken for a complex one).
 void check_input(const graph_ir& g, std::size_t position, const bound_input& b) {
     const ir_node& input = g.nodes[g.inputs[position]];
-    if (b.value.type() == *input.value_type && b.complex == input.is_complex) return;
+    if (kind_of(b.value) == input.value && b.complex == input.is_complex) return;
     std::ostringstream m;
-    const bool integer = *input.value_type == typeid(tensor_value<std::int64_t>);
-    if (integer || b.value.type() == typeid(tensor_value<std::int64_t>)) {
+    const bool integer = input.value == value_kind::i64;
+    if (integer || kind_of(b.value) == value_kind::i64) {
         m << "realify::graph: input '" << input_name(g, position) << "' is "
           << (integer ? "an integer argument (graph::int_input): pass a C++ integer, not a tensor"
                       : "a tensor: pass a tensor, not an integer (integers go to graph::int_input arguments)");
@@ -99,7 +104,7 @@ std::string describe_graph(const graph_ir& g, bool after) {
 
 shape_vector result_shape(call_state& call, std::size_t slot) {
     if (const auto& known = call.shapes[slot]) return *known;
-    return call.ctx.ir->resolve(slot).values->shape(value_at(call.ctx, slot));
+    return shape_of(value_at(call.ctx, slot));
 }
 
 void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes) {
@@ -108,7 +113,7 @@ void fill_result(call_state& call, std::size_t slot, void* data, bool complex, s
         write_output(call.ctx, plan_route(call.ctx, call.shapes, slot, target));
         return;
     }
-    const buffer_layout value = call.ctx.ir->resolve(slot).values->layout(value_at(call.ctx, slot));
+    const buffer_layout value = layout_of(value_at(call.ctx, slot));
     copy_into(packed_layout(data, value.shape, component_bytes), value);
 }
 

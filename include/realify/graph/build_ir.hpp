@@ -54,9 +54,8 @@ struct node_facts {
     bool simd_mul = false, custom = false, same_type_cast = false;
     // the code of the type
     evaluator_fn evaluator = nullptr;
-    const value_ops* values = nullptr;
     decltype(ir_node::declared_shape) declared_shape = nullptr;
-    const std::type_info* value_type = nullptr;  // inputs: the type an argument must bind to
+    value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
 };
 
 template <class N>
@@ -78,9 +77,8 @@ constexpr node_facts facts_of() {
     if constexpr (rule_of<N>() == node_rule::cast) f.same_type_cast = re_described_v<N>;
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();
     f.evaluator = evaluator_of<N>();
-    f.values = &typed_value_ops<typename Tr::real_type>::table;
     if constexpr (shape_rule_of<N>() == shape_rule::declared) f.declared_shape = declared_shape_of<N>();
-    if constexpr (rule_of<N>() == node_rule::input) f.value_type = &typeid(value_t<N>);
+    if constexpr (rule_of<N>() == node_rule::input) f.value = value_kind_of<typename Tr::real_type>();
     return f;
 }
 

@@ -88,13 +88,12 @@ struct compare_elements {
     }
 };
 
-/// The kinds of a comparison's operands (nodes or numbers), one base-4
-/// digit each as the refusals count them (0 real tensor, 1 complex tensor,
-/// 2 real number, 3 complex number).
+/// The kinds of a comparison's operands (nodes or numbers), as the
+/// builder's refusals count them (detail::kinds of detail::operand_class).
 template <class X>
 using operand_node_t = std::remove_cvref_t<decltype(as_node(std::declval<X>()))>;
 template <class A, class B>
-inline constexpr int comparison_kinds = operand_kind_code<operand_node_t<A>> * 4 + operand_kind_code<operand_node_t<B>>;
+inline constexpr int comparison_kinds = kinds(operand_class_of<operand_node_t<A>>, operand_class_of<operand_node_t<B>>);
 template <class X>
 inline constexpr bool complex_operand_v = traits_t<operand_node_t<X>>::is_complex;
 
@@ -115,26 +114,36 @@ auto make_comparison(A&& a, B&& b) {
 }  // namespace detail
 
 // Ordering a complex operand: one static_assert naming the op and the
-// operand kinds (detail::operand_kind_code, base 4), as the builder's
+// operand kinds (detail::kinds), as the builder's
 // refusals do; the messages are literals, at most one fails.
-#define REALIFY_GRAPH_NO_ORDERING(NAME, OPERATOR, CODE) \
-    static_assert(CODE != 1, "realify::graph::" #NAME " (" #OPERATOR "): operands (real, complex): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 3, "realify::graph::" #NAME " (" #OPERATOR "): operands (real, complex number): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 4, "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, real): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 5, "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, complex): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 6, "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, real number): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 7, "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, complex number): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 9, "realify::graph::" #NAME " (" #OPERATOR "): operands (real number, complex): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 12, "realify::graph::" #NAME " (" #OPERATOR "): operands (complex number, real): " \
-                                 "complex values have no ordering (PyTorch refuses them too)"); \
-    static_assert(CODE != 13, "realify::graph::" #NAME " (" #OPERATOR "): operands (complex number, complex): " \
+#define REALIFY_GRAPH_NO_ORDERING_K(A, B) detail::kinds(detail::operand_class::A, detail::operand_class::B)
+#define REALIFY_GRAPH_NO_ORDERING(NAME, OPERATOR, CODE)                                             \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(real, complex),                               \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (real, complex): "           \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(real, complex_number),                        \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (real, complex number): "    \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(complex, real),                               \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, real): "           \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(complex, complex),                            \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, complex): "        \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(complex, real_number),                        \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, real number): "    \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(complex, complex_number),                     \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (complex, complex number): " \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(real_number, complex),                        \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (real number, complex): "    \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(complex_number, real),                        \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (complex number, real): "    \
+                                 "complex values have no ordering (PyTorch refuses them too)");     \
+    static_assert(CODE != REALIFY_GRAPH_NO_ORDERING_K(complex_number, complex),                     \
+                  "realify::graph::" #NAME " (" #OPERATOR "): operands (complex number, complex): " \
                                  "complex values have no ordering (PyTorch refuses them too)")
 #define REALIFY_GRAPH_COMPARISON(NAME, OPERATOR, ORDERING)                                                    \
     template <class A, class B>                                                                               \
@@ -160,6 +169,7 @@ REALIFY_GRAPH_COMPARISON(eq, ==, false)
 REALIFY_GRAPH_COMPARISON(ne, !=, false)
 #undef REALIFY_GRAPH_COMPARISON
 #undef REALIFY_GRAPH_NO_ORDERING
+#undef REALIFY_GRAPH_NO_ORDERING_K
 
 }  // namespace realify::graph
 

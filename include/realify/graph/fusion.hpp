@@ -16,7 +16,6 @@
 // the program is data.
 #pragma once
 
-#include <any>
 #include <optional>
 
 #include "realify/engine/tensor_ref.hpp"
@@ -53,6 +52,6 @@ std::optional<engine::tensor_ref> buffer_ref(const buffer_layout& target, engine
 /// engine cannot write, goes through a temporary copied in. Defined for
 /// float and double components, in realify_simd (src/graph/fusion.cpp).
 template <class T>
-std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+graph_value evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
 }  // namespace realify::graph::detail
