@@ -177,6 +177,9 @@ void simd_kernel_call(const ir_node& self, std::span<const engine::tensor_ref> o
     const node_attrs& a = self.attrs;
     switch (*self.tag) {
     case op_id::rope: {
+        if (operands.size() > 2 && operands[2].rank() != 0)  // a graph::input<std::int64_t> given another shape
+            engine::throw_shape_error(self.entry_point, "start_pos must be a 0-d int64 tensor (one position), got shape " +
+                                                            realify::detail::format_sequence(operands[2].shape));
         const std::ptrdiff_t start = operands.size() > 2 ? static_cast<std::ptrdiff_t>(integer_of(operands[2])) : a.i0;
         const auto layout = a.i1 != 0 ? realify::rope::pair_layout::half_split : realify::rope::pair_layout::interleaved;
         return engine::rope(self.entry_point, operands[0], operands[1], start, layout, out);

@@ -33,19 +33,21 @@ namespace {
 /// the input declares (a real tensor is never taken for a complex one).
 void check_input(const graph_ir& g, std::size_t position, const bound_input& b) {
     const ir_node& input = g.nodes[g.inputs[position]];
-    if (kind_of(b.value) == input.value && b.complex == input.is_complex) return;
+    if (kind_of(b.value) == input.value && b.complex == input.is_complex && b.integer_argument == input.integer_argument)
+        return;
     std::ostringstream m;
-    const bool integer = input.value == value_kind::i64;
-    if (integer || kind_of(b.value) == value_kind::i64) {
+    const bool integer = input.integer_argument;
+    if (integer || b.integer_argument) {
         m << "realify::graph: input '" << input_name(g, position) << "' is "
           << (integer ? "an integer argument (graph::int_input): pass a C++ integer, not a tensor"
                       : "a tensor: pass a tensor, not an integer (integers go to graph::int_input arguments)");
         throw layout_error(m.str());
     }
-    m << "realify::graph: input '" << input_name(g, position) << "' is declared "
-      << (input.is_complex ? "complex" : "real") << " with components of " << input.component_bytes * 8
-      << " bits, and was given a tensor of another element type"
-      << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
+    m << "realify::graph: input '" << input_name(g, position) << "' is declared a "
+      << (input.is_complex ? "complex " : "") << value_kind_name(input.value) << " tensor, and was given a "
+      << (b.complex ? "complex " : "") << value_kind_name(kind_of(b.value)) << " tensor"
+      << (b.complex != input.is_complex ? " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)"
+                                        : " (convert it first, xt::cast<T>(t), as PyTorch's .to(dtype))");
     throw layout_error(m.str());
 }
 

@@ -56,6 +56,7 @@ struct node_facts {
     evaluator_fn evaluator = nullptr;
     decltype(ir_node::declared_shape) declared_shape = nullptr;
     value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
+    bool integer_argument = false;        // inputs: a C++ integer (graph::int_input), not a tensor
 };
 
 template <class N>
@@ -78,7 +79,10 @@ constexpr node_facts facts_of() {
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();
     f.evaluator = evaluator_of<N>();
     if constexpr (shape_rule_of<N>() == shape_rule::declared) f.declared_shape = declared_shape_of<N>();
-    if constexpr (rule_of<N>() == node_rule::input) f.value = value_kind_of<typename Tr::real_type>();
+    if constexpr (rule_of<N>() == node_rule::input) {
+        f.value = value_kind_of<typename Tr::real_type>();
+        if constexpr (requires { N::integer_argument; }) f.integer_argument = N::integer_argument;
+    }
     return f;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <complex>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -24,7 +25,9 @@ namespace realify::graph {
 namespace detail {
 template <class E>
 inline constexpr bool input_element_v = std::is_same_v<E, float> || std::is_same_v<E, double> ||
-                                        std::is_same_v<E, std::complex<float>> || std::is_same_v<E, std::complex<double>>;
+                                        std::is_same_v<E, std::complex<float>> || std::is_same_v<E, std::complex<double>> ||
+                                        std::is_same_v<E, bool> || std::is_same_v<E, std::int32_t> ||
+                                        std::is_same_v<E, std::int64_t>;
 
 /// What graph::input<T> builds: T, or for a T it refuses, float — the nodes
 /// built on it, the lowering and the run then raise no second error.
@@ -32,17 +35,21 @@ template <class T>
 using input_type_t = std::conditional_t<input_element_v<typename element_traits<T>::element>, T, float>;
 }  // namespace detail
 
-/// A run-time input. T: element type (float, double, std::complex<float|double>)
-/// for any rank, or a container type for a static rank / fixed shape. Any
-/// other element type (int, bool, Eigen::half, …) is refused here, with the
+/// A run-time input. T: element type (float, double, std::complex<float|double>,
+/// and — as PyTorch's masks, indices and token ids — bool, std::int32_t,
+/// std::int64_t) for any rank, or a container type for a static rank / fixed
+/// shape. A bool or integer input goes where PyTorch takes one — where's
+/// condition, a comparison, a cast (graph::to<float>(ids)) — and an op that
+/// cannot take it refuses it by one static_assert naming the op. Any other
+/// element type (int8, uint16, Eigen::half, …) is refused here, with the
 /// supported list: no lowering would take it later.
 template <class T>
 input_node<detail::input_type_t<T>> input(std::string name) {
     using E = typename detail::element_traits<T>::element;
     static_assert(detail::input_element_v<E>,
-                  "realify::graph::input<T>: T must be float, double, std::complex<float> or std::complex<double> "
-                  "(or an xtensor container of one, for a static rank or shape); int, bool and half tensors are not "
-                  "graph inputs: convert them first (xt::cast<float>(t)), or compute a mask in the graph (x > 0)");
+                  "realify::graph::input<T>: T must be float, double, std::complex<float>, std::complex<double>, "
+                  "bool, std::int32_t or std::int64_t (or an xtensor container of one, for a static rank or shape); "
+                  "other integer and half tensors are not graph inputs: convert them first (xt::cast<float>(t))");
     return input_node<detail::input_type_t<T>>(std::move(name));
 }
 
@@ -109,7 +116,7 @@ inline constexpr int refused_kinds_v<node<Tag, C0, C...>> = [] {
     else return kinds(operand_class_of<C0>, operand_class_of<C>...);
 }();
 
-/// A bool (or integer) tensor operand: a comparison's, isnan's or isinf's result.
+/// A bool or integer tensor operand: a mask or index input, a comparison's, isnan's or isinf's result.
 template <class C>
 inline constexpr bool is_mask_operand_v = !is_scalar_node_v<C> && !traits_t<C>::is_complex &&
                                           !std::is_floating_point_v<typename traits_t<C>::real_type>;
@@ -140,8 +147,9 @@ inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag
     static_assert(detail::refused_kinds_v<N> != (CODE), "realify::graph::" NAME ": no lowering accepts " KINDS)
 #define REALIFY_GRAPH_REFUSE_MASK(NAME, N)                                                                   \
     static_assert(!detail::refused_mask_v<N>,                                                                \
-                  "realify::graph::" NAME ": no lowering accepts a bool operand (the result of a comparison, " \
-                  "isnan or isinf): convert it first, graph::to<float>(mask), or make it where's condition")
+                  "realify::graph::" NAME ": no lowering accepts a bool or integer operand (a mask or index "  \
+                  "input, or the result of a comparison, isnan or isinf): convert it first, "                  \
+                  "graph::to<float>(mask), or make it where's condition")
 // the nearest spellings, by kinds
 #define REALIFY_GRAPH_NUMBER_FIX                                                                             \
     ": a number is not a tensor: compute the value in C++ (as std::exp(c) does for exp) and pass the result " \

@@ -109,6 +109,7 @@ struct ir_node {
     std::size_t component_bytes = 0;   // sizeof of the value's component type
     std::complex<double> number{};     // numbers: the value
     value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
+    bool integer_argument = false;        // inputs: a C++ integer (graph::int_input), not a tensor
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
     // detection (graph/detect.hpp): the flags come from the node's type
     bool anchor = false;               // a view_as_real
@@ -171,6 +172,7 @@ struct bound_input {
     bool packed = false;             // row-major contiguous
     bool complex = false;
     bool borrowed = false;           // the caller's memory (zero copy), not a private copy
+    bool integer_argument = false;   // a C++ integer (for a graph::int_input), not a tensor
 };
 
 /// What evaluation threads through the typed nodes.

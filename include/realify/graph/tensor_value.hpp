@@ -72,6 +72,17 @@ constexpr value_kind value_kind_of() noexcept {
     else return value_kind::none;
 }
 inline value_kind kind_of(const graph_value& v) noexcept { return static_cast<value_kind>(v.index()); }
+/// PyTorch's name of a value kind's dtype (a complex value's components: float32, float64).
+constexpr const char* value_kind_name(value_kind k) noexcept {
+    switch (k) {
+    case value_kind::f32: return "float32";
+    case value_kind::f64: return "float64";
+    case value_kind::boolean: return "bool";
+    case value_kind::i32: return "int32";
+    case value_kind::i64: return "int64";
+    default: return "unsupported (not float, double, bool, int32 or int64)";
+    }
+}
 
 /// Whether `v` holds a value (memo slots start empty).
 inline bool has_value(const graph_value& v) noexcept { return !std::holds_alternative<std::monostate>(v); }

@@ -242,7 +242,14 @@ bound_input bind_input(const A& arg) {
     if constexpr (std::is_integral_v<A>) {  // the argument of a graph::int_input: a 0-d int64 value
         tensor_value<std::int64_t> v = allocate<std::int64_t>({}, false);
         v.data[0] = static_cast<std::int64_t>(arg);
-        return bound_from(std::move(v));
+        bound_input b = bound_from(std::move(v));
+        b.integer_argument = true;
+        return b;
+    } else if constexpr (!is_value_component_v<typename component_of<std::remove_cv_t<typename A::value_type>>::type>) {
+        // an element type no input declares (int8, half, …): refused when the
+        // call checks its arguments (the input it is passed for is refused at
+        // graph::input already: no second compile error here)
+        return bound_input{};
     } else {
         return bound_from(bind_argument(arg));
     }
