@@ -23,6 +23,7 @@
 // masked_fill's bool mask; another dtype is one static_assert naming the op.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -87,7 +88,7 @@ auto index_select(const X& x, std::ptrdiff_t dim, const I& index) {
     std::vector<std::size_t> shape(in.shape().begin(), in.shape().end());
     const std::size_t n = idx.size();
     shape[d] = n;
-    xt::xarray<E> out = xt::xarray<E>::from_shape(shape);
+    xt::xarray<E> result = xt::xarray<E>::from_shape(shape);
     std::size_t outer = 1, inner = 1;
     for (std::size_t a = 0; a < d; ++a) outer *= in.shape()[a];
     for (std::size_t a = d + 1; a < in.dimension(); ++a) inner *= in.shape()[a];
@@ -97,10 +98,10 @@ auto index_select(const X& x, std::ptrdiff_t dim, const I& index) {
     for (std::size_t o = 0; o < outer; ++o)
         for (std::size_t k = 0; k < n; ++k) {
             const E* from = in.data() + (o * extent + rows[k]) * inner;
-            E* to = out.data() + (o * n + k) * inner;
+            E* to = result.data() + (o * n + k) * inner;
             std::copy(from, from + inner, to);
         }
-    return out;
+    return result;
 }
 
 /// torch.gather(x, dim, index).
@@ -122,7 +123,7 @@ auto gather(const X& x, std::ptrdiff_t dim, const I& index) {
             throw shape_error("realify::gather: index (shape " + detail::format_sequence(idx.shape()) +
                               ") is larger than the input (shape " + detail::format_sequence(in.shape()) +
                               ") along dim " + std::to_string(a));
-    xt::xarray<E> out = xt::xarray<E>::from_shape(idx.shape());
+    xt::xarray<E> result = xt::xarray<E>::from_shape(idx.shape());
     const auto in_strides = detail::row_major_strides(in.shape());
     std::vector<std::size_t> at(rank, 0);
     for (std::size_t k = 0, total = idx.size(); k < total; ++k) {
@@ -132,13 +133,13 @@ auto gather(const X& x, std::ptrdiff_t dim, const I& index) {
                 a == d ? detail::checked_index("gather", idx.data()[k], in.shape()[d], d, in.shape()) : at[a];
             offset += i * in_strides[a];
         }
-        out.data()[k] = in.data()[offset];
+        result.data()[k] = in.data()[offset];
         for (std::size_t a = rank; a-- > 0;) {  // odometer over index's shape
             if (++at[a] < idx.shape()[a]) break;
             at[a] = 0;
         }
     }
-    return out;
+    return result;
 }
 
 /// F.embedding(ids, weight): weight's rows picked by ids; shape ids.shape + [dim].
@@ -157,12 +158,12 @@ auto embedding(const Ids& ids, const W& weight) {
     const std::size_t rows = table.shape()[0], width = table.shape()[1];
     std::vector<std::size_t> shape(idx.shape().begin(), idx.shape().end());
     shape.push_back(width);
-    xt::xarray<E> out = xt::xarray<E>::from_shape(shape);
+    xt::xarray<E> result = xt::xarray<E>::from_shape(shape);
     for (std::size_t k = 0, n = idx.size(); k < n; ++k) {
         const std::size_t r = detail::checked_index("embedding", idx.data()[k], rows, 0, table.shape());
-        std::copy(table.data() + r * width, table.data() + (r + 1) * width, out.data() + k * width);
+        std::copy(table.data() + r * width, table.data() + (r + 1) * width, result.data() + k * width);
     }
-    return out;
+    return result;
 }
 
 /// Tensor.masked_fill(mask, value): value where mask, x elsewhere; mask (bool)
@@ -187,8 +188,8 @@ auto masked_fill(const X& x, const M& mask, S value) {
         throw shape_error("realify::masked_fill: the mask (shape " + detail::format_sequence(m.shape()) +
                           ") must broadcast to the input's shape " + detail::format_sequence(in.shape()));
     const E fill = static_cast<E>(value);
-    xt::xarray<E> out = xt::where(xt::broadcast(m, shape), fill, in);
-    return out;
+    xt::xarray<E> result = xt::where(xt::broadcast(m, shape), fill, in);
+    return result;
 }
 
 }  // namespace realify

@@ -53,7 +53,7 @@ auto index_select(X x, std::ptrdiff_t dim, I index) {
             index_shape.empty() ? 1 : index_shape[0];
         return x_shape;
     };
-    auto fn = [dim](const auto& in, const auto& idx, auto& out) { out = realify::index_select(in, dim, idx); };
+    auto fn = [dim](const auto& in, const auto& idx, auto& result) { result = realify::index_select(in, dim, idx); };
     return tensor_op<"index_select", element_t<X>>(shape, fn, std::move(x), std::move(index));
 }
 
@@ -66,7 +66,7 @@ auto gather(X x, std::ptrdiff_t dim, I index) {
     static_assert(detail::indexed_node_v<X>,
                   "realify::graph::gather: x must be a float, double or complex node (convert it first)");
     auto shape = [](const std::vector<std::size_t>&, std::vector<std::size_t> index_shape) { return index_shape; };
-    auto fn = [dim](const auto& in, const auto& idx, auto& out) { out = realify::gather(in, dim, idx); };
+    auto fn = [dim](const auto& in, const auto& idx, auto& result) { result = realify::gather(in, dim, idx); };
     return tensor_op<"gather", element_t<X>>(shape, fn, std::move(x), std::move(index));
 }
 
@@ -83,7 +83,7 @@ auto embedding(Ids ids, W weight) {
         ids_shape.push_back(weight_shape[1]);
         return ids_shape;
     };
-    auto fn = [](const auto& idx, const auto& table, auto& out) { out = realify::embedding(idx, table); };
+    auto fn = [](const auto& idx, const auto& table, auto& result) { result = realify::embedding(idx, table); };
     return tensor_op<"embedding", element_t<W>>(shape, fn, std::move(ids), std::move(weight));
 }
 
