@@ -11,3 +11,4 @@
 #include "realify/eager/construction.hpp"
 #include "realify/eager/cast.hpp"
 #include "realify/eager/layers.hpp"
+#include "realify/eager/indexing.hpp"

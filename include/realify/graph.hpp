@@ -22,6 +22,7 @@
 #include "realify/graph/explain.hpp"
 #include "realify/graph/fallback.hpp"
 #include "realify/graph/fusion.hpp"
+#include "realify/graph/indexing.hpp"
 #include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/kernel_ops.hpp"

@@ -1,3 +1,9 @@
+// realify/graph/build_ir.hpp: the run-time record of a node, made from what
+// its type decided at compile time (node_facts) and what its object holds
+// (id, attributes, name, number). Here rather than in the header so that a
+// unit lowering a graph instantiates one small add_node per node type and
+// nothing else: the labels explain() prints, the lowering text and the
+// record's flags are written once, on run-time data.
 #include "realify/graph/build_ir.hpp"
 
 #include <algorithm>
@@ -32,7 +38,7 @@ std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
     }
     if (is(flatten, transpose, select)) s << a.i0 << ", " << a.i1;
     else if (is(unsqueeze, squeeze_dim, cumsum, prod_dim, cat, stack, getitem, softmax, log_softmax))
-        s << a.i0;  // the label is what CSE compares: stack(0, …) and stack(−1, …) of the same tensors differ
+        s << a.i0;
     else if (is(narrow)) s << a.i0 << ", " << a.i1 << ", " << a.i2;
     else if (is(sym_size)) s << "dim " << a.i0;
     else if (is(triu, tril)) s << "diagonal " << a.i0;
@@ -66,14 +72,15 @@ std::string value_label(const std::string* name, bool complex, std::string_view 
     return label;
 }
 
-/// `text` followed by "#id": the label of a node CSE never merges.
+/// `text` followed by "#id": the label of a node CSE never merges (a run-time
+/// function), so that explain() tells two of them apart.
 std::string identity_label(std::string text, std::uint64_t id) {
     text += '#';
     text += std::to_string(id);
     return text;
 }
 
-/// The label of a node: what explain() prints after its op, and what CSE compares.
+/// The label of a node: what explain() prints after its op.
 std::string label_of(const node_facts& f, const node_object& x) {
     switch (f.rule) {
     case node_rule::input: return value_label(x.name, f.is_complex, f.type);
@@ -115,6 +122,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
     r.component_bytes = f.component_bytes;
     r.is_complex = f.is_complex;
     r.is_op = f.is_op;
+    r.custom = f.custom;
     r.anchor = f.anchor;
     r.in_complex_subgraph = f.in_complex_subgraph;
     r.simd_mul = f.simd_mul;
@@ -127,11 +135,11 @@ ir_node make_record(const node_facts& f, const node_object& x) {
     r.fusable = f.rule == node_rule::fused;
     r.fallback = f.rule == node_rule::fallback;
     if (x.attrs) r.attrs = *x.attrs;
-    r.value_type = f.value_type;
+    r.value = f.value;
+    r.integer_argument = f.integer_argument;
     r.number = x.number;
     r.object = x.object;
     r.evaluator = f.evaluator;
-    r.values = f.values;
     r.declared_shape = f.declared_shape;
     switch (f.rule) {
     case node_rule::input: r.lowering = "bound argument (zero copy: read where it lies, any layout)"; break;

@@ -1,3 +1,9 @@
+// realify/graph/build_loop.hpp: a fused loop's program — which elementwise
+// nodes a loop root inlines (its private elementwise descendants), the
+// values it reads (at most engine::max_inputs), and the steps, one compiled
+// kernel each, in the order the loop computes them. Run once per root by
+// fuse_elementwise (and per fused node when its record is made), never per
+// call: evaluation only runs the steps.
 #include "realify/graph/build_loop.hpp"
 
 #include <algorithm>

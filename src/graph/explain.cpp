@@ -1,3 +1,7 @@
+// realify/graph/explain.hpp: the text explain() returns — the records as
+// the passes left them (op, label, lowering, fusion, shapes), the detection
+// counts and the coverage. Printed from the same records evaluation follows,
+// so what it says is what runs.
 #include "realify/graph/explain.hpp"
 
 #include <sstream>

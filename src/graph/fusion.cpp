@@ -1,3 +1,9 @@
+// realify/graph/fusion.hpp: running a fused loop — its operands' values
+// gathered, the loop's steps run over them into fresh memory or straight
+// into a planned out= buffer (packed, row by row, or through a temporary),
+// and the SIMD row kernel taken for a lone complex × complex multiply when
+// the layouts fit. The decisions were taken by the fuse_elementwise pass;
+// this only follows the record.
 #include "realify/graph/fusion.hpp"
 
 #include <array>
@@ -13,6 +19,7 @@
 #include "realify/ops/shape_inference.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/value.hpp"
+#include "realify/graph/write_outputs.hpp"
 
 namespace realify::graph::detail {
 
@@ -64,7 +71,7 @@ std::span<const engine::tensor_ref> loop_inputs(const ir_node& self, eval_contex
 /// expanded one — or a layout the engine cannot write, goes through a
 /// temporary copied in.
 template <class T>
-std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
@@ -100,8 +107,8 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     return result;
 }
 
-template std::any evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
-template std::any evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
+template graph_value evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
+template graph_value evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
 
 namespace {
 
@@ -126,7 +133,7 @@ reduction_of_record reduction_of(const ir_node& n) {
 }  // namespace
 
 template <class T>
-std::any evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+graph_value evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
@@ -153,7 +160,7 @@ std::any evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const 
     return result;
 }
 
-template std::any evaluate_fused_reduction<float>(const ir_node&, eval_context&, const buffer_layout*);
-template std::any evaluate_fused_reduction<double>(const ir_node&, eval_context&, const buffer_layout*);
+template graph_value evaluate_fused_reduction<float>(const ir_node&, eval_context&, const buffer_layout*);
+template graph_value evaluate_fused_reduction<double>(const ir_node&, eval_context&, const buffer_layout*);
 
 }  // namespace realify::graph::detail

@@ -1,3 +1,8 @@
+// realify/graph/infer_shapes.hpp: the shapes that follow from the inputs'
+// shapes alone, computed on the records before anything is evaluated
+// (broadcasts, views, reductions, kernel ops). The out= planning needs them
+// to decide routes before it writes, and results can be allocated once, at
+// their final size.
 #include "realify/graph/infer_shapes.hpp"
 
 #include <array>

@@ -1,6 +1,8 @@
 // realify/graph/kernel_ops.hpp: the shapes of the kernel ops, their calls of
 // the engine, where their results go (a planned out= buffer, in place, or
-// fresh memory), the sizes and the creation ops.
+// fresh memory), the sizes and the creation ops. The kernels take engine
+// tensor_refs (any strides), so nothing here depends on a node's type: it
+// is compiled once, for float and double, instead of in every unit.
 #include "realify/graph/kernel_ops.hpp"
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "realify/errors.hpp"
 #include "realify/graph/evaluate.hpp"
 #include "realify/graph/infer_shapes.hpp"
+#include "realify/graph/write_outputs.hpp"
 
 namespace realify::graph::detail {
 
@@ -157,9 +160,9 @@ std::optional<shape_vector> infer_kernel_shape(const eval_context& ctx, const st
         const ir_node& child = g.resolve(c);
         std::optional<std::int64_t> value;
         if (child.folded) {
-            if (const auto* v = std::any_cast<tensor_value<std::int64_t>>(&child.folded_value)) value = v->data[0];
+            if (const auto* v = std::get_if<tensor_value<std::int64_t>>(&child.folded_value)) value = v->data[0];
         } else if (child.is_input && ctx.inputs != nullptr) {
-            if (const auto* v = std::any_cast<tensor_value<std::int64_t>>(&(*ctx.inputs)[child.input_position].value))
+            if (const auto* v = std::get_if<tensor_value<std::int64_t>>(&(*ctx.inputs)[child.input_position].value))
                 value = v->data[0];
         } else if (child.tag == op_id::sym_size && shapes[child.children[0]]) {
             const shape_vector& of = *shapes[child.children[0]];
@@ -174,6 +177,9 @@ void simd_kernel_call(const ir_node& self, std::span<const engine::tensor_ref> o
     const node_attrs& a = self.attrs;
     switch (*self.tag) {
     case op_id::rope: {
+        if (operands.size() > 2 && operands[2].rank() != 0)  // a graph::input<std::int64_t> given another shape
+            engine::throw_shape_error(self.entry_point, "start_pos must be a 0-d int64 tensor (one position), got shape " +
+                                                            realify::detail::format_sequence(operands[2].shape));
         const std::ptrdiff_t start = operands.size() > 2 ? static_cast<std::ptrdiff_t>(integer_of(operands[2])) : a.i0;
         const auto layout = a.i1 != 0 ? realify::rope::pair_layout::half_split : realify::rope::pair_layout::interleaved;
         return engine::rope(self.entry_point, operands[0], operands[1], start, layout, out);
@@ -190,7 +196,7 @@ void simd_kernel_call(const ir_node& self, std::span<const engine::tensor_ref> o
 }
 
 template <class T>
-std::any run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout* target,
+graph_value run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout* target,
                     std::span<const engine::tensor_ref> operands, kernel_call call) {
     shape_vector shape;
     if (const auto* known = known_shape(self, ctx)) {
@@ -210,7 +216,7 @@ std::any run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout*
         call(self, operands, ref_of(v));
         return v;
     };
-    if (target == nullptr) return std::any(fresh());
+    if (target == nullptr) return graph_value(fresh());
     std::optional<engine::tensor_ref> out = buffer_ref(*target, engine::component_of<T>(), complex);
     // straight into the buffer unless an operand shares its memory — except,
     // for an elementwise op, an operand that IS the buffer (in place)
@@ -220,27 +226,27 @@ std::any run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout*
             direct = kernel_in_place(self) && engine::detail::same_tensor(r, *out, out->shape);
     if (direct) call(self, operands, *out);
     else copy_into(*target, layout_of(fresh()));
-    return std::any(value_in<T>(*target, shape, complex));
+    return graph_value(value_in<T>(*target, shape, complex));
 }
 
-std::any evaluate_size(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_size(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     const std::size_t child = self.children[0];
     shape_vector of;
     if (const std::optional<shape_vector>* known = ctx.shapes != nullptr ? &(*ctx.shapes)[child] : nullptr; known && *known)
         of = **known;
-    else of = ctx.ir->resolve(child).values->shape(value_at(ctx, child));
+    else of = shape_of(value_at(ctx, child));
     const auto extent = static_cast<std::int64_t>(of[size_axis(self, of.size())]);
     tensor_value<std::int64_t> v;
     if (target != nullptr) v = packed_value(static_cast<std::int64_t*>(target->data), {}, false, nullptr);
     else v = allocate<std::int64_t>({}, false);
     v.data[0] = extent;
-    return std::any(v);
+    return graph_value(v);
 }
 
 template <class T>
-std::any evaluate_creation(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_creation(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     std::vector<std::optional<std::int64_t>> integers;
-    for (std::size_t c : self.children) integers.push_back(std::any_cast<const tensor_value<std::int64_t>&>(value_at(ctx, c)).data[0]);
+    for (std::size_t c : self.children) integers.push_back(std::get<tensor_value<std::int64_t>>(value_at(ctx, c)).data[0]);
     shape_vector shape;
     if (const auto* known = known_shape(self, ctx)) shape = **known;
     else shape = *kernel_shape(*ctx.ir, static_cast<std::size_t>(&self - ctx.ir->nodes.data()), {}, integers);
@@ -261,7 +267,7 @@ std::any evaluate_creation(const ir_node& self, eval_context& ctx, const buffer_
     } else if (self.tag != op_id::empty) {
         fill(self.entry_point, out, a.scalar.real());
     }
-    return std::any(std::move(result));
+    return graph_value(std::move(result));
 }
 
 REALIFY_GRAPH_KERNEL_CODE(, float)

@@ -1,3 +1,8 @@
+// realify/graph/node.hpp: what the node types share at run time — the
+// identity counter (every node gets a program-unique id when built; copies
+// keep it, which is how shared subexpressions are recognised) and the
+// reference-counted blocks holding a node's attributes and text, shared by
+// its copies so that copying a graph copies no attributes.
 #include "realify/graph/node.hpp"
 
 #include <atomic>

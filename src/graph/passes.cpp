@@ -1,13 +1,23 @@
+// realify/graph/passes.hpp: the standard passes over graph_ir and the
+// pipeline that orders them (a user pass may be inserted at a position, as
+// Torch-TensorRT's lowering passes). Each pass reads and annotates the
+// records only — no typed code, no evaluation except fold_constants — so
+// they are compiled once, here. Each pass states below what it leaves true.
 #include "realify/graph/passes.hpp"
 
-#include <any>
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <sstream>
+#include <unordered_map>
 
 #include "realify/errors.hpp"
 #include "realify/graph/build_loop.hpp"
 #include "realify/graph/fusion.hpp"
+#include "realify/graph/value.hpp"
 
 namespace realify::graph {
 namespace passes {
@@ -41,19 +51,98 @@ void replace_complex_inputs(graph_ir& g) {
     }
 }
 
+namespace {
+
+/// What makes two records compute the same value: the op (its id; the name
+/// for the records without one: casts and the like), the attributes, the
+/// value's kind (component size, complex or not: two creation ops of the
+/// same attributes and another type differ) and the operands' canonical
+/// slots. A leaf (input, constant, number), a user op or a tensor_op (its
+/// function is a run-time object) is its own identity: `identity` is its id,
+/// so it is equal to nothing else.
+struct cse_key {
+    const ir_node* node = nullptr;
+    std::vector<std::size_t> operands;  // canonical slots
+    std::uint64_t identity = 0;         // nonzero: compared by this alone
+};
+
+template <class T>
+void mix(std::size_t& h, const T& v) {
+    h ^= std::hash<T>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);  // boost::hash_combine
+}
+
+/// A double by its bits: +0 and -0 differ, a NaN equals the same NaN (the
+/// attributes are compared as written, as the printed labels were).
+std::uint64_t bits(double d) {
+    std::uint64_t b;
+    std::memcpy(&b, &d, sizeof b);
+    return b;
+}
+
+bool same_attrs(const node_attrs& a, const node_attrs& b) {
+    auto same_numbers = [](const std::vector<double>& x, const std::vector<double>& y) {
+        return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](double p, double q) { return bits(p) == bits(q); });
+    };
+    return a.dims == b.dims && a.i0 == b.i0 && a.i1 == b.i1 && a.i2 == b.i2 && a.i3 == b.i3 &&
+           bits(a.scalar.real()) == bits(b.scalar.real()) && bits(a.scalar.imag()) == bits(b.scalar.imag()) &&
+           a.has_scalar == b.has_scalar && a.text == b.text && same_numbers(a.numbers, b.numbers);
+}
+
+struct cse_hash {
+    std::size_t operator()(const cse_key& k) const noexcept {
+        std::size_t h = 0;
+        if (k.identity != 0) {
+            mix(h, k.identity);
+            return h;
+        }
+        const ir_node& n = *k.node;
+        if (n.tag) mix(h, static_cast<unsigned>(*n.tag));
+        else mix(h, n.op);
+        mix(h, n.component_bytes);
+        mix(h, n.is_complex);
+        const node_attrs& a = n.attrs;
+        for (std::ptrdiff_t d : a.dims) mix(h, d);
+        for (std::ptrdiff_t i : {a.i0, a.i1, a.i2, a.i3}) mix(h, i);
+        mix(h, bits(a.scalar.real()));
+        mix(h, bits(a.scalar.imag()));
+        mix(h, a.text);
+        for (double x : a.numbers) mix(h, bits(x));
+        for (std::size_t c : k.operands) mix(h, c);
+        return h;
+    }
+};
+
+struct cse_equal {
+    bool operator()(const cse_key& x, const cse_key& y) const noexcept {
+        if (x.identity != 0 || y.identity != 0) return x.identity == y.identity;
+        const ir_node& a = *x.node;
+        const ir_node& b = *y.node;
+        return a.tag == b.tag && (a.tag || a.op == b.op) && a.component_bytes == b.component_bytes &&
+               a.is_complex == b.is_complex && a.rule == b.rule && x.operands == y.operands && same_attrs(a.attrs, b.attrs);
+    }
+};
+
+/// Records that are never merged with another: leaves and run-time functions.
+bool is_identity(const ir_node& n) {
+    return n.is_input || n.is_constant || n.is_scalar || !n.has_evaluator() || n.rule == node_rule::tensor_op || n.custom;
+}
+
+}  // namespace
+
 void eliminate_common_subexpressions(graph_ir& g) {
-    std::map<std::string, std::size_t> seen;
+    std::unordered_map<cse_key, std::size_t, cse_hash, cse_equal> seen;
+    seen.reserve(g.nodes.size());
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
-        std::ostringstream key;
-        if (n.is_input || n.is_constant || n.is_scalar || !n.has_evaluator()) {
-            key << "leaf#" << n.id;  // leaves are distinct unless they are the same node
+        cse_key key;
+        key.node = &n;
+        if (is_identity(n)) {
+            key.identity = n.id;
         } else {
-            key << n.op << '[' << n.label << "](";
-            for (std::size_t c : n.children) key << g.nodes[c].canonical << ',';
-            key << ')';
+            key.operands.reserve(n.children.size());
+            for (std::size_t c : n.children) key.operands.push_back(g.nodes[c].canonical);
         }
-        n.canonical = seen.emplace(key.str(), s).first->second;
+        n.canonical = seen.emplace(std::move(key), s).first->second;
     }
 }
 
@@ -102,13 +191,13 @@ void fold_constants(graph_ir& g) {
     for (const ir_node& n : g.nodes)
         if (!n.constant_only)
             for (std::size_t c : n.children) needed[g.nodes[c].canonical] = true;
-    std::vector<std::any> memo(g.nodes.size());
+    std::vector<graph_value> memo(g.nodes.size());
     eval_context ctx{&g, &memo, nullptr};
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
         if (!n.constant_only || n.is_scalar || n.canonical != s || !needed[s] || !n.has_evaluator()) continue;
         n.folded_value = n.evaluate(ctx);
-        n.folded_shape = n.values->shape(n.folded_value);
+        n.folded_shape = graph::detail::shape_of(n.folded_value);
         n.folded = true;
     }
 }

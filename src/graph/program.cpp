@@ -1,3 +1,8 @@
+// realify/graph/program.hpp: the non-template half of a lowered program —
+// lowering (running the passes, noting which operands must be read packed),
+// binding a call's arguments (checking their number and element types),
+// describing the graph before and after the passes, and filling a result
+// container through the out= planning (graph/write_outputs.hpp).
 #include "realify/graph/program.hpp"
 
 #include <cstring>
@@ -28,19 +33,21 @@ namespace {
 /// the input declares (a real tensor is never taken for a complex one).
 void check_input(const graph_ir& g, std::size_t position, const bound_input& b) {
     const ir_node& input = g.nodes[g.inputs[position]];
-    if (b.value.type() == *input.value_type && b.complex == input.is_complex) return;
+    if (kind_of(b.value) == input.value && b.complex == input.is_complex && b.integer_argument == input.integer_argument)
+        return;
     std::ostringstream m;
-    const bool integer = *input.value_type == typeid(tensor_value<std::int64_t>);
-    if (integer || b.value.type() == typeid(tensor_value<std::int64_t>)) {
+    const bool integer = input.integer_argument;
+    if (integer || b.integer_argument) {
         m << "realify::graph: input '" << input_name(g, position) << "' is "
           << (integer ? "an integer argument (graph::int_input): pass a C++ integer, not a tensor"
                       : "a tensor: pass a tensor, not an integer (integers go to graph::int_input arguments)");
         throw layout_error(m.str());
     }
-    m << "realify::graph: input '" << input_name(g, position) << "' is declared "
-      << (input.is_complex ? "complex" : "real") << " with components of " << input.component_bytes * 8
-      << " bits, and was given a tensor of another element type"
-      << " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)";
+    m << "realify::graph: input '" << input_name(g, position) << "' is declared a "
+      << (input.is_complex ? "complex " : "") << value_kind_name(input.value) << " tensor, and was given a "
+      << (b.complex ? "complex " : "") << value_kind_name(kind_of(b.value)) << " tensor"
+      << (b.complex != input.is_complex ? " (a real tensor is never reinterpreted as complex, even with a trailing extent of 2)"
+                                        : " (convert it first, xt::cast<T>(t), as PyTorch's .to(dtype))");
     throw layout_error(m.str());
 }
 
@@ -99,7 +106,7 @@ std::string describe_graph(const graph_ir& g, bool after) {
 
 shape_vector result_shape(call_state& call, std::size_t slot) {
     if (const auto& known = call.shapes[slot]) return *known;
-    return call.ctx.ir->resolve(slot).values->shape(value_at(call.ctx, slot));
+    return shape_of(value_at(call.ctx, slot));
 }
 
 void fill_result(call_state& call, std::size_t slot, void* data, bool complex, std::size_t component_bytes) {
@@ -108,7 +115,7 @@ void fill_result(call_state& call, std::size_t slot, void* data, bool complex, s
         write_output(call.ctx, plan_route(call.ctx, call.shapes, slot, target));
         return;
     }
-    const buffer_layout value = call.ctx.ir->resolve(slot).values->layout(value_at(call.ctx, slot));
+    const buffer_layout value = layout_of(value_at(call.ctx, slot));
     copy_into(packed_layout(data, value.shape, component_bytes), value);
 }
 

@@ -1,3 +1,9 @@
+// realify/graph/zero_copy.hpp: the views — transpose, permute, select,
+// slice, expand, reshape where the strides allow it, view_as_complex, … —
+// evaluated by re-describing their operand's memory (new shape, strides and
+// first element), as PyTorch's views are; a reshape the strides do not allow
+// makes one packed copy. Also which views keep the elements' order, which
+// the out= planning reads to write through a view.
 #include "realify/graph/zero_copy.hpp"
 
 #include <algorithm>

@@ -14,6 +14,7 @@
 // control) the graph spelled as the message says compiles: the failure is the
 // refusal, not a typo's.
 #include <complex>
+#include <cstdint>
 
 #include "realify/eager.hpp"
 #include "realify/graph.hpp"
@@ -76,9 +77,9 @@ int main() {
 #endif
 #elif REALIFY_CASE >= 5
 #if REALIFY_CASE == 5
-    using E = int;
+    using E = std::int8_t;
 #elif REALIFY_CASE == 6
-    using E = bool;
+    using E = std::uint16_t;
 #else
     using E = _Float16;
 #endif

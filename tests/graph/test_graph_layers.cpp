@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <random>
 #include <string>
@@ -225,6 +226,136 @@ TEST(GraphLayers, ADecoderLayersAttentionInOneProgram) {
     EXPECT_EQ(got, realify::linear(flat, wov));
     const auto c = graph::coverage(prog);
     EXPECT_EQ(c.n_supported, c.n_total);
+}
+
+// ---- bool and integer tensors: masks, token ids, indices, positions -------------------------
+
+TEST(GraphIntegerInputs, MasksIndicesAndCastsAsPyTorchTakesThem) {
+    auto mask = graph::input<bool>("mask");
+    auto x = graph::input<float>("x");
+    auto ids = graph::input<std::int64_t>("ids");
+    auto i32 = graph::input<std::int32_t>("i32");
+    auto prog = graph::lower(graph::where(mask, x, 0.0), graph::to<float>(ids), graph::to<double>(i32), graph::to<float>(mask),
+                             ids > 2, graph::eq(ids, i32), graph::logical_and(mask, ids > 2), graph::logical_or(mask, x),
+                             graph::logical_xor(mask, ids), graph::logical_not(mask), graph::masked_fill(x, mask, -1.0));
+    const xt::xarray<bool> mv = {true, false, true};
+    const xt::xarray<float> xv = {0.f, std::numeric_limits<float>::quiet_NaN(), 2.5f};
+    const xt::xarray<std::int64_t> iv = {1, 5, 0};
+    const xt::xarray<std::int32_t> jv = {1, 2, 0};
+    // a strided (reversed) bool mask and a column of int64 ids are read where they lie
+    const auto [w, f, d, m, gt, eq, land, lor, lxor, lnot, mf] = prog(mv, xv, iv, jv);
+    EXPECT_EQ(w, (xt::xarray<float>{0.f, 0.f, 2.5f}));
+    EXPECT_EQ(f, (xt::xarray<float>{1.f, 5.f, 0.f}));
+    EXPECT_EQ(d, (xt::xarray<double>{1.0, 2.0, 0.0}));
+    EXPECT_EQ(m, (xt::xarray<float>{1.f, 0.f, 1.f}));
+    EXPECT_EQ(gt, (xt::xarray<bool>{false, true, false}));
+    EXPECT_EQ(eq, (xt::xarray<bool>{true, false, true}));
+    EXPECT_EQ(land, (xt::xarray<bool>{false, false, false}));
+    EXPECT_EQ(lor, (xt::xarray<bool>{true, true, true}));  // NaN is true, as PyTorch reads it
+    EXPECT_EQ(lxor, (xt::xarray<bool>{false, true, true}));
+    EXPECT_EQ(lnot, (xt::xarray<bool>{false, true, false}));
+    EXPECT_EQ(mf(0), -1.f);
+    EXPECT_TRUE(std::isnan(mf(1)));
+    EXPECT_EQ(mf(2), -1.f);
+    // a strided mask: reversed
+    const xt::xarray<bool> big = {true, true, false};
+    auto reversed = xt::view(big, xt::range(xt::placeholders::_, xt::placeholders::_, -1));
+    auto wr = graph::lower(graph::where(mask, x, 7.0));
+    EXPECT_EQ(wr(reversed, xv)(0), 7.f);
+    EXPECT_EQ(wr(reversed, xv)(2), 2.5f);
+    // another element type than the input declares: layout_error naming both
+    auto only = graph::lower(graph::to<float>(ids));
+    try {
+        only(jv);
+        ADD_FAILURE() << "an int32 tensor was taken for an int64 input";
+    } catch (const realify::layout_error& e) {
+        EXPECT_NE(std::string(e.what()).find("int64 tensor, and was given a int32 tensor"), std::string::npos) << e.what();
+    }
+}
+
+TEST(GraphIntegerInputs, EmbeddingIndexSelectAndGatherMatchTheEagerOpsAndPyTorch) {
+    auto ids = graph::input<std::int64_t>("ids");
+    auto ids32 = graph::input<std::int32_t>("ids32");
+    auto w = graph::input<float>("weight");
+    auto z = graph::input<std::complex<double>>("z");
+    auto prog = graph::lower(graph::embedding(ids, w), graph::embedding(ids32, w), graph::index_select(w, -1, ids32),
+                             graph::gather(z, 1, ids));
+    const xt::xarray<std::int64_t> iv = {{0, 1}, {1, 0}};
+    const xt::xarray<std::int32_t> jv = {2, 0};
+    const xt::xarray<float> wv = {{1, 2, 3}, {4, 5, 6}, {7, 8, 9}};
+    using C = std::complex<double>;
+    const xt::xarray<C> zv = {{C(1, -1), C(2, -2)}, {C(3, -3), C(4, -4)}};
+    const auto [e, e32, sel, g] = prog(iv, jv, wv, zv);
+    // torch.nn.functional.embedding(ids, weight), torch.index_select(weight, -1, ids32), torch.gather(z, 1, ids)
+    EXPECT_EQ(e, (xt::xarray<float>{{{1, 2, 3}, {4, 5, 6}}, {{4, 5, 6}, {1, 2, 3}}}));
+    EXPECT_EQ(e32, (xt::xarray<float>{{7, 8, 9}, {1, 2, 3}}));
+    EXPECT_EQ(sel, (xt::xarray<float>{{3, 1}, {6, 4}, {9, 7}}));
+    EXPECT_EQ(g, (xt::xarray<C>{{C(1, -1), C(2, -2)}, {C(4, -4), C(3, -3)}}));
+    EXPECT_EQ(e, realify::embedding(iv, wv));
+    EXPECT_EQ(sel, realify::index_select(wv, 1, jv));
+    EXPECT_EQ(g, realify::gather(zv, 1, iv));
+    // a transposed table is read through its strides
+    EXPECT_EQ(realify::index_select(xt::transpose(wv), 0, jv), (xt::xarray<float>{{3, 6, 9}, {1, 4, 7}}));
+    // shapes known before evaluation: out= written directly
+    xt::xarray<float> buffer = xt::zeros<float>({2, 2, 3});
+    auto alone = graph::lower(graph::embedding(ids, w));
+    alone(graph::out(buffer), iv, wv);
+    EXPECT_EQ(buffer, e);
+    // out of range, negative: realify::error naming the op, the index and the shape; nothing read outside
+    const xt::xarray<std::int64_t> far = {{0, 3}};
+    const xt::xarray<std::int64_t> negative = {{-1, 0}};
+    try {
+        alone(far, wv);
+        ADD_FAILURE() << "an out-of-range id was taken";
+    } catch (const realify::error& err) {
+        EXPECT_NE(std::string(err.what()).find("embedding: index 3 is out of range for dimension 0 of size 3"),
+                  std::string::npos) << err.what();
+    }
+    EXPECT_THROW(alone(negative, wv), realify::error);
+    EXPECT_THROW(realify::gather(zv, 1, xt::xarray<std::int64_t>{{0, 2}, {0, 0}}), realify::error);
+    EXPECT_THROW(realify::gather(zv, 1, xt::xarray<std::int64_t>{0, 1}), realify::shape_error);
+    EXPECT_THROW(realify::index_select(wv, 2, jv), realify::shape_error);
+    EXPECT_THROW(realify::embedding(iv, xt::xarray<float>{1, 2}), realify::shape_error);
+    EXPECT_THROW(realify::masked_fill(wv, xt::xarray<bool>{true, false}, 0.f), realify::shape_error);
+    EXPECT_EQ(realify::masked_fill(wv, xt::xarray<bool>{true, false, false}, 0.f),
+              (xt::xarray<float>{{0, 2, 3}, {0, 5, 6}, {0, 8, 9}}));
+}
+
+TEST(GraphIntegerInputs, RopePositionAsAZeroDimensionalInt64Tensor) {
+    auto x = graph::input<float>("x");
+    auto f = graph::input<std::complex<float>>("freqs_cis");
+    auto pos = graph::input<std::int64_t>("start_pos");
+    auto prog = graph::lower(graph::rope(x, f, pos));
+    const xt::xtensor<float, 4> xv = random_values<float>({1, 3, 2, 8}, 21);
+    const auto freqs = realify::rope::precompute_freqs_cis<float>(8, 8, 10000.0);
+    const xt::xarray<std::int64_t> start = xt::xarray<std::int64_t>(3);
+    EXPECT_EQ(prog(xv, freqs, start), realify::rope::apply_rotary_emb(xv, freqs, 3));
+    EXPECT_THROW(prog(xv, freqs, xt::xarray<std::int64_t>{3, 4}), realify::shape_error);
+}
+
+// Torch-TensorRT's complex lowering test of torch.where: a complex product
+// selected by a bool mask input against a complex input, returned through
+// view_as_real — the mask is an argument, as in the exported program.
+TEST(GraphIntegerInputs, TorchTensorRTComplexWhereWithABoolMaskInput) {
+    auto x = graph::input<float>("x");
+    auto y = graph::input<float>("y");
+    auto mask = graph::input<bool>("mask");
+    auto a = graph::view_as_complex(x);
+    auto b = graph::view_as_complex(y);
+    auto out = graph::view_as_real(graph::where(mask, a * b, a));
+    auto prog = graph::lower(out);
+    const xt::xarray<float> xv = random_values<float>({2, 3, 2}, 31), yv = random_values<float>({2, 3, 2}, 32);
+    const xt::xarray<bool> mv = {{true, false, true}, {false, false, true}};
+    const auto got = prog(xv, yv, mv);
+    ASSERT_EQ(got.shape(), (std::vector<std::size_t>{2, 3, 2}));
+    for (std::size_t i = 0; i < 2; ++i)
+        for (std::size_t j = 0; j < 3; ++j) {
+            const std::complex<float> p(xv(i, j, 0), xv(i, j, 1)), q(yv(i, j, 0), yv(i, j, 1));
+            const std::complex<float> want = mv(i, j) ? p * q : p;
+            EXPECT_NEAR(got(i, j, 0), want.real(), 1e-5f);
+            EXPECT_NEAR(got(i, j, 1), want.imag(), 1e-5f);
+        }
+    EXPECT_EQ(graph::coverage(prog).n_supported, graph::coverage(prog).n_total);
 }
 
 }  // namespace

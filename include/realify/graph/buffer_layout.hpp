@@ -1,19 +1,12 @@
-// The memory evaluation writes: a caller's out= buffer (or a result being
-// filled) described by its first component, its component shape and its
-// strides in components — a complex buffer is its (…,2) real layout, with
-// the [re, im] axis last. Any xtensor container, adaptor or strided view
-// (offset, strides, transposed, column-major, negative strides) has one;
-// what evaluation may do with it is decided on this description:
-//
-//   packed           row-major contiguous (extent-1 axes ignored): written
-//                    in one piece, zero copy;
-//   packed_from(p)   the axes p … last are contiguous (a slice of a KV cache):
-//                    written row by row through the outer strides;
-//   overlaps_itself  two elements share memory (a stride 0, or strides that
-//                    interleave): refused;
-//   restride         the same memory viewed with another shape, when the
-//                    strides allow it (PyTorch's view rule), so a view node
-//                    between a writer and the buffer costs nothing.
+// The memory evaluation writes or reads, described: a caller's out= buffer
+// (or a result being filled, or a value's memory) by its first component,
+// its component shape and its strides in components — a complex buffer is
+// its (…,2) real layout, with the [re, im] axis last. Any xtensor container,
+// adaptor or strided view (offset, strides, transposed, column-major,
+// negative strides) has one. This header only describes layouts (packed,
+// packed from an axis on, the bytes they span) and builds them from
+// containers and values; what may be written where, and the writing, are
+// decided by one module, graph/write_outputs.hpp.
 #pragma once
 
 #include <algorithm>
@@ -73,23 +66,6 @@ byte_range bytes_of(const buffer_layout& b);
 
 byte_range bytes_of(const void* data, std::size_t bytes);
 
-/// True when two elements may share memory: a stride 0, or strides that do
-/// not nest (each stride must step past everything the smaller ones reach —
-/// true of every slice, transposition and flip of a dense tensor).
-bool overlaps_itself(const buffer_layout& b);
-
-/// True when two layouts (neither overlapping itself: no stride 0) share a byte. Disjoint
-/// byte ranges never do; interleaved ones (q and k in alternate slots of one
-/// cache) are checked element by element; components of another size or
-/// misaligned are taken to share memory.
-bool share_memory(const buffer_layout& a, const buffer_layout& b);
-
-/// The strides of the same memory viewed with shape `to` (as many elements
-/// as `from`), or nothing when the strides do not allow it — PyTorch's view
-/// rule: `to` must split or merge only runs of axes that are contiguous with
-/// one another.
-std::optional<stride_vector> restride(const shape_vector& from, const stride_vector& strides, const shape_vector& to);
-
 /// The layout of strided memory: `complex` elements of components of
 /// `component_bytes` at `data`, of element shape `shape` and element strides
 /// `strides`.
@@ -131,12 +107,6 @@ buffer_layout packed_layout(void* data, const shape_vector& shape, std::size_t c
 /// [re, im] axis last (extent 2, stride 1).
 buffer_layout component_layout(const void* data, const shape_vector& shape, const stride_vector& strides, bool complex,
                                std::size_t component_bytes);
-
-/// Copies `from` into `to` (the same component shape and size), element for
-/// element through both layouts' strides — the engine's copy
-/// (realify/engine/elementwise.hpp: any strides, several threads when large);
-/// a source that overlaps `to` other than exactly is copied aside first.
-void copy_into(const buffer_layout& to, const buffer_layout& from);
 
 }  // namespace detail
 }  // namespace realify::graph

@@ -55,9 +55,9 @@ struct node_facts {
     bool fusable_reduction = false;
     // the code of the type
     evaluator_fn evaluator = nullptr;
-    const value_ops* values = nullptr;
     decltype(ir_node::declared_shape) declared_shape = nullptr;
-    const std::type_info* value_type = nullptr;  // inputs: the type an argument must bind to
+    value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
+    bool integer_argument = false;        // inputs: a C++ integer (graph::int_input), not a tensor
 };
 
 template <class N>
@@ -80,9 +80,11 @@ constexpr node_facts facts_of() {
     if constexpr (rule_of<N>() == node_rule::cast) f.same_type_cast = re_described_v<N>;
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();
     f.evaluator = evaluator_of<N>();
-    f.values = &typed_value_ops<typename Tr::real_type>::table;
     if constexpr (shape_rule_of<N>() == shape_rule::declared) f.declared_shape = declared_shape_of<N>();
-    if constexpr (rule_of<N>() == node_rule::input) f.value_type = &typeid(value_t<N>);
+    if constexpr (rule_of<N>() == node_rule::input) {
+        f.value = value_kind_of<typename Tr::real_type>();
+        if constexpr (requires { N::integer_argument; }) f.integer_argument = N::integer_argument;
+    }
     return f;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <complex>
+#include <cstdint>
 #include <limits>
 #include <optional>
 #include <string>
@@ -24,7 +25,9 @@ namespace realify::graph {
 namespace detail {
 template <class E>
 inline constexpr bool input_element_v = std::is_same_v<E, float> || std::is_same_v<E, double> ||
-                                        std::is_same_v<E, std::complex<float>> || std::is_same_v<E, std::complex<double>>;
+                                        std::is_same_v<E, std::complex<float>> || std::is_same_v<E, std::complex<double>> ||
+                                        std::is_same_v<E, bool> || std::is_same_v<E, std::int32_t> ||
+                                        std::is_same_v<E, std::int64_t>;
 
 /// What graph::input<T> builds: T, or for a T it refuses, float — the nodes
 /// built on it, the lowering and the run then raise no second error.
@@ -32,17 +35,21 @@ template <class T>
 using input_type_t = std::conditional_t<input_element_v<typename element_traits<T>::element>, T, float>;
 }  // namespace detail
 
-/// A run-time input. T: element type (float, double, std::complex<float|double>)
-/// for any rank, or a container type for a static rank / fixed shape. Any
-/// other element type (int, bool, Eigen::half, …) is refused here, with the
+/// A run-time input. T: element type (float, double, std::complex<float|double>,
+/// and — as PyTorch's masks, indices and token ids — bool, std::int32_t,
+/// std::int64_t) for any rank, or a container type for a static rank / fixed
+/// shape. A bool or integer input goes where PyTorch takes one — where's
+/// condition, a comparison, a cast (graph::to<float>(ids)) — and an op that
+/// cannot take it refuses it by one static_assert naming the op. Any other
+/// element type (int8, uint16, Eigen::half, …) is refused here, with the
 /// supported list: no lowering would take it later.
 template <class T>
 input_node<detail::input_type_t<T>> input(std::string name) {
     using E = typename detail::element_traits<T>::element;
     static_assert(detail::input_element_v<E>,
-                  "realify::graph::input<T>: T must be float, double, std::complex<float> or std::complex<double> "
-                  "(or an xtensor container of one, for a static rank or shape); int, bool and half tensors are not "
-                  "graph inputs: convert them first (xt::cast<float>(t)), or compute a mask in the graph (x > 0)");
+                  "realify::graph::input<T>: T must be float, double, std::complex<float>, std::complex<double>, "
+                  "bool, std::int32_t or std::int64_t (or an xtensor container of one, for a static rank or shape); "
+                  "other integer and half tensors are not graph inputs: convert them first (xt::cast<float>(t))");
     return input_node<detail::input_type_t<T>>(std::move(name));
 }
 
@@ -79,28 +86,37 @@ auto make(shared_attrs attrs, X&&... x) {
 }
 
 // ---- ops no lowering accepts: refused where the user wrote them --------------------
-/// The kind of an operand, as the refusal messages name it: 0 a real tensor,
-/// 1 a complex one, 2 a real number, 3 a complex number.
+/// The kind of an operand, as the refusal messages name it.
+enum class operand_class : int { real = 0, complex = 1, real_number = 2, complex_number = 3 };
 template <class C>
-inline constexpr int operand_kind_code = (is_scalar_node_v<C> ? 2 : 0) + (traits_t<C>::is_complex ? 1 : 0);
+inline constexpr operand_class operand_class_of = static_cast<operand_class>((is_scalar_node_v<C> ? 2 : 0) +
+                                                                          (traits_t<C>::is_complex ? 1 : 0));
 
-/// -1 when a node of type N is evaluated by some rule (graph/rules.hpp);
-/// else its operands' kinds, one base-4 digit each, first operand first
-/// (cat / stack: their first operand's, which every one shares).
+/// The code of a refused node's operand kinds: one base-4 digit per operand,
+/// the first operand's the most significant — kinds(complex, real) is 4,
+/// kinds(complex, real, complex) is 17. One number per combination, so that
+/// each combination gets its own static_assert (its own message).
+template <class... K>
+constexpr int kinds(operand_class first, K... rest) {
+    int code = static_cast<int>(first);
+    ((code = code * 4 + static_cast<int>(rest)), ...);
+    return code;
+}
+/// The code of a node some rule evaluates (graph/rules.hpp): nothing refused.
+inline constexpr int accepted_kinds = -1;
+
+/// accepted_kinds when a node of type N is evaluated by some rule; else its
+/// operands' kinds (cat / stack: their first operand's, which every one shares).
 template <class N>
-inline constexpr int refused_kinds_v = -1;
+inline constexpr int refused_kinds_v = accepted_kinds;
 template <class Tag, class C0, class... C>
 inline constexpr int refused_kinds_v<node<Tag, C0, C...>> = [] {
-    if constexpr (rule_of<node<Tag, C0, C...>>() != node_rule::fallback) return -1;
-    else if constexpr (list_tag<Tag>) return operand_kind_code<C0>;
-    else {
-        int code = operand_kind_code<C0>;
-        ((code = code * 4 + operand_kind_code<C>), ...);
-        return code;
-    }
+    if constexpr (rule_of<node<Tag, C0, C...>>() != node_rule::fallback) return accepted_kinds;
+    else if constexpr (list_tag<Tag>) return kinds(operand_class_of<C0>);
+    else return kinds(operand_class_of<C0>, operand_class_of<C>...);
 }();
 
-/// A bool (or integer) tensor operand: a comparison's, isnan's or isinf's result.
+/// A bool or integer tensor operand: a mask or index input, a comparison's, isnan's or isinf's result.
 template <class C>
 inline constexpr bool is_mask_operand_v = !is_scalar_node_v<C> && !traits_t<C>::is_complex &&
                                           !std::is_floating_point_v<typename traits_t<C>::real_type>;
@@ -109,7 +125,7 @@ inline constexpr bool is_mask_operand_v = !is_scalar_node_v<C> && !traits_t<C>::
 template <class N>
 inline constexpr bool refused_mask_v = false;
 template <class Tag, class... C>
-inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag, C...>> != -1 &&
+inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag, C...>> != accepted_kinds &&
                                                         (is_mask_operand_v<C> || ...);
 }  // namespace detail
 
@@ -119,6 +135,10 @@ inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag
 // kinds and the nearest spelling that works: "realify::graph::exp: no
 // lowering accepts a complex number: …". The messages must be literals,
 // hence one static_assert per kind combination, of which at most one fails.
+// the code of a kind combination (detail::kinds), named: K2(real, complex)
+#define REALIFY_GRAPH_K1(A) detail::kinds(detail::operand_class::A)
+#define REALIFY_GRAPH_K2(A, B) detail::kinds(detail::operand_class::A, detail::operand_class::B)
+#define REALIFY_GRAPH_K3(A, B, C) detail::kinds(detail::operand_class::A, detail::operand_class::B, detail::operand_class::C)
 #define REALIFY_GRAPH_REFUSE(NAME, N, CODE, KINDS)                                 \
     static_assert(detail::refused_kinds_v<N> != (CODE) || detail::refused_mask_v<N>, \
                   "realify::graph::" NAME ": no lowering accepts " KINDS)
@@ -127,8 +147,9 @@ inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag
     static_assert(detail::refused_kinds_v<N> != (CODE), "realify::graph::" NAME ": no lowering accepts " KINDS)
 #define REALIFY_GRAPH_REFUSE_MASK(NAME, N)                                                                   \
     static_assert(!detail::refused_mask_v<N>,                                                                \
-                  "realify::graph::" NAME ": no lowering accepts a bool operand (the result of a comparison, " \
-                  "isnan or isinf): convert it first, graph::to<float>(mask), or make it where's condition")
+                  "realify::graph::" NAME ": no lowering accepts a bool or integer operand (a mask or index "  \
+                  "input, or the result of a comparison, isnan or isinf): convert it first, "                  \
+                  "graph::to<float>(mask), or make it where's condition")
 // the nearest spellings, by kinds
 #define REALIFY_GRAPH_NUMBER_FIX                                                                             \
     ": a number is not a tensor: compute the value in C++ (as std::exp(c) does for exp) and pass the result " \
@@ -139,37 +160,59 @@ inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag
 #define REALIFY_GRAPH_NUMBER_OPERAND_FIX                                                                    \
     ": a number is not a tensor here: scale with graph::mul(x, number), or make a 0-d tensor of it, "        \
     "graph::scalar_tensor(number)"
-#define REALIFY_GRAPH_REFUSE_1(NAME, N)                                                                      \
-    REALIFY_GRAPH_REFUSE_MASK(NAME, N);                                                                      \
-    REALIFY_GRAPH_REFUSE(NAME, N, 0, "a real operand: make it complex first, graph::to<std::complex<float>>(x)"); \
-    REALIFY_GRAPH_REFUSE(NAME, N, 1, "a complex operand: apply it to the parts, graph::real(z) and "          \
-                                     "graph::imag(z), or to graph::abs(z)");                                \
-    REALIFY_GRAPH_REFUSE(NAME, N, 2, "a real number" REALIFY_GRAPH_NUMBER_FIX);                              \
-    REALIFY_GRAPH_REFUSE(NAME, N, 3, "a complex number" REALIFY_GRAPH_NUMBER_FIX)
-#define REALIFY_GRAPH_REFUSE_2(NAME, N)                                                                                \
-    REALIFY_GRAPH_REFUSE_MASK(NAME, N);                                                                                \
-    REALIFY_GRAPH_REFUSE(NAME, N, 0, "operands (real, real): make them complex, graph::to<std::complex<float>>(x)"); \
-    REALIFY_GRAPH_REFUSE(NAME, N, 1, "operands (real, complex)" REALIFY_GRAPH_MIXED_FIX);                              \
-    REALIFY_GRAPH_REFUSE(NAME, N, 2, "operands (real, real number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);                 \
-    REALIFY_GRAPH_REFUSE(NAME, N, 3, "operands (real, complex number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);              \
-    REALIFY_GRAPH_REFUSE(NAME, N, 4, "operands (complex, real)" REALIFY_GRAPH_MIXED_FIX);                              \
-    REALIFY_GRAPH_REFUSE(NAME, N, 5, "operands (complex, complex): apply it to the parts, graph::real(z) and "       \
-                                     "graph::imag(z)");                                                                \
-    REALIFY_GRAPH_REFUSE(NAME, N, 6, "operands (complex, real number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);              \
-    REALIFY_GRAPH_REFUSE(NAME, N, 7, "operands (complex, complex number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);           \
-    REALIFY_GRAPH_REFUSE(NAME, N, 8, "operands (real number, real)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);                 \
-    REALIFY_GRAPH_REFUSE(NAME, N, 9, "operands (real number, complex)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);              \
-    REALIFY_GRAPH_REFUSE(NAME, N, 12, "operands (complex number, real)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);             \
-    REALIFY_GRAPH_REFUSE(NAME, N, 13, "operands (complex number, complex)" REALIFY_GRAPH_NUMBER_OPERAND_FIX)
-#define REALIFY_GRAPH_REFUSE_3(NAME, N)                                                   \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 0, "operands (real, real, real)");                      \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 1, "operands (real, real, complex)");                   \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 4, "operands (real, complex, real)");                   \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 5, "operands (real, complex, complex)");                \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 16, "operands (complex, real, real)");                  \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 17, "operands (complex, real, complex)");               \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 20, "operands (complex, complex, real)");               \
-    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, 21, "operands (complex, complex, complex)")
+#define REALIFY_GRAPH_REFUSE_1(NAME, N)                                                                     \
+    REALIFY_GRAPH_REFUSE_MASK(NAME, N);                                                                     \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K1(real),                                                   \
+                  "a real operand: make it complex first, graph::to<std::complex<float>>(x)");              \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K1(complex),                                                \
+                  "a complex operand: apply it to the parts, graph::real(z) and "                           \
+                  "graph::imag(z), or to graph::abs(z)");                                                 \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K1(real_number), "a real number" REALIFY_GRAPH_NUMBER_FIX); \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K1(complex_number),                                         \
+                  "a complex number" REALIFY_GRAPH_NUMBER_FIX)
+#define REALIFY_GRAPH_REFUSE_2(NAME, N)                                                           \
+    REALIFY_GRAPH_REFUSE_MASK(NAME, N);                                                           \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(real, real),                                   \
+                  "operands (real, real): make them complex, graph::to<std::complex<float>>(x)"); \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(real, complex),                                \
+                  "operands (real, complex)" REALIFY_GRAPH_MIXED_FIX);                            \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(real, real_number),                            \
+                  "operands (real, real number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);               \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(real, complex_number),                         \
+                  "operands (real, complex number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);            \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(complex, real),                                \
+                  "operands (complex, real)" REALIFY_GRAPH_MIXED_FIX);                            \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(complex, complex),                             \
+                  "operands (complex, complex): apply it to the parts, graph::real(z) and "       \
+                  "graph::imag(z)");                                                               \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(complex, real_number),                         \
+                  "operands (complex, real number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);            \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(complex, complex_number),                      \
+                  "operands (complex, complex number)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);         \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(real_number, real),                            \
+                  "operands (real number, real)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);               \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(real_number, complex),                         \
+                  "operands (real number, complex)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);            \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(complex_number, real),                         \
+                  "operands (complex number, real)" REALIFY_GRAPH_NUMBER_OPERAND_FIX);            \
+    REALIFY_GRAPH_REFUSE(NAME, N, REALIFY_GRAPH_K2(complex_number, complex),                      \
+                  "operands (complex number, complex)" REALIFY_GRAPH_NUMBER_OPERAND_FIX)
+#define REALIFY_GRAPH_REFUSE_3(NAME, N)                                                                     \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(real, real, real), "operands (real, real, real)"); \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(real, real, complex),                              \
+                  "operands (real, real, complex)");                                                        \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(real, complex, real),                              \
+                  "operands (real, complex, real)");                                                        \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(real, complex, complex),                           \
+                  "operands (real, complex, complex)");                                                     \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(complex, real, real),                              \
+                  "operands (complex, real, real)");                                                        \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(complex, real, complex),                           \
+                  "operands (complex, real, complex)");                                                     \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(complex, complex, real),                           \
+                  "operands (complex, complex, real)");                                                     \
+    REALIFY_GRAPH_REFUSE_KINDS(NAME, N, REALIFY_GRAPH_K3(complex, complex, complex),                        \
+                  "operands (complex, complex, complex)")
 /// Builds a node and refuses it when no rule evaluates it (ARITY: 1, 2 or 3 kinds).
 #define REALIFY_GRAPH_BUILD(ARITY, NAME, ...)                 \
     auto built = __VA_ARGS__;                                  \
@@ -446,7 +489,7 @@ auto einsum(std::string equation, X x, Xs... xs) {
     node_attrs a;
     a.text = std::move(equation);
     auto built = detail::make<op::einsum>(std::move(a), std::move(x), std::move(xs)...);
-    static_assert(detail::refused_kinds_v<decltype(built)> == -1,
+    static_assert(detail::refused_kinds_v<decltype(built)> == detail::accepted_kinds,
                   "realify::graph::einsum: no lowering accepts these operands (all real, or all complex, of one dtype)");
     return built;
 }
@@ -607,8 +650,11 @@ auto where(C c, A&& a, B&& b) {
     REALIFY_GRAPH_REFUSE_3("where", decltype(built));
     // numbers as a and b: refused (as integers or bools, not lowered) by one more message
     constexpr int code = detail::refused_kinds_v<decltype(built)>;
-    static_assert(code == -1 || code == 0 || code == 1 || code == 4 || code == 5 || code == 16 || code == 17 ||
-                      code == 20 || code == 21,
+    static_assert(code == detail::accepted_kinds || code == REALIFY_GRAPH_K3(real, real, real) ||
+                      code == REALIFY_GRAPH_K3(real, real, complex) || code == REALIFY_GRAPH_K3(real, complex, real) ||
+                      code == REALIFY_GRAPH_K3(real, complex, complex) || code == REALIFY_GRAPH_K3(complex, real, real) ||
+                      code == REALIFY_GRAPH_K3(complex, real, complex) || code == REALIFY_GRAPH_K3(complex, complex, real) ||
+                      code == REALIFY_GRAPH_K3(complex, complex, complex),
                   "realify::graph::where: no lowering accepts these operands (a and b: float, double or complex "
                   "nodes or numbers)");
     return built;
@@ -634,5 +680,8 @@ auto custom(Reference reference, X... x) {
 #undef REALIFY_GRAPH_REFUSE_2
 #undef REALIFY_GRAPH_REFUSE_1
 #undef REALIFY_GRAPH_REFUSE
+#undef REALIFY_GRAPH_K3
+#undef REALIFY_GRAPH_K2
+#undef REALIFY_GRAPH_K1
 
 }  // namespace realify::graph

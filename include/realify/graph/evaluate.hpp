@@ -21,7 +21,6 @@
 // Writing outputs into caller buffers is graph/write_outputs.hpp.
 #pragma once
 
-#include <any>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -43,22 +42,22 @@
 namespace realify::graph::detail {
 
 /// An input: the bound argument (its type checked when it was bound).
-std::any evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*);
+graph_value evaluate_input(const ir_node& self, eval_context& ctx, const buffer_layout*);
 
 /// A number as a 0-d tensor (where it is not read as a number operand).
 template <class S>
-std::any evaluate_number(const ir_node& self, eval_context&, const buffer_layout*) {
+graph_value evaluate_number(const ir_node& self, eval_context&, const buffer_layout*) {
     return number_value<typename component_of<S>::type>(number_of<S>(self));
 }
 
 /// A constant: its (…,2) real layout, bound once (the fold) or per call.
 template <class C>
-std::any evaluate_constant(const ir_node& self, eval_context&, const buffer_layout*) {
-    return any_of(bind_argument(*static_cast<const constant_node<C>*>(self.object)->value));
+graph_value evaluate_constant(const ir_node& self, eval_context&, const buffer_layout*) {
+    return as_graph_value(bind_argument(*static_cast<const constant_node<C>*>(self.object)->value));
 }
 
 /// A view that changes nothing: its child's value (a same-type cast).
-std::any evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*);
+graph_value evaluate_same(const ir_node& self, eval_context& ctx, const buffer_layout*);
 
 /// Converts `from` into `to` (same shape and kind, packed), component by
 /// component: the engine's converting copy, any strides.
@@ -66,7 +65,7 @@ void convert_into(const engine::tensor_ref& from, const engine::tensor_ref& to);
 
 /// .float() / type_as to another component type.
 template <class To, class From>
-std::any evaluate_cast(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+graph_value evaluate_cast(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     const tensor_value<From>& v = value_as<From>(ctx, self.children[0]);
     auto r = allocate<To>(v.shape, v.complex);
     convert_into(ref_of(v), ref_of(r));
@@ -80,7 +79,7 @@ const std::optional<shape_vector>* known_shape(const ir_node& self, const eval_c
 /// copy first when its last axis is not [re, im] side by side (stride 1),
 /// where PyTorch refuses.
 template <class T>
-std::any evaluate_view_as_complex(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+graph_value evaluate_view_as_complex(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
     if (v.shape.empty() || v.shape.back() != 2)
         throw layout_error("realify::graph::view_as_complex: the last dimension must be 2 ([real, imag]); got shape " +
@@ -94,7 +93,7 @@ std::any evaluate_view_as_complex(const ir_node& self, eval_context& ctx, const 
 
 /// view_as_real: the complex memory seen as (…,2), no code.
 template <class T>
-std::any evaluate_view_as_real(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+graph_value evaluate_view_as_real(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
     v.shape.push_back(2);
     v.strides.push_back(1);
@@ -106,7 +105,7 @@ std::any evaluate_view_as_real(const ir_node& self, eval_context& ctx, const buf
 /// (graph/zero_copy.hpp); a reshape the strides do not allow views a packed
 /// copy of the operand.
 template <class T>
-std::any evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+graph_value evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     tensor_value<T> v = value_as<T>(ctx, self.children[0]);
     const auto* known = known_shape(self, ctx);
     std::optional<engine::tensor_ref> view = view_of(self, ref_of(v), known ? &**known : nullptr);
@@ -120,13 +119,13 @@ std::any evaluate_view(const ir_node& self, eval_context& ctx, const buffer_layo
 // The evaluators that re-describe or convert memory, compiled once for float
 // and double, in realify_simd (src/graph/evaluate.cpp).
 #define REALIFY_GRAPH_VIEW_EVALUATORS(EXTERN, T)                                                              \
-    EXTERN template std::any evaluate_view_as_complex<T>(const ir_node&, eval_context&, const buffer_layout*); \
-    EXTERN template std::any evaluate_view_as_real<T>(const ir_node&, eval_context&, const buffer_layout*);    \
-    EXTERN template std::any evaluate_view<T>(const ir_node&, eval_context&, const buffer_layout*);
+    EXTERN template graph_value evaluate_view_as_complex<T>(const ir_node&, eval_context&, const buffer_layout*); \
+    EXTERN template graph_value evaluate_view_as_real<T>(const ir_node&, eval_context&, const buffer_layout*);    \
+    EXTERN template graph_value evaluate_view<T>(const ir_node&, eval_context&, const buffer_layout*);
 REALIFY_GRAPH_VIEW_EVALUATORS(extern, float)
 REALIFY_GRAPH_VIEW_EVALUATORS(extern, double)
-extern template std::any evaluate_cast<float, double>(const ir_node&, eval_context&, const buffer_layout*);
-extern template std::any evaluate_cast<double, float>(const ir_node&, eval_context&, const buffer_layout*);
+extern template graph_value evaluate_cast<float, double>(const ir_node&, eval_context&, const buffer_layout*);
+extern template graph_value evaluate_cast<double, float>(const ir_node&, eval_context&, const buffer_layout*);
 
 template <class N>
 struct children_kinds;

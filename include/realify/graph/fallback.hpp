@@ -6,7 +6,6 @@
 // (graph::program, graph/program.hpp).
 #pragma once
 
-#include <any>
 #include <complex>
 #include <cstddef>
 #include <tuple>
@@ -51,11 +50,11 @@ struct fallback_loop<custom_node<Tag, R, C...>> {
 
     /// The children's values first (they own the memory the operands view),
     /// then the reference run by the engine as a user's element function.
-    static std::any evaluate(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    static graph_value evaluate(const ir_node& self, eval_context& ctx, const buffer_layout*) {
         const on_std_complex f{static_cast<const N*>(self.object)};
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             const std::tuple<held<operand_kind_t<C>>...> values{held<operand_kind_t<C>>(ctx, self.children[I])...};
-            return std::any(from_result<T>(dispatch::lowering::elementwise<Tag>(f, std::get<I>(values).operand()...)));
+            return graph_value(from_result<T>(dispatch::lowering::elementwise<Tag>(f, std::get<I>(values).operand()...)));
         }(std::index_sequence_for<C...>{});
     }
 };
@@ -63,7 +62,7 @@ struct fallback_loop<custom_node<Tag, R, C...>> {
 /// The evaluator of a user op no lowering accepts: its reference, element
 /// by element, over its children's values.
 template <class N>
-std::any evaluate_fallback(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_fallback(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     return fallback_loop<N>::evaluate(self, ctx, target);
 }
 

@@ -16,7 +16,6 @@
 // the program is data.
 #pragma once
 
-#include <any>
 #include <optional>
 
 #include "realify/engine/tensor_ref.hpp"
@@ -53,7 +52,7 @@ std::optional<engine::tensor_ref> buffer_ref(const buffer_layout& target, engine
 /// engine cannot write, goes through a temporary copied in. Defined for
 /// float and double components, in realify_simd (src/graph/fusion.cpp).
 template <class T>
-std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+graph_value evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
 /// The evaluator of a reduction that runs its operand's loop (fusion_mode
 /// reduced; the fuse_elementwise pass sets it in place of the table's): the
@@ -64,6 +63,6 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
 /// so the same bits. The value is the reduction's own memory (`target` is
 /// not written: a reduction's output is copied, as the table route's).
 template <class T>
-std::any evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+graph_value evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
 }  // namespace realify::graph::detail

@@ -11,19 +11,18 @@
 // (graph/infer_shapes.hpp).
 #pragma once
 
-#include <any>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
 #include "realify/engine/fused_loop.hpp"
 #include "realify/graph/node.hpp"
+#include "realify/graph/tensor_value.hpp"
 #include "realify/version.hpp"
 
 namespace realify::graph {
@@ -33,18 +32,10 @@ struct eval_context;
 struct ir_node;
 struct buffer_layout;
 
-/// What can be done with a node's value without knowing its component type
-/// (one table per type, graph/value.hpp).
-struct value_ops {
-    shape_vector (*shape)(const std::any& value);
-    buffer_layout (*layout)(const std::any& value);  // its memory: first component, component shape and strides
-    std::any (*own)(const std::any& value);          // the value with memory of its own
-};
-
-/// A node's evaluator: its value (a tensor_value in a std::any), computed
+/// A node's evaluator: its value (a tensor_value in a graph_value), computed
 /// from its children's values; loops write `target` when given (the caller's
 /// buffer, graph/write_outputs.hpp) and return a value describing it.
-using evaluator_fn = std::any (*)(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+using evaluator_fn = graph_value (*)(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
 /// How a node is evaluated, decided by its type (graph/rules.hpp).
 enum class node_rule : unsigned char {
@@ -110,6 +101,7 @@ struct ir_node {
     bool is_complex = false;
     bool is_input = false, is_constant = false, is_scalar = false;
     bool is_op = false;                // an op of the table or a user op (counts in coverage)
+    bool custom = false;               // a user op (graph::custom): its function is a run-time object
     bool erased = false;               // view_as_complex / view_as_real / same-type cast: no code at all
     bool zero_copy = false;            // a view: shape op done by re-describing memory (graph/zero_copy.hpp)
     bool fusable = false;              // elementwise op the fused kernel can inline
@@ -118,7 +110,8 @@ struct ir_node {
     bool fusable_reduction = false;    // sum, mean, amax, amin, var, std_dev of the table's own entry: may reduce its operand's loop
     std::size_t component_bytes = 0;   // sizeof of the value's component type
     std::complex<double> number{};     // numbers: the value
-    const std::type_info* value_type = nullptr;  // inputs: the type of the value an argument must bind to
+    value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
+    bool integer_argument = false;        // inputs: a C++ integer (graph::int_input), not a tensor
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
     // detection (graph/detect.hpp): the flags come from the node's type
     bool anchor = false;               // a view_as_real
@@ -133,7 +126,7 @@ struct ir_node {
     bool folded = false;               // evaluated once at lower time
     bool output = false;
     std::size_t uses = 0;              // consumers among live nodes (+1 per output use)
-    std::any folded_value;
+    graph_value folded_value;
     shape_vector folded_shape;
     // fusion (fuse_elementwise); evaluation follows these
     fusion_mode fusion = fusion_mode::none;
@@ -143,13 +136,12 @@ struct ir_node {
     // evaluation
     const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)
     evaluator_fn evaluator = nullptr;       // the node's rule (fused nodes: the loop its record holds)
-    const value_ops* values = nullptr;      // for its values, whatever their component type
     /// shape rule declared: the shape from the children's (a tensor_op writing a buffer the graph hands it)
     shape_vector (*declared_shape)(const ir_node& self, const std::vector<shape_vector>& children) = nullptr;
 
     bool has_evaluator() const noexcept { return evaluator != nullptr; }
     /// The node's value, its children's values taken from ctx (value_at, graph/value.hpp).
-    std::any evaluate(eval_context& ctx) const { return evaluator(*this, ctx, nullptr); }
+    graph_value evaluate(eval_context& ctx) const { return evaluator(*this, ctx, nullptr); }
 };
 
 /// The graph: nodes in topological order, outputs, inputs in creation order.
@@ -175,19 +167,20 @@ struct graph_ir {
 /// A bound argument: its value (a tensor_value, graph/value.hpp) and what
 /// planning needs without knowing its type.
 struct bound_input {
-    std::any value;
+    graph_value value;
     shape_vector shape;              // logical shape (complex shape for complex inputs)
     const void* data = nullptr;      // first component
     std::uintptr_t begin = 0, end = 0;  // the bytes its elements lie in: [begin, end)
     bool packed = false;             // row-major contiguous
     bool complex = false;
     bool borrowed = false;           // the caller's memory (zero copy), not a private copy
+    bool integer_argument = false;   // a C++ integer (for a graph::int_input), not a tensor
 };
 
 /// What evaluation threads through the typed nodes.
 struct eval_context {
     const graph_ir* ir = nullptr;
-    std::vector<std::any>* memo = nullptr;               // by canonical slot
+    std::vector<graph_value>* memo = nullptr;               // by canonical slot
     const std::vector<bound_input>* inputs = nullptr;     // by position in graph_ir::inputs
     const std::vector<std::optional<shape_vector>>* shapes = nullptr;  // known before evaluation, by slot (infer_shapes)
 };

@@ -19,7 +19,6 @@
 // (realify_gemm) is compiled once, in realify_simd (src/graph/kernel_ops.cpp).
 #pragma once
 
-#include <any>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -71,12 +70,12 @@ std::optional<shape_vector> infer_kernel_shape(const eval_context& ctx, const st
 /// into `target` (the out= buffer planned) or fresh memory (see the header
 /// comment). Defined for float and double, in realify_simd.
 template <class T>
-std::any run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout* target,
+graph_value run_kernel(const ir_node& self, eval_context& ctx, const buffer_layout* target,
                     std::span<const engine::tensor_ref> operands, kernel_call call);
 
 /// The evaluator of a kernel op node<Tag, C…>: its operands' values, then run_kernel.
 template <class Tag, class T, class... C>
-std::any evaluate_kernel(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_kernel(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         // the values, held: evaluating one never moves another's memory
         const std::tuple<tensor_value<typename traits_t<C>::real_type>...> values{
@@ -91,9 +90,9 @@ std::any evaluate_kernel(const ir_node& self, eval_context& ctx, const buffer_la
 /// The evaluators compiled in realify_simd: a size (x.size(dim), an int64
 /// 0-d value) and a creation op (its integer children's values, then the
 /// fill or arange into `target` or fresh memory).
-std::any evaluate_size(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+graph_value evaluate_size(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 template <class T>
-std::any evaluate_creation(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+graph_value evaluate_creation(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
 template <class N>
 struct kernel_evaluator;
@@ -111,9 +110,9 @@ struct kernel_evaluator<creation_node<Tag, T>> {
 };
 
 #define REALIFY_GRAPH_KERNEL_CODE(EXTERN, T)                                                                              \
-    EXTERN template std::any run_kernel<T>(const ir_node&, eval_context&, const buffer_layout*,                         \
+    EXTERN template graph_value run_kernel<T>(const ir_node&, eval_context&, const buffer_layout*,                         \
                                            std::span<const engine::tensor_ref>, kernel_call);                            \
-    EXTERN template std::any evaluate_creation<T>(const ir_node&, eval_context&, const buffer_layout*);
+    EXTERN template graph_value evaluate_creation<T>(const ir_node&, eval_context&, const buffer_layout*);
 REALIFY_GRAPH_KERNEL_CODE(extern, float)
 REALIFY_GRAPH_KERNEL_CODE(extern, double)
 

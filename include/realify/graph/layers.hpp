@@ -15,6 +15,7 @@
 //                                     F.scaled_dot_product_attention, fused
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -71,8 +72,18 @@ node<op::rope, X, F> rope(X x, F freqs_cis, std::ptrdiff_t start_pos = 0,
     return node<op::rope, X, F>(detail::with_ints(start_pos, layout == realify::rope::pair_layout::half_split ? 1 : 0),
                                 std::move(x), std::move(freqs_cis));
 }
-/// … at a run-time position: start_pos an integer node (graph::int_input, graph::size).
-template <graph_node X, graph_node F, integer_node P>
+/// An int64 tensor node, a position as PyTorch passes one (a 0-d tensor:
+/// checked when the graph runs).
+namespace detail {
+template <class P>
+inline constexpr bool int64_tensor_node_v = !traits_t<P>::is_complex && std::is_same_v<typename traits_t<P>::real_type, std::int64_t>;
+}  // namespace detail
+
+/// … at a run-time position: start_pos an integer node (graph::int_input,
+/// graph::size) or a 0-d int64 tensor (graph::input<std::int64_t>, as
+/// PyTorch's models pass positions).
+template <graph_node X, graph_node F, graph_node P>
+    requires(integer_node<P> || detail::int64_tensor_node_v<P>)
 node<op::rope, X, F, P> rope(X x, F freqs_cis, P start_pos,
                              realify::rope::pair_layout layout = realify::rope::pair_layout::interleaved) {
     detail::check_rope<X, F>();

@@ -41,14 +41,43 @@ namespace passes {
 /// both reading freqs_cis) are merged into one, numbered in graph order — the
 /// connected components of the complex nodes, which is what walking back from
 /// every anchor, and from every complex node no anchor reaches, finds.
+/// After: n.subgraph is -1 exactly when !n.in_complex_subgraph; two complex
+/// nodes joined by an edge have the same number; numbers are 0, 1, … in the
+/// order of each subgraph's first node. Nothing else changes.
 void detect_complex_subgraphs(graph_ir& g);
 
+/// Complex inputs are read as zero-copy (…,2) views, complex constants
+/// unpacked once. After: only the lowering text of complex inputs and
+/// constants changes (what explain() says); values and edges do not.
 void replace_complex_inputs(graph_ir& g);
 
+/// Merges records that compute the same value: the same op (its id), the
+/// same attributes, the same value kind and the same canonical operands,
+/// found by a structural hash of those. Leaves (inputs, constants, numbers),
+/// user ops and tensor_ops are never merged (their identity is their id).
+/// Needs: records in topological order (operands before consumers).
+/// After: n.canonical <= its slot, nodes[n.canonical].canonical ==
+/// n.canonical, and two records have one canonical exactly when they are
+/// structurally equal; nothing else changes (evaluation memoises by
+/// canonical slot, so a merged record is computed once).
 void eliminate_common_subexpressions(graph_ir& g);
 
+/// Marks what the outputs need. Needs: canonical set (CSE), folded set.
+/// After: n.live exactly for the canonical records reachable from an output
+/// through unfolded records, and for every input (the signature); n.uses
+/// counts a canonical record's live consumers plus one per output it is;
+/// n.output marks the outputs' canonical records. Records are never erased
+/// (slots stay valid); a dead one is just never evaluated.
 void remove_dead_nodes(graph_ir& g);
 
+/// Evaluates, once, the constant-only records a non-constant record (or an
+/// output) reads. Needs: canonical set (CSE). After: n.constant_only exactly
+/// when n is a constant or a number, or an op with operands that all are
+/// constant-only (an op without operands is not); n.folded (with
+/// folded_value and folded_shape set) exactly for the canonical,
+/// constant-only, non-number records with an evaluator that are read from
+/// outside the constant part; evaluation then reuses folded_value and never
+/// visits below it.
 void fold_constants(graph_ir& g);
 
 /// Decides every loop once: a live elementwise node no other loop inlines is
@@ -60,6 +89,10 @@ void fold_constants(graph_ir& g);
 /// its program (graph/build_loop.hpp). A lone complex × complex multiply
 /// of two tensors may take the SIMD row kernel. Evaluation reads these
 /// records; explain() prints them.
+/// Needs: canonical, live and folded set. After: every live, canonical,
+/// unfolded fusable record is a loop root (own_loop or region, with its
+/// loop and loop_operands) or inlined in exactly one root's region; no other
+/// record has a fusion mode; a root reads at most engine::max_inputs values.
 void fuse_elementwise(graph_ir& g);
 
 }  // namespace passes

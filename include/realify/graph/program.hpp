@@ -13,7 +13,6 @@
 #pragma once
 
 #include <algorithm>
-#include <any>
 #include <array>
 #include <cstddef>
 #include <memory>
@@ -70,7 +69,7 @@ auto* component_pointer(C& c) {
 /// before evaluation. Not movable (the context points into it).
 struct call_state {
     std::vector<bound_input> inputs;
-    std::vector<std::any> memo;
+    std::vector<graph_value> memo;
     eval_context ctx;
     std::vector<std::optional<shape_vector>> shapes;
 

@@ -36,6 +36,8 @@ namespace realify::graph {
 /// An integer argument of the program (graph::int_input): called with any
 /// C++ integer in its place, in creation order among the inputs.
 struct int_input_node : node_base {
+    /// Bound from a C++ integer, not a tensor (graph/build_ir.hpp, node_facts).
+    static constexpr bool integer_argument = true;
     explicit int_input_node(std::string n) : m_name(std::move(n)) { add_record = &detail::add_node<int_input_node>; }
     const std::string& name() const noexcept { return m_name.get(); }
 

@@ -6,7 +6,6 @@
 // whether a node may take the route at all (graph/rules.hpp).
 #pragma once
 
-#include <any>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -222,10 +221,10 @@ struct held<number_operand<S>> {
 /// result becomes a value of its own memory. One function per op, component
 /// type and operand kinds (cat / stack: per operand count).
 template <class Tag, class T, class... Kinds>
-std::any evaluate_table(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+graph_value evaluate_table(const ir_node& self, eval_context& ctx, const buffer_layout*) {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
         const std::tuple<held<Kinds>...> values{held<Kinds>(ctx, self.children[I])...};
-        return std::any(from_result<T>(call_table<Tag, T>(self.attrs, std::get<I>(values).operand()...)));
+        return graph_value(from_result<T>(call_table<Tag, T>(self.attrs, std::get<I>(values).operand()...)));
     }(std::index_sequence_for<Kinds...>{});
 }
 

@@ -29,7 +29,6 @@
 // a view's, so what it feeds writes caller buffers directly too.
 #pragma once
 
-#include <any>
 #include <complex>
 #include <cstddef>
 #include <memory>
@@ -136,7 +135,7 @@ struct tensor_op_evaluation;
 template <node_name Name, class Result, class Fn, class... C>
 struct tensor_op_evaluation<tensor_op_node<Name, Result, Fn, C...>> {
     using N = tensor_op_node<Name, Result, Fn, C...>;
-    static std::any evaluate(const ir_node& self, eval_context& ctx) {
+    static graph_value evaluate(const ir_node& self, eval_context& ctx) {
         const N& n = *static_cast<const N*>(self.object);
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             // every operand's value first (evaluating one never moves another's memo), packed
@@ -180,7 +179,7 @@ struct tensor_op_evaluation<tensor_op_node<Name, Result, into_buffer<Shape, Fn>,
         }
     }
     /// fn into `target` (the caller's packed buffer, planned by write_outputs) or into fresh memory.
-    static std::any evaluate(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+    static graph_value evaluate(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
         const N& n = *static_cast<const N*>(self.object);
         return [&]<std::size_t... I>(std::index_sequence<I...>) {
             const std::tuple<const value_t<C>...> values{packed_operand(value_as<typename traits_t<C>::real_type>(ctx, self.children[I]))...};
@@ -190,7 +189,7 @@ struct tensor_op_evaluation<tensor_op_node<Name, Result, into_buffer<Shape, Fn>,
                                                        : allocate<T>(result_shape, complex);
             auto out = tensor_op_output<Result>(result);
             n.fn.fn(tensor_op_operand<element_t<C>>(std::get<I>(values))..., out);
-            return std::any(std::move(result));
+            return graph_value(std::move(result));
         }(std::index_sequence_for<C...>{});
     }
 };
@@ -203,7 +202,7 @@ struct tensor_op_writes<tensor_op_node<Name, Result, into_buffer<Shape, Fn>, C..
 /// The evaluator of a tensor-level user op: fn on its operands' tensors
 /// (the buffer form: into `target` when the output's plan hands it one).
 template <class N>
-std::any evaluate_tensor_op(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
+graph_value evaluate_tensor_op(const ir_node& self, eval_context& ctx, const buffer_layout* target) {
     if constexpr (tensor_op_writes<N>::value) return tensor_op_evaluation<N>::evaluate(self, ctx, target);
     else return tensor_op_evaluation<N>::evaluate(self, ctx);
 }

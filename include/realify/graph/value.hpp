@@ -10,7 +10,6 @@
 #pragma once
 
 #include <algorithm>
-#include <any>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -33,33 +32,6 @@
 #include "realify/layout/pointer_cast.hpp"
 
 namespace realify::graph {
-
-template <class T>
-struct tensor_value {
-    T* data = nullptr;       // the first component of element (0, …, 0); may be anywhere in its memory
-    shape_vector shape;
-    stride_vector strides;   // per axis, in components (any sign, 0 for a broadcast axis)
-    bool complex = false;
-    std::shared_ptr<void> keep;
-
-    std::size_t count() const {
-        std::size_t n = 1;
-        for (std::size_t s : shape) n *= s;
-        return n;
-    }
-    /// Components per element: 2 for complex, 1 for real.
-    std::ptrdiff_t width() const { return complex ? 2 : 1; }
-    /// Row-major and contiguous (axes of extent 1 ignored): what a packed
-    /// consumer reads as it is.
-    bool packed() const {
-        std::ptrdiff_t next = width();
-        for (std::size_t a = shape.size(); a-- > 0;) {
-            if (shape[a] != 1 && strides[a] != next) return false;
-            next *= static_cast<std::ptrdiff_t>(shape[a]);
-        }
-        return true;
-    }
-};
 
 /// The value of node type N during evaluation.
 template <class N>
@@ -247,11 +219,9 @@ auto bind_argument(const A& arg) {
     }
 }
 
-/// A value as the IR holds it.
+
 template <class T>
-std::any any_of(tensor_value<T>&& v) {
-    return std::any(std::move(v));
-}
+graph_value as_graph_value(tensor_value<T>&& v);
 
 /// An argument bound for a call: its value and the facts planning reads
 /// without knowing its type (graph/ir.hpp).
@@ -266,7 +236,7 @@ bound_input bound_from(tensor_value<T>&& v) {
     b.packed = v.packed();
     b.complex = v.complex;
     b.borrowed = v.keep == nullptr;
-    b.value = any_of(std::move(v));
+    b.value = as_graph_value(std::move(v));
     return b;
 }
 template <class A>
@@ -274,7 +244,14 @@ bound_input bind_input(const A& arg) {
     if constexpr (std::is_integral_v<A>) {  // the argument of a graph::int_input: a 0-d int64 value
         tensor_value<std::int64_t> v = allocate<std::int64_t>({}, false);
         v.data[0] = static_cast<std::int64_t>(arg);
-        return bound_from(std::move(v));
+        bound_input b = bound_from(std::move(v));
+        b.integer_argument = true;
+        return b;
+    } else if constexpr (!is_value_component_v<typename component_of<std::remove_cv_t<typename A::value_type>>::type>) {
+        // an element type no input declares (int8, half, …): refused when the
+        // call checks its arguments (the input it is passed for is refused at
+        // graph::input already: no second compile error here)
+        return bound_input{};
     } else {
         return bound_from(bind_argument(arg));
     }
@@ -294,17 +271,17 @@ bound_input bind_erased(const void* arg) {
 /// slot, a folded value reused, else computed — children first, through
 /// their own evaluators — the first time it is asked for. Every node is
 /// evaluated at most once per call.
-inline const std::any& value_at(eval_context& ctx, std::size_t slot) {
+inline const graph_value& value_at(eval_context& ctx, std::size_t slot) {
     const ir_node& record = ctx.ir->resolve(slot);
     if (record.folded) return record.folded_value;
-    std::any& memo = (*ctx.memo)[ctx.ir->nodes[slot].canonical];
-    if (!memo.has_value()) memo = record.evaluate(ctx);
+    graph_value& memo = (*ctx.memo)[ctx.ir->nodes[slot].canonical];
+    if (!has_value(memo)) memo = record.evaluate(ctx);
     return memo;
 }
 
 template <class T>
 const tensor_value<T>& value_as(eval_context& ctx, std::size_t slot) {
-    return std::any_cast<const tensor_value<T>&>(value_at(ctx, slot));
+    return std::get<tensor_value<T>>(value_at(ctx, slot));
 }
 
 /// How an evaluator reads a child, known from the child's type: a tensor
@@ -336,34 +313,25 @@ S number_of(const ir_node& record) {
     else return static_cast<S>(record.number.real());
 }
 
-/// What the IR does with a value of component type T without knowing T
-/// (graph/ir.hpp, value_ops): one table per component type.
+/// What the passes, planning and the program do with a value whatever its
+/// component type: its shape, its memory as a layout, and the value with
+/// memory of its own (a view of an argument copied, packed: the argument may
+/// be written before the value is used). One std::visit over graph_value,
+/// compiled once in realify_simd (src/graph/evaluate.cpp).
+shape_vector shape_of(const graph_value& value);
+buffer_layout layout_of(const graph_value& value);
+graph_value owned(const graph_value& value);
+
+/// A value of component type T as a graph value: T must be one of the types
+/// graph_value holds (a user op returning another element type is refused here).
 template <class T>
-struct typed_value_ops {
-    static shape_vector shape(const std::any& value);
-    static buffer_layout layout(const std::any& value);
-    /// The value with memory of its own: a view of an argument is copied,
-    /// packed (the argument may be written before the value is used).
-    static std::any own(const std::any& value);
-    static constexpr value_ops table{&shape, &layout, &own};
-};
-// Defined out of the class, so not inline: the extern templates below keep
-// them out of a user's unit (inline members of an extern template are still
-// instantiated there, for inlining).
-template <class T>
-shape_vector typed_value_ops<T>::shape(const std::any& value) {
-    return std::any_cast<const tensor_value<T>&>(value).shape;
+graph_value as_graph_value(tensor_value<T>&& v) {
+    static_assert(is_value_component_v<T>,
+                  "realify::graph: a graph value's element type is float, double, bool, int32 or int64 (or "
+                  "std::complex of float/double); convert the result of this op to one of them");
+    return graph_value(std::move(v));
 }
-template <class T>
-buffer_layout typed_value_ops<T>::layout(const std::any& value) {
-    return layout_of(std::any_cast<const tensor_value<T>&>(value));
-}
-template <class T>
-std::any typed_value_ops<T>::own(const std::any& value) {
-    const auto& v = std::any_cast<const tensor_value<T>&>(value);
-    if (v.keep != nullptr) return value;
-    return any_of(packed_copy(v));
-}
+
 template <class T>
 tensor_value<T> packed_copy(const tensor_value<T>& v) {
     std::size_t n = static_cast<std::size_t>(v.width());
@@ -386,7 +354,7 @@ tensor_value<T> bound_value(const engine::tensor_ref& r, std::shared_ptr<void> k
 }
 
 // The value code of a component type — allocating, reading a child's value,
-// the IR's value table, a value's std::any, an argument's bound form — is compiled once for float
+// an argument's bound form — is compiled once for float
 // and double (the component types of graph inputs), in realify_simd
 // (src/graph/evaluate.cpp): a unit that lowers a graph does not generate it.
 #define REALIFY_GRAPH_VALUE_CODE(EXTERN, T)                                       \
@@ -394,9 +362,7 @@ tensor_value<T> bound_value(const engine::tensor_ref& r, std::shared_ptr<void> k
     EXTERN template tensor_value<T> packed_copy<T>(const tensor_value<T>&);       \
     EXTERN template tensor_value<T> bound_value<T>(const engine::tensor_ref&, std::shared_ptr<void>); \
     EXTERN template const tensor_value<T>& value_as<T>(eval_context&, std::size_t); \
-    EXTERN template std::any any_of<T>(tensor_value<T>&&);                         \
-    EXTERN template bound_input bound_from<T>(tensor_value<T>&&);                 \
-    EXTERN template struct typed_value_ops<T>;
+    EXTERN template bound_input bound_from<T>(tensor_value<T>&&);
 REALIFY_GRAPH_VALUE_CODE(extern, float)
 REALIFY_GRAPH_VALUE_CODE(extern, double)
 

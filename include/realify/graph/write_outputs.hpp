@@ -1,7 +1,11 @@
 // Writing outputs into memory: the caller's out= buffers, or the containers
-// program(inputs...) returns. Everything is decided before anything is
-// written (plan_writes), on the IR records and the buffers' layouts
-// (graph/buffer_layout.hpp) — no typed code:
+// program(inputs...) returns. This module owns the out= planning and the
+// writing: what a buffer's layout allows (it overlaps itself, two buffers
+// share memory, a view re-strides it: PyTorch's view rule), the route and
+// the order of the writes, and the copy between two layouts; the layouts
+// themselves are only described by graph/buffer_layout.hpp. Everything is
+// decided before anything is written (plan_writes), on the IR records and
+// the buffers' layouts — no typed code:
 //
 //   checks   every buffer has the output's shape (shape_error), no buffer
 //            overlaps itself (a stride 0: layout_error) and no two buffers
@@ -85,6 +89,14 @@ output_plan plan_route(const eval_context& ctx, const std::vector<std::optional<
 /// buffer (directly, row by row, or through a temporary), or the writer's
 /// value is copied in.
 void write_output(eval_context& ctx, const output_plan& plan);
+
+/// Copies `from` into `to` (the same component shape and size), element for
+/// element through both layouts' strides — the engine's copy
+/// (realify/engine/elementwise.hpp: any strides, several threads when large);
+/// a source that overlaps `to` other than exactly is copied aside first.
+/// What every route that does not write in place ends with (a loop's
+/// temporary, a kernel's fresh result, a value copied in).
+void copy_into(const buffer_layout& to, const buffer_layout& from);
 
 /// program(out(buffers…), inputs…): outputs whose shape is known only once
 /// evaluated are evaluated first; then every buffer is checked and every
