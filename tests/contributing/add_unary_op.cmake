@@ -131,8 +131,8 @@ realify::kernels::cpair<double> complex_form(realify::kernels::cpair<double> z) 
 ]=])
   string(REPLACE "|" ";" includes "${INCLUDES}")
   set(flags -std=c++20 -fsyntax-only -I${tree}/include -I${tree}/tests)
-  foreach(dir IN LISTS includes)  # xtensor's and xsimd's
-    if(NOT dir STREQUAL "")
+  foreach(dir IN LISTS includes)  # xtensor's and xsimd's, unless the compiler searches them anyway
+    if(NOT dir STREQUAL "" AND NOT dir MATCHES "^/usr(/local)?/include/?$")
       list(APPEND flags -isystem ${dir})
     endif()
   endforeach()
