@@ -4,6 +4,7 @@
 // bench_ops_std.cpp (std::complex loops): the ops compared and their inputs.
 #pragma once
 
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -35,31 +36,39 @@ inline constexpr std::string_view op_names[] = {
 #undef REALIFY_BENCH_NAME
 };
 
+/// What the benchmarks ask of an op, found once at compile time (a table
+/// lookup in the timed loops).
+struct op_facts {
+    std::optional<realify::simd::elementwise_op> compiled;  // the op of the same name
+    bool real_result;     // a real result from complex operands (abs, angle, real, imag)
+    bool complex_result;  // a complex result from complex operands
+};
+
+inline constexpr auto op_facts_table = [] {
+    namespace rs = realify::simd;
+    std::array<op_facts, std::size(op_names)> table{};
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        for (const auto& info : rs::elementwise_ops)
+            if (info.name == op_names[k]) table[k].compiled = info.op;
+        const auto e = table[k].compiled;  // nullopt: a tensor-scalar form, complex → complex
+        const auto r = e && rs::arity(*e) == 1 ? rs::result_kind(*e, rs::operand_kind::complex)
+                                              : std::optional(rs::operand_kind::complex);
+        table[k].real_result = r == rs::operand_kind::real;
+        table[k].complex_result = r == rs::operand_kind::complex;
+    }
+    return table;
+}();
+
 /// realify's compiled op of the same name; nullopt for the tensor-scalar forms.
 constexpr std::optional<realify::simd::elementwise_op> compiled_op(op_id op) {
-    for (const auto& info : realify::simd::elementwise_ops)
-        if (info.name == op_names[static_cast<std::size_t>(op)]) return info.op;
-    return std::nullopt;
+    return op_facts_table[static_cast<std::size_t>(op)].compiled;
 }
-
 /// True for the ops with a real result (abs, angle, real, imag).
-constexpr bool real_result(op_id op) {
-    const auto e = compiled_op(op);
-    return e && realify::simd::result_kind(*e, realify::simd::operand_kind::complex) == realify::simd::operand_kind::real;
-}
-
+constexpr bool real_result(op_id op) { return op_facts_table[static_cast<std::size_t>(op)].real_result; }
 /// True for the ops with a complex result from complex operands.
-constexpr bool complex_result(op_id op) {
-    const auto e = compiled_op(op);
-    return !e || realify::simd::arity(*e) == 2 ||
-           realify::simd::result_kind(*e, realify::simd::operand_kind::complex) == realify::simd::operand_kind::complex;
-}
-
-/// True for the ops timed: those that take complex operands.
-constexpr bool takes_complex(op_id op) {
-    const auto e = compiled_op(op);
-    return !e || realify::simd::arity(*e) == 2 || realify::simd::result_kind(*e, realify::simd::operand_kind::complex);
-}
+constexpr bool complex_result(op_id op) { return op_facts_table[static_cast<std::size_t>(op)].complex_result; }
+/// True for the ops timed: those that take complex operands (not sigmoid, …).
+constexpr bool takes_complex(op_id op) { return real_result(op) || complex_result(op); }
 
 /// out = op(x[, y]) with Eigen: complex results into out, real ones into rout;
 /// false (and nothing done) when Eigen has no form of the op.
