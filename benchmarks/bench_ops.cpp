@@ -43,6 +43,17 @@
 // the copy bandwidth they are compared with (tools/torch_threads_bench.py, against PyTorch on the
 // same threads). prod reads values of modulus near 1, so that the product stays a normal number;
 //
+// placement/<op>/<placement>/<implementation>: add, mul, div on 64K
+// complex<float> (one thread, out=) with x, y and out placed in one arena at
+// chosen byte offsets from a page boundary (buffers whole pages apart):
+// their alignment mod 64 (split loads and stores) and their offsets mod 4096
+// (4K aliasing: a load whose address matches an earlier, still buffered,
+// store's in its low 12 bits waits for it). <placement> names the offsets
+// of x, y and out; glibc gives a 64K complex<float> buffer (512 KiB, above
+// its mmap threshold) 16 bytes past a page, and after a free has raised the
+// threshold, heap blocks at any multiple of 16 (tools show x 352, y 368, out
+// 464: out 96–112 bytes ahead of the inputs);
+//
 // and pagefault/<type>/<n>: a fresh buffer of n std::complex<T> allocated,
 // zero-constructed (as xtensor constructs its std::complex elements) and
 // freed — what the allocating form pays on top of the work; at 4M its pages
@@ -56,6 +67,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -403,6 +415,62 @@ void page_faults(benchmark::State& state, std::size_t n) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
 }
 
+/// x, y and out of n complex<float> at byte offsets (x, y, out) past page
+/// boundaries, whole pages apart, in one arena.
+struct placed_buffers {
+    std::vector<std::byte> arena;
+    std::complex<float>* x;
+    std::complex<float>* y;
+    std::complex<float>* out;
+    placed_buffers(std::size_t n, std::array<std::size_t, 3> offsets) {
+        const std::size_t pages = (n * sizeof(std::complex<float>) + 4095) / 4096 + 2;  // a page of room after each
+        arena.resize((3 * pages + 1) * 4096);
+        const auto base = (reinterpret_cast<std::uintptr_t>(arena.data()) + 4095) / 4096 * 4096;
+        auto at = [&](std::size_t k) {
+            return reinterpret_cast<std::complex<float>*>(base + k * pages * 4096 + offsets[k]);
+        };
+        x = at(0);
+        y = at(1);
+        out = at(2);
+        const auto& d = shared<float>(n);
+        std::copy(d.x.begin(), d.x.end(), x);
+        std::copy(d.y.begin(), d.y.end(), y);
+        std::fill(out, out + n, std::complex<float>{});
+    }
+};
+
+struct placement {
+    const char* name;
+    std::array<std::size_t, 3> offsets;  // x, y, out past a page boundary
+};
+constexpr placement placements[] = {
+    {"page", {0, 0, 0}},              // all 64-aligned, one page offset
+    {"mmap16", {16, 16, 16}},         // glibc's large blocks: all 16 past a page
+    {"in16_out0", {16, 16, 0}},       // misaligned loads, aligned stores
+    {"in0_out16", {0, 0, 16}},        // aligned loads, out 16 bytes ahead (mod 4096)
+    {"heap", {352, 368, 464}},        // glibc heap blocks after a free (mixed mod 64, out ahead by 96–112)
+    {"out_ahead64", {0, 0, 64}},      // 4K aliasing, everything 64-aligned
+    {"out_ahead1024", {0, 0, 1024}},  // out far ahead: no aliasing within a block
+    {"out_behind64", {64, 64, 0}},    // out behind the inputs: no aliasing
+};
+
+void bench_placed(benchmark::State& state, op_id op, const placement& where, impl which) {
+    constexpr std::size_t n = std::size_t{1} << 16;
+    static std::map<std::string, std::unique_ptr<placed_buffers>> held;  // one arena per placement
+    auto& slot = held[where.name];
+    if (!slot) slot = std::make_unique<placed_buffers>(n, where.offsets);
+    placed_buffers& b = *slot;
+    const auto x = adapt(b.x, n), y = adapt(b.y, n);
+    auto o = adapt(b.out, n);
+    for (auto _ : state) {
+        if (which == impl::eigen) eigen_run(op, b.x, b.y, b.out, nullptr, n);
+        else eager<float>(op, x, y, realify::out(o));
+        benchmark::DoNotOptimize(b.out);
+        benchmark::ClobberMemory();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -519,6 +587,13 @@ int main(int argc, char** argv) {
                                              [=](benchmark::State& s) { bench_threads<float>(s, op, chain_id{}, n, t); })
                     ->UseRealTime();
     }
+    for (op_id op : {op_id::add, op_id::mul, op_id::div})
+        for (const placement& where : placements)
+            for (impl which : {impl::realify_out, impl::eigen})
+                benchmark::RegisterBenchmark(("placement/" + std::string(op_names[static_cast<std::size_t>(op)]) + "/" +
+                                              where.name + "/" + impl_names[static_cast<std::size_t>(which)])
+                                                 .c_str(),
+                                             [op, &where, which](benchmark::State& s) { bench_placed(s, op, where, which); });
     for (const auto& info : realify::simd::elementwise_ops)
         benchmark::RegisterBenchmark(("cost/" + std::string(info.name)).c_str(),
                                      [op = info.op](benchmark::State& s) { bench_cost(s, op); });

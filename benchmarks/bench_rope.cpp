@@ -11,6 +11,17 @@
 // prefill chunks of 512, 128, 64 and 16 positions and at the decode; every
 // other case runs on one thread.
 //
+// eager/<case>/seq: Meta's eager spelling on the query tensor alone, start_pos
+// 0, seq 64 … 2048, one thread, against the RoPE kernel on the same tensor:
+//   kernel          realify::rope::apply_rotary_emb(xq, freqs_cis, 0, out_q)
+//   meta_out        realify::mul(view_as_complex(xq as (…, 64, 2)), freqs_cis
+//                   as (1, seq, 1, 64), out=view_as_complex(out_q …)): the
+//                   eager engine's broadcast path (freqs_cis stride 0 over heads)
+//   meta_alloc      the same allocating its result, then view_as_real
+//   materialised    the same multiply with freqs_cis copied out to xq's shape
+//                   (no stride 0): what the broadcast path is measured against
+//   add_broadcast, add_materialised   realify::add on the same operands
+//
 // Every case reports bytes_per_second for the bytes it must move (read q and
 // k, write the outputs), so rows compare directly with memcpy. realify runs on
 // the level chosen at run time and on every level the machine has (bench_isa.hpp:
@@ -28,12 +39,16 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <xtensor/xadapt.hpp>
+#include <xtensor/xbroadcast.hpp>
 #include <xtensor/xtensor.hpp>
 
 #include "bench_isa.hpp"
+#include "realify/eager.hpp"
+#include "realify/layout.hpp"
 #include "realify/rope.hpp"
 #include "realify/threads.hpp"
 #include "rope_baselines.hpp"
@@ -201,6 +216,86 @@ void memcpy_same_bytes(benchmark::State& state) {
     finish(state, w);
 }
 
+// ---- Meta's eager spelling against the kernel (query tensor only) ----
+
+/// The query tensor and freqs_cis of one seq as the eager ops see them: the
+/// complex views of xq and out_q, freqs_cis as (1, seq, 1, head_dim/2)
+/// (stride 0 over the heads when broadcast), and freqs_cis copied out to
+/// xq's complex shape.
+struct eager_views {
+    using cshape = std::array<std::size_t, 4>;
+    using complex_adaptor = decltype(xt::adapt(static_cast<std::complex<float>*>(nullptr), std::size_t{0},
+                                               xt::no_ownership(), cshape{}));
+    workload& w;
+    cshape shape, freq_shape;
+    complex_adaptor x, out, freqs;
+    xt::xtensor<std::complex<float>, 4> materialised;
+
+    static std::complex<float>* as_complex(float* p) { return reinterpret_cast<std::complex<float>*>(p); }
+
+    explicit eager_views(workload& work)
+        : w(work),
+          shape{1, w.d.seq, q_heads, head_dim / 2},
+          freq_shape{1, w.d.seq, 1, head_dim / 2},
+          x(xt::adapt(as_complex(w.xq.data()), w.xq.size() / 2, xt::no_ownership(), shape)),
+          out(xt::adapt(as_complex(w.out_q.data()), w.out_q.size() / 2, xt::no_ownership(), shape)),
+          freqs(xt::adapt(w.freqs.data(), w.d.seq * head_dim / 2, xt::no_ownership(), freq_shape)),
+          materialised(xt::broadcast(freqs, shape)) {}
+};
+
+eager_views& eager_setup(benchmark::State& state) {
+    static std::map<std::size_t, std::unique_ptr<eager_views>> cache;
+    auto& slot = cache[static_cast<std::size_t>(state.range(0))];
+    if (!slot) slot = std::make_unique<eager_views>(get(static_cast<std::size_t>(state.range(0)), 0));
+    return *slot;
+}
+
+void eager_finish(benchmark::State& state, const workload& w) {
+    // xq read, out_q written (freqs_cis: 1/32 of that, not counted)
+    state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                            static_cast<std::int64_t>(2 * w.xq.size() * sizeof(float)));
+}
+
+enum class eager_case { kernel, meta_out, meta_alloc, materialised, add_broadcast, add_materialised };
+
+void eager_rope(benchmark::State& state, eager_case which) {
+    eager_views& v = eager_setup(state);
+    workload& w = v.w;
+    for (auto _ : state) {
+        switch (which) {
+            case eager_case::kernel: realify::rope::apply_rotary_emb(w.xq, w.freqs, 0, w.out_q); break;
+            case eager_case::meta_out: {
+                // xq_ = view_as_complex(xq.reshape(…, -1, 2)); view_as_real(xq_ * freqs_cis) into out_q
+                auto pairs = xt::adapt(w.xq.data(), w.xq.size(), xt::no_ownership(),
+                                       std::array<std::size_t, 5>{1, w.d.seq, q_heads, head_dim / 2, 2});
+                auto out_pairs = xt::adapt(w.out_q.data(), w.out_q.size(), xt::no_ownership(),
+                                           std::array<std::size_t, 5>{1, w.d.seq, q_heads, head_dim / 2, 2});
+                auto out = realify::view_as_complex(out_pairs);
+                realify::mul(realify::view_as_complex(pairs), v.freqs, realify::out(out));
+                break;
+            }
+            case eager_case::meta_alloc: {
+                auto pairs = xt::adapt(w.xq.data(), w.xq.size(), xt::no_ownership(),
+                                       std::array<std::size_t, 5>{1, w.d.seq, q_heads, head_dim / 2, 2});
+                auto r = realify::mul(realify::view_as_complex(pairs), v.freqs);
+                benchmark::DoNotOptimize(realify::view_as_real(r).data());
+                break;
+            }
+            case eager_case::materialised: realify::mul(v.x, v.materialised, realify::out(v.out)); break;
+            case eager_case::add_broadcast: realify::add(v.x, v.freqs, realify::out(v.out)); break;
+            case eager_case::add_materialised: realify::add(v.x, v.materialised, realify::out(v.out)); break;
+        }
+        benchmark::ClobberMemory();
+    }
+    eager_finish(state, w);
+}
+
+void eager_shapes(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"seq"});
+    for (int seq : {64, 256, 1024, 2048}) b->Arg(seq);
+    b->Unit(benchmark::kMicrosecond);
+}
+
 // The thread-count axis: realify on state.range(2) threads, in real time
 // (CPU time counts the calling thread only). Every other case runs on one
 // thread (main sets realify::set_num_threads(1)).
@@ -244,6 +339,16 @@ const bool realify_registered = [] {
                                      [level](benchmark::State& s) { realify_in_place(s, level); })
             ->Apply(shapes);
     }
+    return true;
+}();
+
+const bool eager_registered = [] {
+    const std::pair<const char*, eager_case> cases[] = {
+        {"eager/kernel", eager_case::kernel},           {"eager/meta_out", eager_case::meta_out},
+        {"eager/meta_alloc", eager_case::meta_alloc},   {"eager/materialised", eager_case::materialised},
+        {"eager/add_broadcast", eager_case::add_broadcast}, {"eager/add_materialised", eager_case::add_materialised}};
+    for (const auto& [name, which] : cases)
+        benchmark::RegisterBenchmark(name, [which](benchmark::State& s) { eager_rope(s, which); })->Apply(eager_shapes);
     return true;
 }();
 

@@ -121,7 +121,7 @@ struct layer {
     layer_program program = lower_layer(c);
     xt::xtensor<std::complex<float>, 2> freqs_cis =
         realify::rope::precompute_freqs_cis<float>(c.head_dim(), 2 * c.max_seq_len, c.rope_theta);
-    tensor4 cache_k, cache_v;
+    tensor4 cache_k = tensor4(), cache_v = tensor4();
 
     void reset(std::size_t batch) {
         const std::array<std::size_t, 4> empty{batch, 0, std::size_t(c.n_kv_heads), std::size_t(c.head_dim())};

@@ -53,6 +53,8 @@ def size_label(n: int) -> str:
 
 def key_of(parts):
     """(op, type, n, impl) of a bench_ops or bench_kernels benchmark, or None."""
+    if parts[0] == "placement":  # bench_ops' buffer placements: docs/benchmarks.md, by hand
+        return None
     if parts[0] == "ops" and len(parts) == 5:  # bench_ops: ops/<op>/<type>/<n>/<impl>
         return parts[1], parts[2], int(parts[3]), parts[4]
     if parts[0] == "pagefault" and len(parts) == 3:

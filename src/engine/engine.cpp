@@ -198,7 +198,37 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
     }
     const std::size_t rows = axes.count() / length;
 
-    // Streaming stores: only for one long contiguous row that no input overlaps.
+    // Tiles of short rows: where an input repeats its row along the axis
+    // outside the rows (stride 0 there: RoPE's freqs_cis over the heads, a
+    // bias over a batch) and every other operand runs on contiguously from
+    // one row into the next, up to `tile` rows go to the kernel in one call,
+    // the repeated rows copied side by side into scratch (again only when
+    // the row they repeat changes). A short row would otherwise pay a kernel
+    // call per row, which costs as much as its arithmetic. The kernel sees
+    // the same values, and never an element's position: the results are the
+    // row-by-row ones.
+    std::size_t tile = 1, tile_axis = 1;  // rows per call; the extent of the axis they lie along (the last outer one)
+    std::array<bool, max_operands> repeated{};
+    if (whole_rows && axes.rank >= 2) {
+        const walk::axis<max_operands>& across = axes[axes.rank - 2];
+        bool fits = true, any = false;
+        for (std::size_t k = 0; k < operands && fits; ++k) {
+            const std::ptrdiff_t w = operand(k).width();
+            const bool runs_on = row.stride[k] == w && across.stride[k] == static_cast<std::ptrdiff_t>(length) * w;
+            const bool number = constant[k] && across.stride[k] == 0;
+            repeated[k] = k > 0 && direct[k] && row.stride[k] == w && across.stride[k] == 0;
+            any = any || repeated[k];
+            fits = runs_on || number || repeated[k];
+        }
+        if (fits && any) {
+            tile_axis = across.extent;
+            tile = std::min(tile_axis, block_elements / length);
+        }
+    }
+
+    // Streaming stores: only for one long contiguous row that no input
+    // overlaps (a kernel fences its streaming stores at the end of each
+    // call: per row, or per tile, that fence costs more than streaming saves).
     bool stream = false;
     if (rows == 1 && whole_rows) {
         std::size_t touched = length * static_cast<std::size_t>(out.width()) * sizeof(T);
@@ -253,13 +283,46 @@ void run(std::span<const tensor_ref> inputs, const tensor_ref& out, const block_
                 if (!direct[0]) scatter(scratch[0].data(), n, out.complex, target, out.type, row.stride[0]);
             }
         };
+        // `count` whole rows from p in one call, each repeated input's row
+        // copied count times into its scratch (unless it holds them already)
+        std::array<const char*, max_operands> copied{};  // the row a repeated input's scratch holds
+        std::array<std::size_t, max_operands> copies{};  // and how many times
+        auto row_tile = [&](const std::array<char*, max_operands>& p, std::size_t count) {
+            for (std::size_t k = 1; k < operands; ++k) {
+                if (constant[k] && !direct[k]) gather(p[k], operand(k).type, 0, 1, operand(k).complex, scratch[k].data());
+                if (repeated[k] && (copied[k] != p[k] || copies[k] < count)) {
+                    const std::size_t row_bytes = length * static_cast<std::size_t>(operand(k).width()) * sizeof(T);
+                    for (std::size_t r = 0; r < count; ++r)
+                        std::memcpy(reinterpret_cast<char*>(scratch[k].data()) + r * row_bytes, p[k], row_bytes);
+                    copied[k] = p[k];
+                    copies[k] = count;
+                }
+                in[k - 1] = repeated[k] ? scratch[k].data()
+                            : constant[k] ? (direct[k] ? static_cast<const void*>(p[k]) : scratch[k].data())
+                                          : static_cast<const void*>(p[k]);
+                broadcast[k - 1] = constant[k];
+            }
+            kernel.run(kernel, in.data(), broadcast.data(), p[0], count * length, false);
+        };
         walk::odometer<max_operands> position(axes.outer(), first / length);
         std::array<char*, max_operands> p{};
-        for (std::size_t j = first % length; first < last; j = 0, position.next()) {
-            const std::size_t end = std::min(length, j + (last - first));
+        for (std::size_t j = first % length; first < last; j = 0) {
             for (std::size_t k = 0; k < operands; ++k) p[k] = base[k] + position[k] * bytes[k];
+            if (tile > 1 && j == 0) {
+                // whole rows, up to the end of the tile's axis and of the range
+                std::size_t count = std::min(tile, tile_axis - position.index(axes.rank - 2));
+                if (count * length > last - first) count = (last - first) / length;
+                if (count > 1) {
+                    row_tile(p, count);
+                    first += count * length;
+                    position.advance(count);
+                    continue;
+                }
+            }
+            const std::size_t end = std::min(length, j + (last - first));
             row_piece(p, j, end);
             first += end - j;
+            position.next();
         }
     };
 

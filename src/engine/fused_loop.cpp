@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "op_cost.hpp"
+#include "tensor_checks.hpp"
+#include "walk.hpp"
 #include "realify/errors.hpp"
 #include "realify/simd/elementwise.hpp"
 
@@ -188,12 +190,11 @@ void run_loop(const block_kernel& self, const void* const* in, const bool* broad
 
 }  // namespace
 
-void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
-                   const tensor_ref& out) {
+namespace {
+
+/// The loop's kernels at the instruction set active now.
+bound_loop bind(const fused_loop& loop) {
     if (loop.size() == 0) refuse("the loop has no step");
-    if (inputs.size() != loop.inputs())
-        throw error("realify::" + std::string(op) + ": " + std::to_string(inputs.size()) + " inputs given, the loop reads " +
-                    std::to_string(loop.inputs()));
     bound_loop bound{&loop, {}};
     const bool f64 = loop.compute() == component::float64;
     for (const fused_loop::step& s : loop.steps()) {
@@ -207,8 +208,14 @@ void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const 
                                         : reinterpret_cast<void (*)()>(simd::binary_kernel_for<float>(s.op, x, y)));
         }
     }
+    return bound;
+}
+
+/// The block kernel running a bound loop.
+block_kernel kernel_of(const bound_loop& bound) {
+    const fused_loop& loop = *bound.loop;
     block_kernel kernel;
-    kernel.run = f64 ? &run_loop<double> : &run_loop<float>;
+    kernel.run = loop.compute() == component::float64 ? &run_loop<double> : &run_loop<float>;
     kernel.compute = loop.compute();
     const std::span<const bool> kinds = loop.complex_inputs();
     std::copy(kinds.begin(), kinds.end(), kernel.complex_inputs.begin());
@@ -216,7 +223,124 @@ void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const 
     kernel.object = &bound;
     kernel.cost = 0;  // the steps' costs added: the work of one element of the loop
     for (const fused_loop::step& s : loop.steps()) kernel.cost += op_cost(s.op);
-    evaluate(op, inputs, out, kernel);
+    return kernel;
+}
+
+void check_inputs(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs) {
+    if (inputs.size() != loop.inputs())
+        throw error("realify::" + std::string(op) + ": " + std::to_string(inputs.size()) + " inputs given, the loop reads " +
+                    std::to_string(loop.inputs()));
+}
+
+}  // namespace
+
+void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
+                   const tensor_ref& out) {
+    const bound_loop bound = bind(loop);
+    check_inputs(op, loop, inputs);
+    evaluate(op, inputs, out, kernel_of(bound));
+}
+
+// ---- loop_values: ranges of the result made on demand ----
+
+struct loop_values::state {
+    bound_loop bound;
+    block_kernel kernel;
+    std::vector<tensor_ref> inputs;
+    dims shape;
+    walk::axes<max_inputs> axes;  // the result's axes, coalesced; per input its strides (0: broadcast)
+    walk::axis<max_inputs> inner;  // the innermost of them (extent 1, strides 0, for none)
+};
+
+loop_values::loop_values(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs) {
+    auto s = std::make_unique<state>();
+    s->bound = bind(loop);
+    check_inputs(op, loop, inputs);
+    s->kernel = kernel_of(s->bound);
+    s->inputs.assign(inputs.begin(), inputs.end());
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        if (inputs[k].type != loop.compute())
+            throw error("realify::" + std::string(op) + ": the values of a fused loop read inputs of its compute type");
+        if (inputs[k].complex != loop.complex_inputs()[k])
+            throw error("realify::" + std::string(op) + ": input " + std::to_string(k) + " is not of the kind the loop reads");
+    }
+    s->shape = broadcast_shape(op, inputs);
+    const std::size_t rank = s->shape.rank;
+    for (std::size_t a = 0; a < rank; ++a) {
+        walk::axis<max_inputs> x{s->shape[a], {}};
+        for (std::size_t k = 0; k < inputs.size(); ++k) {
+            const tensor_ref& in = inputs[k];
+            if (a + in.rank() < rank) continue;  // an axis the input has not: broadcast
+            const std::size_t ia = a + in.rank() - rank;
+            x.stride[k] = in.shape[ia] == 1 ? 0 : in.strides[ia];
+        }
+        s->axes.push(x);
+    }
+    s->axes.coalesce();
+    if (s->axes.rank > 0) s->inner = s->axes.take(s->axes.rank - 1);
+    m_state = std::move(s);
+}
+
+loop_values::~loop_values() = default;
+
+const dims& loop_values::shape() const noexcept { return m_state->shape; }
+component loop_values::type() const noexcept { return m_state->bound.loop->compute(); }
+bool loop_values::complex() const noexcept { return m_state->kernel.complex_output; }
+
+namespace {
+
+/// Elements [first, first + n) of the loop's result at `to`: the runs of
+/// the innermost axis, a piece at a time — an input strided along it gathered
+/// into scratch, a contiguous or broadcast one read where it lies — each
+/// piece given to the loop's block kernel, as the engine gives it.
+template <class T>
+void produce_range(const block_kernel& kernel, std::span<const tensor_ref> inputs, const walk::axes<max_inputs>& outer,
+                   const walk::axis<max_inputs>& inner, std::size_t first, std::size_t n, T* to) {
+    constexpr std::size_t piece = block_elements;
+    alignas(64) std::array<std::array<T, 2 * piece>, max_inputs> scratch;
+    const std::size_t out_width = kernel.complex_output ? 2 : 1;
+    walk::odometer<max_inputs> position(outer.all(), first / inner.extent);
+    std::size_t i = first % inner.extent;
+    std::array<const void*, max_inputs> x{};
+    std::array<bool, max_inputs> broadcast{};
+    while (n > 0) {
+        const std::size_t take = std::min(n, inner.extent - i);
+        for (std::size_t p = 0; p < take; p += piece) {
+            const std::size_t m = std::min(piece, take - p);
+            for (std::size_t k = 0; k < inputs.size(); ++k) {
+                const std::ptrdiff_t width = inputs[k].complex ? 2 : 1, step = inner.stride[k];
+                const T* at = static_cast<const T*>(inputs[k].data) + position[k] + static_cast<std::ptrdiff_t>(i + p) * step;
+                broadcast[k] = step == 0;
+                x[k] = at;
+                if (step == 0 || step == width) continue;
+                T* q = scratch[k].data();
+                for (std::size_t e = 0; e < m; ++e, at += step, q += width)
+                    for (std::ptrdiff_t c = 0; c < width; ++c) q[c] = at[c];
+                x[k] = scratch[k].data();
+            }
+            kernel.run(kernel, x.data(), broadcast.data(), to, m, false);
+            to += m * out_width;
+        }
+        n -= take;
+        i = 0;
+        position.next();
+    }
+}
+
+}  // namespace
+
+void loop_values::produce(std::size_t first, std::size_t n, void* to) const {
+    const state& s = *m_state;
+    if (type() == component::float64)
+        produce_range(s.kernel, s.inputs, s.axes, s.inner, first, n, static_cast<double*>(to));
+    else
+        produce_range(s.kernel, s.inputs, s.axes, s.inner, first, n, static_cast<float*>(to));
+}
+
+bool loop_values::reads(const tensor_ref& out) const noexcept {
+    for (const tensor_ref& in : m_state->inputs)
+        if (detail::overlaps(detail::range_of(in), detail::range_of(out))) return true;
+    return false;
 }
 
 }  // namespace realify::engine

@@ -386,50 +386,76 @@ void along_leaves(const reduce_set<S>& k, const sequence<S>& seq, std::size_t n,
     }
 }
 
+/// How a reduction walks its input: the kept axes (with the output's
+/// strides) and the reduced ones, coalesced, the reduced elements in memory
+/// order (reversed axes read forwards, the smallest stride innermost), and
+/// whether the kept axis innermost in the input is walked across.
+struct reduction_plan {
+    axis_list kept, reduced;
+    std::ptrdiff_t first = 0;  // components from in.data to the first element read
+    std::size_t count = 1;     // reduced elements per output
+    std::size_t outputs = 1;
+    axis run;                  // the innermost reduced axis
+    std::size_t inner_kept = 0;
+    bool across = false;
+};
+
+reduction_plan plan_of(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out) {
+    reduction_plan p;
+    std::size_t out_axis = 0;
+    const bool keepdim = out.rank() == in.rank();
+    for (std::size_t a = 0; a < in.rank(); ++a) {
+        const bool is_reduced = std::find(reduced_axes.begin(), reduced_axes.end(), a) != reduced_axes.end();
+        if (is_reduced) {
+            p.reduced.push({in.shape[a], {in.strides[a], 0}});
+            p.count *= in.shape[a];
+            if (keepdim) ++out_axis;
+        } else {
+            p.kept.push({in.shape[a], {in.strides[a], out.strides[out_axis++]}});
+        }
+    }
+    p.first = p.reduced.make_forward(0)[0];
+    p.reduced.sort_by(0);
+    p.reduced.coalesce();
+    p.kept.coalesce();
+    p.outputs = p.kept.count();
+    p.run = p.reduced.rank > 0 ? p.reduced.back() : axis{1, {in.width(), 0}};
+    p.inner_kept = p.kept.rank;  // the kept axis innermost in the input
+    for (std::size_t i = 0; i < p.kept.rank; ++i)
+        if (p.inner_kept == p.kept.rank || std::abs(p.kept[i].stride[0]) < std::abs(p.kept[p.inner_kept].stride[0]))
+            p.inner_kept = i;
+    p.across = p.inner_kept < p.kept.rank &&
+               (p.reduced.rank == 0 || std::abs(p.kept[p.inner_kept].stride[0]) < p.run.stride[0]);
+    return p;
+}
+
+/// The values of no elements stored to every output: sum 0, mean NaN, prod
+/// 1, var NaN (extrema refused before).
+template <class D, class P, class Store>
+void store_empty(const axis_list& kept, std::size_t e, D* out_base, const Store& store) {
+    std::array<typename P::value, 2 * P::sets> none;
+    empty_slot<P>(none.data(), e, e);
+    odometer position(kept.all());
+    for (std::size_t i = 0; i < kept.count(); ++i, position.next()) store(none.data(), 0, e, e, 0.0, out_base + position[1]);
+}
+
 template <class S, class D, class P, class Store>
 void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes, const tensor_ref& out,
                  const Store& store) {
     const reduce_set<S>& k = simd::detail::active_table().of<S>().reductions;
     const std::size_t e = in.complex ? 2 : 1;
     const auto ew = static_cast<std::ptrdiff_t>(e);
-    // kept axes (with their output strides) and reduced axes
-    axis_list kept, reduced;
-    std::size_t out_axis = 0;
-    const bool keepdim = out.rank() == in.rank();
-    std::size_t count = 1;
-    for (std::size_t a = 0; a < in.rank(); ++a) {
-        const bool is_reduced = std::find(reduced_axes.begin(), reduced_axes.end(), a) != reduced_axes.end();
-        if (is_reduced) {
-            reduced.push({in.shape[a], {in.strides[a], 0}});
-            count *= in.shape[a];
-            if (keepdim) ++out_axis;
-        } else {
-            kept.push({in.shape[a], {in.strides[a], out.strides[out_axis++]}});
-        }
-    }
-    // the reduced elements in memory order: reversed axes read forwards, the smallest stride innermost
-    const S* in_base = static_cast<const S*>(in.data) + reduced.make_forward(0)[0];
-    reduced.sort_by(0);
-    reduced.coalesce();
-    kept.coalesce();
+    reduction_plan plan = plan_of(in, reduced_axes, out);
+    axis_list& kept = plan.kept;
+    const axis_list& reduced = plan.reduced;
+    const S* in_base = static_cast<const S*>(in.data) + plan.first;
     D* out_base = static_cast<D*>(out.data);
-    const std::size_t outputs = kept.count();
+    const std::size_t count = plan.count, outputs = plan.outputs;
     const std::size_t threads = parallel::threads_for(count * outputs, grain::reduction);
-
-    if (count == 0) {  // sum 0, mean NaN, prod 1, var NaN (extrema refused before)
-        std::array<typename P::value, 2 * P::sets> none;
-        empty_slot<P>(none.data(), e, e);
-        odometer position(kept.all());
-        for (std::size_t i = 0; i < outputs; ++i, position.next()) store(none.data(), 0, e, e, 0.0, out_base + position[1]);
-        return;
-    }
-
-    const axis run = reduced.rank > 0 ? reduced.back() : axis{1, {ew, 0}};
-    std::size_t inner_kept = kept.rank;  // the kept axis innermost in the input
-    for (std::size_t i = 0; i < kept.rank; ++i)
-        if (inner_kept == kept.rank || std::abs(kept[i].stride[0]) < std::abs(kept[inner_kept].stride[0])) inner_kept = i;
-    const bool across =
-        inner_kept < kept.rank && (reduced.rank == 0 || std::abs(kept[inner_kept].stride[0]) < run.stride[0]);
+    if (count == 0) return store_empty<D, P>(kept, e, out_base, store);
+    const axis run = plan.run;
+    const std::size_t inner_kept = plan.inner_kept;
+    const bool across = plan.across;
     const double total = static_cast<double>(count);
 
     if (!across) {
@@ -530,6 +556,121 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
     parallel::for_ranges(tasks, per_task ? threads : 1, [&](std::size_t a, std::size_t b) {
         for (std::size_t task = a; task < b; ++task) reduce_strip(task, per_task ? 1 : threads);
     });
+}
+
+// ---- reductions of produced values (a fused loop's result) ----
+//
+// The along walk of reduce_impl over the packed tensor the values would fill,
+// where each output's reduced elements are one contiguous run of it: the same
+// blocks given to the same kernel calls, their values pushed into the same
+// trees, split between threads the same way. Only where the blocks come from
+// differs: made, a few blocks at a time, into a buffer of the thread's.
+
+/// Blocks made at once: 4096 reals, a buffer of 16 KiB (float) or 32 KiB
+/// (double) that stays in L1 while the kernel reads it.
+constexpr std::size_t produced_blocks = 2;
+constexpr std::size_t produced_reals = produced_blocks * reduce_block;
+
+/// Pushes the blocks [b0, b1) of the sequence of n reals starting at element
+/// `first` of `in` into tree: along_leaves' contiguous form.
+template <class P, class S>
+void produced_leaves(const reduce_set<S>& k, const produced_values& in, std::size_t first, std::size_t n,
+                     std::size_t e, std::size_t b0, std::size_t b1, std::vector<S>& buffer, block_tree<P>& tree) {
+    std::array<typename P::value, produced_blocks * 2 * P::sets> values;
+    const std::size_t slot = e * P::sets;
+    for (std::size_t c0 = b0; c0 < b1; c0 += produced_blocks) {
+        const std::size_t c1 = std::min(b1, c0 + produced_blocks), begin = c0 * reduce_block;
+        const std::size_t m = std::min(n, c1 * reduce_block) - begin;
+        in.produce(first + begin / e, m / e, buffer.data());
+        P::along(k, buffer.data(), m, 0, 1, e, values.data());
+        for (std::size_t b = c0; b < c1; ++b) {
+            const typename P::value* v = values.data() + (b - c0) * slot;
+            std::copy(v, v + slot, tree.next());
+            tree.push(static_cast<double>(std::min(reduce_block, n - b * reduce_block) / e));
+        }
+    }
+}
+
+template <class S, class D, class P, class Store>
+bool reduce_produced_impl(const produced_values& in, const tensor_ref& packed, std::span<const std::size_t> reduced_axes,
+                          const tensor_ref& out, const Store& store) {
+    const reduce_set<S>& k = simd::detail::active_table().of<S>().reductions;
+    const std::size_t e = in.complex() ? 2 : 1;
+    const reduction_plan plan = plan_of(packed, reduced_axes, out);
+    const axis_list& kept = plan.kept;
+    D* out_base = static_cast<D*>(out.data);
+    const std::size_t count = plan.count, outputs = plan.outputs;
+    if (count == 0) {
+        store_empty<D, P>(kept, e, out_base, store);
+        return true;
+    }
+    const sequence<S> shape{nullptr, plan.reduced.outer(), plan.run, e};
+    if (plan.across || !shape.contiguous()) return false;
+    // the outputs' runs follow one another in the packed tensor: output i's is elements [i·count, (i + 1)·count)
+    const std::size_t threads = parallel::threads_for(count * outputs, grain::reduction);
+    const double total = static_cast<double>(count);
+    const std::size_t n = count * e;
+    const std::size_t nb = parallel::pieces_of(n, reduce_block);
+    if (nb == 1) {  // one block per output: many outputs per kernel call, each its own value
+        const std::size_t batch = std::clamp<std::size_t>(produced_reals / n, 1, 128);
+        parallel::for_ranges(parallel::pieces_of(outputs, batch), threads, [&](std::size_t a, std::size_t b) {
+            std::vector<S> buffer(batch * n);
+            std::array<typename P::value, 128 * 2 * P::sets> values;
+            const std::size_t slot = (P::order_free ? 1 : e) * P::sets;
+            for (std::size_t piece = a; piece < b; ++piece) {
+                const std::size_t i0 = piece * batch, runs = std::min(batch, outputs - i0);
+                in.produce(i0 * count, runs * count, buffer.data());
+                P::along(k, buffer.data(), n, static_cast<std::ptrdiff_t>(n), runs, e, values.data());
+                odometer position(kept.all(), i0);
+                for (std::size_t j = 0; j < runs; ++j, position.next())
+                    store(values.data() + j * slot, 0, e, e, total, out_base + position[1]);
+            }
+        });
+        return true;
+    }
+    if constexpr (P::order_free) {
+        // one value per output: its pieces' values combined — the same value in any order, but for
+        // which NaN a NaN result is (x + y keeps the first operand's): then the whole run is made and
+        // given to the kernel in one call, as reduce_impl gives it
+        parallel::for_ranges(outputs, threads, [&](std::size_t a, std::size_t b) {
+            std::vector<S> buffer(produced_reals);
+            odometer position(kept.all(), a);
+            for (std::size_t i = a; i < b; ++i, position.next()) {
+                typename P::value value{}, piece{};
+                for (std::size_t begin = 0; begin < n; begin += produced_reals) {
+                    const std::size_t m = std::min(produced_reals, n - begin);
+                    in.produce(i * count + begin / e, m / e, buffer.data());
+                    P::along(k, buffer.data(), m, 0, 1, e, begin == 0 ? &value : &piece);
+                    if (begin > 0) P::combine(&value, 0, &piece, 0, 1, e);
+                }
+                if (n > produced_reals && std::isnan(value)) {
+                    std::vector<S> run(n);
+                    in.produce(i * count, count, run.data());
+                    P::along(k, run.data(), n, 0, 1, e, &value);
+                }
+                store(&value, 0, e, e, total, out_base + position[1]);
+            }
+        });
+        return true;
+    }
+    // one output: its blocks pushed into its tree (split between `split` threads), as reduce_impl's reduce_at
+    const std::size_t min_group = std::bit_ceil(parallel::pieces_of(grain::reduction * e, reduce_block));
+    const bool per_output = outputs >= 4 * threads;
+    parallel::for_ranges(outputs, per_output ? threads : 1, [&](std::size_t a, std::size_t b) {
+        odometer position(kept.all(), a);
+        block_tree<P> tree(e, e);
+        for (std::size_t i = a; i < b; ++i, position.next()) {
+            tree.clear();
+            push_blocks(tree, nb, e, e, min_group, per_output ? 1 : threads,
+                        [&](std::size_t b0, std::size_t b1, block_tree<P>& t) {
+                            std::vector<S> buffer(produced_reals);
+                            produced_leaves(k, in, i * count, n, e, b0, b1, buffer, t);
+                        });
+            double c = 0;
+            store(tree.finish(c), 0, e, e, total, out_base + position[1]);
+        }
+    });
+    return true;
 }
 
 template <class S, class D>
@@ -649,16 +790,24 @@ std::size_t reduced_count(const tensor_ref& in, std::span<const std::size_t> axe
 void check_output(std::string_view op, const tensor_ref& in, const tensor_ref& out, const dims& expected) {
     detail::check_out_shape(op, out, expected);
     detail::check_no_internal_overlap(op, out);
+    if (in.data == nullptr) return;  // produced values: nothing in memory to overlap
     if (detail::overlaps(detail::range_of(in), detail::range_of(out)) && !(in.shape == out.shape && detail::same_tensor(in, out, out.shape)))
         throw_layout_error(op, "out overlaps the input (out may be exactly the input, in place, where the shapes agree)");
 }
 
 }  // namespace
 
-void reduce(std::string_view op, reduction r, const tensor_ref& in, std::span<const std::size_t> axes, bool keepdim,
-            const tensor_ref& out) {
+namespace {
+
+/// The checks of a reduction, then run.template operator()<S, D, P>(store) with
+/// its types, kernels and store; returns what run returns. `in.data` null:
+/// produced values (packed_ref).
+template <class Run>
+bool checked_reduction(std::string_view op, reduction r, const tensor_ref& in, std::span<const std::size_t> axes,
+                       bool keepdim, const tensor_ref& out, const Run& run) {
     const bool extremum = r == reduction::amax || r == reduction::amin;
     if (extremum && in.complex) throw error("realify::" + std::string(op) + ": complex values have no ordering (PyTorch refuses them too)");
+    bool done = true;
     with_types(op, in, out, [&]<class S, class D>(S*, D*) {
         check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
         if (out.count() == 0) return;
@@ -666,24 +815,80 @@ void reduce(std::string_view op, reduction r, const tensor_ref& in, std::span<co
             throw_shape_error(op, "the reduced dims of an input of shape " + realify::detail::format_sequence(in.shape) +
                                       " are empty: a maximum or minimum of no elements does not exist (as PyTorch)");
         switch (r) {
-            case reduction::sum: reduce_impl<S, D, sums<S>>(in, axes, out, plain_store{}); break;
-            case reduction::mean: reduce_impl<S, D, sums<S>>(in, axes, out, plain_store{true}); break;
-            case reduction::prod: reduce_impl<S, D, products<S>>(in, axes, out, plain_store{}); break;
-            case reduction::amax: reduce_impl<S, D, extrema<S, true>>(in, axes, out, plain_store{}); break;
-            case reduction::amin: reduce_impl<S, D, extrema<S, false>>(in, axes, out, plain_store{}); break;
+            case reduction::sum: done = run.template operator()<S, D, sums<S>>(plain_store{}); break;
+            case reduction::mean: done = run.template operator()<S, D, sums<S>>(plain_store{true}); break;
+            case reduction::prod: done = run.template operator()<S, D, products<S>>(plain_store{}); break;
+            case reduction::amax: done = run.template operator()<S, D, extrema<S, true>>(plain_store{}); break;
+            case reduction::amin: done = run.template operator()<S, D, extrema<S, false>>(plain_store{}); break;
         }
+    });
+    return done;
+}
+
+/// The checks of var / std, then run.template operator()<S, D, moments<S>>(store).
+template <class Run>
+bool checked_variance(std::string_view op, const tensor_ref& in, std::span<const std::size_t> axes, double correction,
+                      bool keepdim, bool root, const tensor_ref& out, const Run& run) {
+    if (!is_floating(in.type) || !is_floating(out.type) || out.complex)
+        throw error("realify::" + std::string(op) + ": var and std read float or double components and write real ones");
+    check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
+    if (out.count() == 0) return true;
+    bool done = true;
+    with_floating_types(in, out, [&]<class S, class D>(S*, D*) {
+        done = run.template operator()<S, D, moments<S>>(variance_store{correction, root});
+    });
+    return done;
+}
+
+/// The packed, row-major tensor produced values would fill, with no memory (data null).
+tensor_ref packed_ref(const produced_values& in) {
+    tensor_ref t;
+    t.type = in.type();
+    t.complex = in.complex();
+    t.shape = in.shape();
+    std::ptrdiff_t stride = t.width();
+    for (std::size_t a = t.rank(); a-- > 0;) {
+        t.strides[a] = stride;
+        stride *= static_cast<std::ptrdiff_t>(t.shape[a]);
+    }
+    return t;
+}
+
+}  // namespace
+
+void reduce(std::string_view op, reduction r, const tensor_ref& in, std::span<const std::size_t> axes, bool keepdim,
+            const tensor_ref& out) {
+    checked_reduction(op, r, in, axes, keepdim, out, [&]<class S, class D, class P, class Store>(const Store& store) {
+        reduce_impl<S, D, P>(in, axes, out, store);
+        return true;
     });
 }
 
 void variance(std::string_view op, const tensor_ref& in, std::span<const std::size_t> axes, double correction,
               bool keepdim, bool root, const tensor_ref& out) {
-    if (!is_floating(in.type) || !is_floating(out.type) || out.complex)
-        throw error("realify::" + std::string(op) + ": var and std read float or double components and write real ones");
-    check_output(op, in, out, reduced_shape(in.shape, axes, keepdim));
-    if (out.count() == 0) return;
-    with_floating_types(in, out, [&]<class S, class D>(S*, D*) {
-        reduce_impl<S, D, moments<S>>(in, axes, out, variance_store{correction, root});
+    checked_variance(op, in, axes, correction, keepdim, root, out, [&]<class S, class D, class P, class Store>(const Store& store) {
+        reduce_impl<S, D, P>(in, axes, out, store);
+        return true;
     });
+}
+
+bool reduce_produced(std::string_view op, reduction r, const produced_values& in, std::span<const std::size_t> axes,
+                     bool keepdim, const tensor_ref& out) {
+    const tensor_ref packed = packed_ref(in);
+    if (in.reads(out)) throw_layout_error(op, "out overlaps an operand of the values it reduces");
+    return checked_reduction(op, r, packed, axes, keepdim, out, [&]<class S, class D, class P, class Store>(const Store& store) {
+        return reduce_produced_impl<S, D, P>(in, packed, axes, out, store);
+    });
+}
+
+bool variance_produced(std::string_view op, const produced_values& in, std::span<const std::size_t> axes,
+                       double correction, bool keepdim, bool root, const tensor_ref& out) {
+    const tensor_ref packed = packed_ref(in);
+    if (in.reads(out)) throw_layout_error(op, "out overlaps an operand of the values it reduces");
+    return checked_variance(op, packed, axes, correction, keepdim, root, out,
+                            [&]<class S, class D, class P, class Store>(const Store& store) {
+                                return reduce_produced_impl<S, D, P>(in, packed, axes, out, store);
+                            });
 }
 
 void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const tensor_ref& out) {

@@ -142,6 +142,19 @@ public:
         return false;
     }
 
+    /// Moves `steps` ≥ 1 positions on along the last axis, which they must
+    /// not pass (they may end exactly at its end: that wraps as next() does);
+    /// false when that wrapped around to the first position.
+    bool advance(std::size_t steps) noexcept {
+        const std::size_t a = m_axes.size() - 1;
+        m_index[a] += steps - 1;
+        for (std::size_t o = 0; o < N; ++o) m_offset[o] += static_cast<std::ptrdiff_t>(steps - 1) * m_axes[a].stride[o];
+        return next();
+    }
+
+    /// The position's index along axis a.
+    std::size_t index(std::size_t a) const noexcept { return m_index[a]; }
+
 private:
     std::span<const axis<N>> m_axes;
     std::array<std::size_t, max_rank> m_index{};

@@ -118,6 +118,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
     r.anchor = f.anchor;
     r.in_complex_subgraph = f.in_complex_subgraph;
     r.simd_mul = f.simd_mul;
+    r.fusable_reduction = f.fusable_reduction;
     r.is_input = f.rule == node_rule::input;
     r.is_constant = f.rule == node_rule::constant;
     r.is_scalar = f.rule == node_rule::number;

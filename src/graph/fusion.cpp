@@ -4,10 +4,13 @@
 #include <cstddef>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "realify/engine/elementwise.hpp"
 #include "realify/engine/fused_loop.hpp"
+#include "realify/engine/reduce.hpp"
+#include "realify/ops/shape_inference.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/graph/value.hpp"
 
@@ -40,6 +43,17 @@ bool try_simd_rows(const ir_node& self, std::span<const engine::tensor_ref> inpu
     return engine::mul_rows(inputs[0], inputs[1], out);
 }
 
+/// The values a loop reads (held in `leaves`, which keep their memory alive), as refs.
+template <class T>
+std::span<const engine::tensor_ref> loop_inputs(const ir_node& self, eval_context& ctx, std::vector<tensor_value<T>>& leaves,
+                                                std::array<engine::tensor_ref, engine::max_inputs>& refs) {
+    for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
+        leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
+        refs[k] = ref_of(leaves.back());
+    }
+    return {refs.data(), leaves.size()};
+}
+
 }  // namespace
 
 /// The evaluator of a loop root: its loop over the values it reads, into
@@ -54,11 +68,7 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
     const engine::fused_loop& loop = *self.loop;
     std::vector<tensor_value<T>> leaves;
     std::array<engine::tensor_ref, engine::max_inputs> refs;
-    for (std::size_t k = 0; k < self.loop_operands.size(); ++k) {
-        leaves.push_back(value_as<T>(ctx, self.loop_operands[k]));
-        refs[k] = ref_of(leaves.back());
-    }
-    const std::span<const engine::tensor_ref> inputs(refs.data(), leaves.size());
+    const std::span<const engine::tensor_ref> inputs = loop_inputs(self, ctx, leaves, refs);
     const engine::dims dims = engine::broadcast_shape(self.entry_point, inputs);
     const shape_vector shape(dims.begin(), dims.end());
     const bool complex = loop.complex_result();
@@ -92,5 +102,58 @@ std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_lay
 
 template std::any evaluate_fused<float>(const ir_node&, eval_context&, const buffer_layout*);
 template std::any evaluate_fused<double>(const ir_node&, eval_context&, const buffer_layout*);
+
+namespace {
+
+/// What a reduction record computes, from its tag.
+struct reduction_of_record {
+    bool variance = false, root = false;
+    engine::reduction r = engine::reduction::sum;
+};
+
+reduction_of_record reduction_of(const ir_node& n) {
+    switch (n.tag.value_or(op_id::sum)) {
+    case op_id::mean:
+    case op_id::mean_dim: return {false, false, engine::reduction::mean};
+    case op_id::amax: return {false, false, engine::reduction::amax};
+    case op_id::amin: return {false, false, engine::reduction::amin};
+    case op_id::var: return {true, false, engine::reduction::sum};
+    case op_id::std_dev: return {true, true, engine::reduction::sum};
+    default: return {false, false, engine::reduction::sum};  // sum, sum_dim
+    }
+}
+
+}  // namespace
+
+template <class T>
+std::any evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const buffer_layout*) {
+    const engine::fused_loop& loop = *self.loop;
+    std::vector<tensor_value<T>> leaves;
+    std::array<engine::tensor_ref, engine::max_inputs> refs;
+    const std::span<const engine::tensor_ref> inputs = loop_inputs(self, ctx, leaves, refs);
+    const engine::loop_values values(self.entry_point, loop, inputs);
+    const engine::dims& shape = values.shape();
+    // the table entry's arguments: dims (none: all), keepdim, var's correction
+    const std::vector<std::size_t> axes = realify::detail::reduction_axes(self.op, self.attrs.dims, shape.rank);
+    const bool keepdim = self.attrs.i1 != 0;
+    const reduction_of_record what = reduction_of(self);
+    const engine::dims reduced = engine::reduced_shape(shape, axes, keepdim);
+    tensor_value<T> result = allocate<T>(shape_vector(reduced.begin(), reduced.end()), self.is_complex);
+    const bool done = what.variance ? engine::variance_produced(self.op, values, axes, self.attrs.scalar.real(), keepdim,
+                                                                what.root, ref_of(result))
+                                    : engine::reduce_produced(self.op, what.r, values, axes, keepdim, ref_of(result));
+    if (done) return result;
+    // reduced dims that are not the trailing ones: the loop's result made, then reduced
+    tensor_value<T> made = allocate<T>(shape_vector(shape.begin(), shape.end()), loop.complex_result());
+    engine::evaluate_loop(self.entry_point, loop, inputs, ref_of(made));
+    if (what.variance)
+        engine::variance(self.op, ref_of(made), axes, self.attrs.scalar.real(), keepdim, what.root, ref_of(result));
+    else
+        engine::reduce(self.op, what.r, ref_of(made), axes, keepdim, ref_of(result));
+    return result;
+}
+
+template std::any evaluate_fused_reduction<float>(const ir_node&, eval_context&, const buffer_layout*);
+template std::any evaluate_fused_reduction<double>(const ir_node&, eval_context&, const buffer_layout*);
 
 }  // namespace realify::graph::detail

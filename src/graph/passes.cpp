@@ -7,6 +7,7 @@
 
 #include "realify/errors.hpp"
 #include "realify/graph/build_loop.hpp"
+#include "realify/graph/fusion.hpp"
 
 namespace realify::graph {
 namespace passes {
@@ -112,6 +113,54 @@ void fold_constants(graph_ir& g) {
     }
 }
 
+namespace {
+
+/// A loop's steps as explain() prints them, with the values it reads:
+/// "t0 = exp(in0); out = mul(t0, in1) (in0 = %0, in1 = %2)".
+std::string steps_text(const ir_node& n) {
+    std::string steps = n.loop->text();
+    for (std::size_t k = 0; k < n.loop_operands.size(); ++k)
+        steps += (k == 0 ? " (in0 = %" : ", in" + std::to_string(k) + " = %") + std::to_string(n.loop_operands[k]);
+    if (!n.loop_operands.empty()) steps += ')';
+    return steps;
+}
+
+/// A reduction of the table's own entry whose operand is a loop private to
+/// it takes the loop: the loop's root and members are inlined, and the
+/// reduction runs the loop and reduces its blocks as they are made
+/// (graph/fusion.hpp, evaluate_fused_reduction). Not a loop that may take
+/// the SIMD row kernel: that kernel rounds with FMA, the loop's kernels do
+/// not, and the fused form gives the bits of the unfused one.
+void reduce_loop_as_made(graph_ir& g, std::size_t s) {
+    ir_node& n = g.nodes[s];
+    if (!n.fusable_reduction || !n.live || n.canonical != s || n.folded || n.children.size() != 1) return;
+    const std::size_t c = n.children[0];
+    ir_node& root = g.nodes[c];
+    const bool loop = root.fusion == fusion_mode::own_loop || root.fusion == fusion_mode::region;
+    if (!loop || root.simd_rows || root.canonical != c || root.folded || root.uses != 1 || root.output) return;
+    std::vector<std::size_t> members;
+    if (root.fusion == fusion_mode::region) graph::detail::collect_region(g, c, members);
+    members.insert(members.begin(), c);
+    n.fusion = fusion_mode::reduced;
+    n.loop = root.loop;
+    n.loop_operands = root.loop_operands;
+    n.evaluator = n.component_bytes == sizeof(double) ? &graph::detail::evaluate_fused_reduction<double>
+                                                      : &graph::detail::evaluate_fused_reduction<float>;
+    std::ostringstream text;
+    text << "fused loop over " << members.size() << " ops (";
+    for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
+        ir_node& m = g.nodes[members[k]];
+        m.fusion = fusion_mode::inlined;
+        m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
+        text << '%' << members[k] << ' ' << m.op << (k > 0 ? ", " : "");
+    }
+    text << ") reduced by " << n.lowering << " as its blocks are made, no temporary of the loop's result (when the "
+         << "reduced dims are its trailing ones; else the result is made, then reduced): " << steps_text(root);
+    n.lowering = text.str();
+}
+
+}  // namespace
+
 void fuse_elementwise(graph_ir& g) {
     for (std::size_t s = 0; s < g.nodes.size(); ++s) {
         ir_node& n = g.nodes[s];
@@ -125,10 +174,7 @@ void fuse_elementwise(graph_ir& g) {
         graph::detail::collect_region(g, s, members);
         const bool region = !members.empty() && graph::detail::set_loop(g, s, true);
         if (!region) graph::detail::set_loop(g, s, false);
-        std::string steps = n.loop->text();
-        for (std::size_t k = 0; k < n.loop_operands.size(); ++k)
-            steps += (k == 0 ? " (in0 = %" : ", in" + std::to_string(k) + " = %") + std::to_string(n.loop_operands[k]);
-        if (!n.loop_operands.empty()) steps += ')';
+        const std::string steps = steps_text(n);
         if (region) {
             n.fusion = fusion_mode::region;
             std::ostringstream ops;
@@ -150,6 +196,7 @@ void fuse_elementwise(graph_ir& g) {
             n.lowering = "fused loop: " + steps;
         }
     }
+    for (std::size_t s = 0; s < g.nodes.size(); ++s) reduce_loop_as_made(g, s);
 }
 }  // namespace passes
 

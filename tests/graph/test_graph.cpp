@@ -1476,6 +1476,17 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     before = large_allocations.load();
     private_chain(graph::out(magnitude), a);
     EXPECT_EQ(large_allocations.load() - before, 0u);
+    // a reduction fed by a region takes the region's blocks as they are made: no temporary of its
+    // result (64 KiB of doubles here), in the order of the tensor it would have made (same bits)
+    auto r = graph::input<double>("r");
+    auto terms = graph::abs(z) * graph::exp(r);
+    auto total = graph::lower(graph::sum(terms));
+    const auto rv = random_real({n}, 74);
+    before = large_allocations.load();
+    const xt::xarray<double> fused_total = total(a, rv);
+    EXPECT_EQ(large_allocations.load() - before, 0u);
+    const auto [unfused_total, made] = graph::lower(graph::sum(terms), terms)(a, rv);
+    EXPECT_EQ(fused_total(), unfused_total());
 }
 
 // ============================================================================ shape inference shared with the eager ops

@@ -4,6 +4,7 @@
 // operands, strided inputs, errors; shape ops, reductions, matrix products
 // and constructors against the tensor references.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -23,6 +24,7 @@
 
 #include <gtest/gtest.h>
 #include <xtensor/xarray.hpp>
+#include <xtensor/xbroadcast.hpp>
 #include <xtensor/xbuilder.hpp>
 #include <xtensor/xtensor.hpp>
 #include <xtensor/xmanipulation.hpp>
@@ -237,6 +239,58 @@ TEST(EagerApi, StridedAndTransposedInputsTakeTheGeneralPath) {
     xt::xtensor<double, 2> no_pairs = xt::zeros<double>({2, 0});
     EXPECT_EQ(realify::exp(realify::as_complex_layout(xt::transpose(no_pairs))).size(), 0u);
 }
+
+/// The bits of two complex tensors of one shape are equal (NaNs included).
+template <class C>
+void expect_same_bits(const xt::xarray<C>& got, const xt::xarray<C>& want, const std::string& what) {
+    ASSERT_EQ(got.shape(), want.shape()) << what;
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(C)), 0) << what;
+}
+
+/// Short rows of an input repeated along the axis outside them (RoPE's
+/// freqs_cis (1, S, 1, D) over the heads of (B, S, H, D), a bias over rows)
+/// go to the kernels in tiles of rows: the results are those of the same op
+/// on the operand copied out to the full shape, bit for bit, special values
+/// included, in place too.
+template <class T>
+void check_repeated_rows() {
+    using C = std::complex<T>;
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const C specials[] = {{inf, 1}, {nan, 0}, {0, -inf}, {std::numeric_limits<T>::max(), 2},
+                          {std::numeric_limits<T>::denorm_min(), -0.0f}, {-0.0f, 0}};
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<T> u(-2, 2);
+    auto random = [&](const std::vector<std::size_t>& shape) {
+        xt::xarray<C> a = xt::xarray<C>::from_shape(shape);
+        for (C& v : a) v = {u(rng), u(rng)};
+        for (std::size_t i = 0; i < a.size(); i += 97) a.flat(i) = specials[(i / 97) % std::size(specials)];
+        return a;
+    };
+    // (heads, row length): tiles of 8 rows and a remainder, many short rows, two rows per tile, no tile
+    const std::pair<std::size_t, std::size_t> shapes[] = {{32, 64}, {13, 7}, {5, 200}, {3, 1000}, {1, 5}};
+    for (const auto& [heads, d] : shapes) {
+        const std::string size = " H=" + std::to_string(heads) + " D=" + std::to_string(d);
+        const xt::xarray<C> x = random({2, 5, heads, d}), f = random({1, 5, 1, d}), bias = random({d});
+        const xt::xarray<C> full_f = xt::broadcast(f, x.shape()), full_bias = xt::broadcast(bias, x.shape());
+        expect_same_bits<C>(realify::mul(x, f), realify::mul(x, full_f), "x · f" + size);
+        expect_same_bits<C>(realify::mul(f, x), realify::mul(full_f, x), "f · x" + size);
+        expect_same_bits<C>(realify::div(x, f), realify::div(x, full_f), "x / f" + size);
+        expect_same_bits<C>(realify::sub(f, x), realify::sub(full_f, x), "f − x" + size);
+        expect_same_bits<C>(realify::add(x, bias), realify::add(x, full_bias), "x + bias" + size);
+        expect_same_bits<C>(realify::mul(x, bias), realify::mul(x, full_bias), "x · bias" + size);
+        const xt::xarray<T> re = xt::real(x), re_bias = xt::real(bias), re_full = xt::broadcast(re_bias, re.shape());
+        EXPECT_TRUE(std::ranges::equal(xt::xarray<T>(realify::mul(re, re_bias)), xt::xarray<T>(realify::mul(re, re_full)),
+                                       [](T a, T b) { return std::bit_cast<std::array<unsigned char, sizeof(T)>>(a) ==
+                                                             std::bit_cast<std::array<unsigned char, sizeof(T)>>(b); }))
+            << "real x · bias" + size;
+        xt::xarray<C> in_place = x;
+        realify::mul(in_place, f, realify::out(in_place));
+        expect_same_bits<C>(in_place, realify::mul(x, full_f), "x · f in place" + size);
+    }
+}
+
+TEST(EagerApi, RowsRepeatedAlongAnAxisGiveTheMaterialisedResultFloat) { check_repeated_rows<float>(); }
+TEST(EagerApi, RowsRepeatedAlongAnAxisGiveTheMaterialisedResultDouble) { check_repeated_rows<double>(); }
 
 TEST(EagerApi, ReshapeAndRollWhereNoViewFitsGoThroughAPackedCopy) {
     using C = std::complex<double>;

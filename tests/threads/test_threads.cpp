@@ -590,6 +590,12 @@ void check_elementwise() {
     expect_thread_count_invariant("transposed add", [&] {
         return xt::xarray<C>(realify::add(xt::transpose(square), realify::mul(col, row)));
     });
+    // short rows repeated along the axis outside them (RoPE's freqs_cis over
+    // the heads, a bias): tiles of rows, cut anywhere by the pieces
+    const xt::xarray<C> heads = random_tensor<C>({3, 67, 29, 24}, 7), freqs = random_tensor<C>({1, 67, 1, 24}, 8);
+    const xt::xarray<C> bias = random_tensor<C>({24}, 9);
+    expect_thread_count_invariant("mul by rows repeated over heads", [&] { return xt::xarray<C>(realify::mul(heads, freqs)); });
+    expect_thread_count_invariant("add a bias", [&] { return xt::xarray<C>(realify::add(heads, bias)); });
 }
 
 TEST(ThreadsElementwise, OneAndManyThreadsAgreeFloat) { check_elementwise<cf>(); }

@@ -22,6 +22,7 @@
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "realify/engine/elementwise.hpp"
+#include "realify/engine/reduce.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/simd/elementwise.hpp"
 
@@ -104,5 +106,31 @@ private:
 /// errors. The kernels are those of the instruction set active now.
 void evaluate_loop(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs,
                    const tensor_ref& out);
+
+/// A fused loop's result over `inputs` as produced values (reduce.hpp): a
+/// reduction fed by the loop takes its blocks as they are made, with no
+/// tensor of the result in memory (engine::reduce_produced). Each range is
+/// made by the same kernels as evaluate_loop makes it, so its elements are
+/// those evaluate_loop writes, to the bit. The inputs are checked as
+/// evaluate_loop checks them (their count, kinds, broadcast); they must be of
+/// the loop's compute type (realify::error otherwise) and stay alive and
+/// unchanged while the values are used.
+class loop_values final : public produced_values {
+public:
+    loop_values(std::string_view op, const fused_loop& loop, std::span<const tensor_ref> inputs);
+    ~loop_values() override;
+    loop_values(const loop_values&) = delete;
+    loop_values& operator=(const loop_values&) = delete;
+
+    const dims& shape() const noexcept override;
+    component type() const noexcept override;
+    bool complex() const noexcept override;
+    void produce(std::size_t first, std::size_t n, void* to) const override;
+    bool reads(const tensor_ref& out) const noexcept override;
+
+private:
+    struct state;
+    std::unique_ptr<const state> m_state;
+};
 
 }  // namespace realify::engine

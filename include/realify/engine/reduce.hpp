@@ -62,4 +62,33 @@ void variance(std::string_view op, const tensor_ref& in, std::span<const std::si
 /// out = the running sum of in along `axis` (< rank; a rank-0 input is copied).
 void cumsum(std::string_view op, const tensor_ref& in, std::size_t axis, const tensor_ref& out);
 
+/// The elements of a row-major tensor made on demand instead of read from
+/// memory: a fused loop's result (realify/engine/fused_loop.hpp) reduced as
+/// its blocks are made, with no tensor of it in memory.
+class produced_values {
+public:
+    virtual ~produced_values() = default;
+    virtual const dims& shape() const noexcept = 0;
+    virtual component type() const noexcept = 0;  // float32 or float64
+    virtual bool complex() const noexcept = 0;
+    /// Elements [first, first + n) in row-major order, packed at `to`
+    /// (n or 2n components). Called concurrently, on disjoint ranges.
+    virtual void produce(std::size_t first, std::size_t n, void* to) const = 0;
+    /// Whether `out` shares memory with what produce reads (refused as out).
+    virtual bool reads(const tensor_ref& out) const noexcept = 0;
+};
+
+/// reduce / variance of produced values, with the results, to the bit, of
+/// the same call on the values packed in memory (the same blocks, combined in
+/// the same order, at any thread count): when the reduced elements of each
+/// output are one contiguous run of the packed tensor (the reduced axes are
+/// its trailing ones, axes of extent 1 aside). Otherwise false, nothing
+/// written: the caller makes the tensor and reduces it. The checks are
+/// reduce's / variance's; out sharing memory with what `in` reads is a
+/// layout_error.
+bool reduce_produced(std::string_view op, reduction r, const produced_values& in, std::span<const std::size_t> axes,
+                     bool keepdim, const tensor_ref& out);
+bool variance_produced(std::string_view op, const produced_values& in, std::span<const std::size_t> axes,
+                       double correction, bool keepdim, bool root, const tensor_ref& out);
+
 }  // namespace realify::engine

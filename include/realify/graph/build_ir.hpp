@@ -52,6 +52,7 @@ struct node_facts {
     std::size_t component_bytes = 0;
     bool is_complex = false, is_op = false, anchor = false, in_complex_subgraph = false;
     bool simd_mul = false, custom = false, same_type_cast = false;
+    bool fusable_reduction = false;
     // the code of the type
     evaluator_fn evaluator = nullptr;
     const value_ops* values = nullptr;
@@ -74,6 +75,7 @@ constexpr node_facts facts_of() {
     f.anchor = is_anchor_v<N>;
     f.in_complex_subgraph = graph::in_complex_subgraph_v<N>;
     f.simd_mul = simd_mul_v<N>;
+    f.fusable_reduction = fusable_reduction_v<N>;
     f.custom = is_custom_v<N>;
     if constexpr (rule_of<N>() == node_rule::cast) f.same_type_cast = re_described_v<N>;
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();

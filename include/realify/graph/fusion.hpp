@@ -55,4 +55,15 @@ std::optional<engine::tensor_ref> buffer_ref(const buffer_layout& target, engine
 template <class T>
 std::any evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_layout* target);
 
+/// The evaluator of a reduction that runs its operand's loop (fusion_mode
+/// reduced; the fuse_elementwise pass sets it in place of the table's): the
+/// loop's blocks reduced as they are made (engine::loop_values,
+/// engine::reduce_produced), no tensor of the loop's result — where the
+/// reduced dims are the result's trailing ones; else the result is made and
+/// reduced. The same engine calls as the table's entry on the result made,
+/// so the same bits. The value is the reduction's own memory (`target` is
+/// not written: a reduction's output is copied, as the table route's).
+template <class T>
+std::any evaluate_fused_reduction(const ir_node& self, eval_context& ctx, const buffer_layout* target);
+
 }  // namespace realify::graph::detail

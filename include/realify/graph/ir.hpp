@@ -92,6 +92,7 @@ enum class fusion_mode : unsigned char {
     own_loop,  // one loop for this op alone, its operands evaluated first
     region,    // one loop for this op and every elementwise node it inlines
     inlined,   // computed inside its consumer's loop (a step of a region's program)
+    reduced,   // a reduction running its operand's loop: the loop's blocks reduced as they are made
 };
 
 /// One node of the graph as passes see it.
@@ -114,6 +115,7 @@ struct ir_node {
     bool fusable = false;              // elementwise op the fused kernel can inline
     bool fallback = false;             // evaluated on std::complex (no lowering accepts it)
     bool simd_mul = false;             // complex × complex mul of two tensors: may take the SIMD row kernel
+    bool fusable_reduction = false;    // sum, mean, amax, amin, var, std_dev of the table's own entry: may reduce its operand's loop
     std::size_t component_bytes = 0;   // sizeof of the value's component type
     std::complex<double> number{};     // numbers: the value
     const std::type_info* value_type = nullptr;  // inputs: the type of the value an argument must bind to
@@ -135,8 +137,8 @@ struct ir_node {
     shape_vector folded_shape;
     // fusion (fuse_elementwise); evaluation follows these
     fusion_mode fusion = fusion_mode::none;
-    std::vector<std::size_t> loop_operands;  // loop roots: the values the loop reads (its program's inputs), in order
-    std::shared_ptr<const engine::fused_loop> loop;  // loop roots: the loop's steps (graph/build_loop.hpp)
+    std::vector<std::size_t> loop_operands;  // loop roots (and reduced): the values the loop reads (its program's inputs), in order
+    std::shared_ptr<const engine::fused_loop> loop;  // loop roots (and reduced): the loop's steps (graph/build_loop.hpp)
     bool simd_rows = false;            // the loop is a lone complex × complex mul: SIMD row kernel when the layout fits
     // evaluation
     const void* object = nullptr;           // the typed node (constants' values, user ops' references, attributes)

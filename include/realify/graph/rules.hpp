@@ -159,6 +159,19 @@ constexpr node_rule rule_of() {
     }
 }
 
+/// A reduction of the table's own entry (no user lowering) over a float or
+/// double tensor: it may take its operand's fused loop and reduce the
+/// loop's blocks as they are made (the fuse_elementwise pass decides).
+template <class N>
+inline constexpr bool fusable_reduction_v = false;
+template <class Tag, class C>
+inline constexpr bool fusable_reduction_v<node<Tag, C>> =
+    (std::is_same_v<Tag, op::sum> || std::is_same_v<Tag, op::sum_dim> || std::is_same_v<Tag, op::mean> ||
+     std::is_same_v<Tag, op::mean_dim> || std::is_same_v<Tag, op::amax> || std::is_same_v<Tag, op::amin> ||
+     std::is_same_v<Tag, op::var> || std::is_same_v<Tag, op::std_dev>) &&
+    !user_overridden_v<Tag> && rule_of<node<Tag, C>>() == node_rule::table && !is_scalar_node_v<C> &&
+    std::is_floating_point_v<typename traits_t<node<Tag, C>>::real_type>;
+
 /// Nodes whose value is their only child's memory re-described: no code runs.
 template <class N>
 inline constexpr bool re_described_v = rule_of<N>() == node_rule::erased || rule_of<N>() == node_rule::zero_copy;

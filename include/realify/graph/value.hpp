@@ -163,7 +163,9 @@ tensor_value<T> take_container(C&& c, bool complex) {
     }();
     const auto& s = keep->shape();
     T* data = keep->data();
-    return packed_value<T>(data, shape_vector(s.begin(), s.end() - (complex ? 1 : 0)), complex, std::move(keep));
+    shape_vector shape(s.begin(), s.end());
+    if (complex) shape.pop_back();  // the trailing 2 (not end() − 1: GCC 12 then warns on a rank-0 std::array shape)
+    return packed_value<T>(data, std::move(shape), complex, std::move(keep));
 }
 
 /// A dispatch-table result (complex_layout<C> or a real container) as a value.
