@@ -4,21 +4,25 @@
 // bench_ops_std.cpp (std::complex loops): the ops compared and their inputs.
 #pragma once
 
+#include <array>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+
+#include "realify/simd/elementwise.hpp"
 
 namespace realify_bench_kernels {
 
-// X(name): the ops both sides run, with realify's elementwise_op of the same
-// name, except the tensor-scalar forms (mul_real_scalar: x · 2.5,
-// add_scalar: x + (0.5 − 1.5i)), pow_scalar (x^2.5) and pow_tensor (x^y).
+// X(name): the ops timed — the tensor-scalar forms (mul_real_scalar: x · 2.5,
+// add_scalar: x + (0.5 − 1.5i)), pow_scalar (x^2.5), the binary ops, and every
+// op with unary kernels, from the op list (REALIFY_UNARY_KERNEL_OPS); each with
+// realify's elementwise_op of the same name. An op without a complex form
+// (sigmoid, …: the inputs are complex) is not registered; one without a
+// competitor's form (eigen_run / std_run return false) is timed for realify alone.
 #define REALIFY_BENCH_KERNEL_OPS(X) \
-    X(add) X(sub) X(mul) X(div) X(mul_real_scalar) X(add_scalar) X(conj) X(neg) X(square) X(reciprocal) \
-    X(exp) X(log) X(sqrt) X(abs) X(angle) X(sin) X(cos) X(tanh) X(expm1) X(log1p) X(log2) X(log10) X(rsqrt) \
-    X(tan) X(sinh) X(cosh) X(asin) X(acos) X(atan) X(asinh) X(acosh) X(atanh) X(pow_scalar) X(pow_tensor) \
-    X(sgn) X(real) X(imag)
+    X(add) X(sub) X(mul) X(div) X(mul_real_scalar) X(add_scalar) X(pow_scalar) X(pow_tensor) REALIFY_UNARY_KERNEL_OPS(X)
 
 enum class op_id {
 #define REALIFY_BENCH_ENUM(name) name,
@@ -32,20 +36,50 @@ inline constexpr std::string_view op_names[] = {
 #undef REALIFY_BENCH_NAME
 };
 
-/// True for the ops with a real result (abs, angle, real, imag).
-constexpr bool real_result(op_id op) {
-    return op == op_id::abs || op == op_id::angle || op == op_id::real || op == op_id::imag;
-}
+/// What the benchmarks ask of an op, found once at compile time (a table
+/// lookup in the timed loops).
+struct op_facts {
+    std::optional<realify::simd::elementwise_op> compiled;  // the op of the same name
+    bool real_result;     // a real result from complex operands (abs, angle, real, imag)
+    bool complex_result;  // a complex result from complex operands
+};
 
-/// out = op(x[, y]) with Eigen: complex results into out, real ones into rout.
-void eigen_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
+inline constexpr auto op_facts_table = [] {
+    namespace rs = realify::simd;
+    std::array<op_facts, std::size(op_names)> table{};
+    for (std::size_t k = 0; k < table.size(); ++k) {
+        for (const auto& info : rs::elementwise_ops)
+            if (info.name == op_names[k]) table[k].compiled = info.op;
+        const auto e = table[k].compiled;  // nullopt: a tensor-scalar form, complex → complex
+        const auto r = e && rs::arity(*e) == 1 ? rs::result_kind(*e, rs::operand_kind::complex)
+                                              : std::optional(rs::operand_kind::complex);
+        table[k].real_result = r == rs::operand_kind::real;
+        table[k].complex_result = r == rs::operand_kind::complex;
+    }
+    return table;
+}();
+
+/// realify's compiled op of the same name; nullopt for the tensor-scalar forms.
+constexpr std::optional<realify::simd::elementwise_op> compiled_op(op_id op) {
+    return op_facts_table[static_cast<std::size_t>(op)].compiled;
+}
+/// True for the ops with a real result (abs, angle, real, imag).
+constexpr bool real_result(op_id op) { return op_facts_table[static_cast<std::size_t>(op)].real_result; }
+/// True for the ops with a complex result from complex operands.
+constexpr bool complex_result(op_id op) { return op_facts_table[static_cast<std::size_t>(op)].complex_result; }
+/// True for the ops timed: those that take complex operands (not sigmoid, …).
+constexpr bool takes_complex(op_id op) { return real_result(op) || complex_result(op); }
+
+/// out = op(x[, y]) with Eigen: complex results into out, real ones into rout;
+/// false (and nothing done) when Eigen has no form of the op.
+bool eigen_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
                float* rout, std::size_t n);
-void eigen_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+bool eigen_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
                double* rout, std::size_t n);
 /// The same with a std::complex loop.
-void std_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
+bool std_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out,
              float* rout, std::size_t n);
-void std_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+bool std_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
              double* rout, std::size_t n);
 
 /// The graph chains of bench_ops, each a fused loop in a realify graph:

@@ -131,33 +131,15 @@ decltype(auto) eager(op_id op, const X& x, const Y& y, O&&... out) {
         case op_id::div: return realify::div(x, y, out...);
         case op_id::mul_real_scalar: return realify::mul(x, T(2.5), out...);
         case op_id::add_scalar: return realify::add(x, C(T(0.5), T(-1.5)), out...);
-        case op_id::conj: return realify::conj(x, out...);
-        case op_id::neg: return realify::neg(x, out...);
-        case op_id::square: return realify::square(x, out...);
-        case op_id::reciprocal: return realify::reciprocal(x, out...);
-        case op_id::exp: return realify::exp(x, out...);
-        case op_id::log: return realify::log(x, out...);
-        case op_id::sqrt: return realify::sqrt(x, out...);
-        case op_id::sin: return realify::sin(x, out...);
-        case op_id::cos: return realify::cos(x, out...);
-        case op_id::tanh: return realify::tanh(x, out...);
-        case op_id::expm1: return realify::expm1(x, out...);
-        case op_id::log1p: return realify::log1p(x, out...);
-        case op_id::log2: return realify::log2(x, out...);
-        case op_id::log10: return realify::log10(x, out...);
-        case op_id::rsqrt: return realify::rsqrt(x, out...);
-        case op_id::tan: return realify::tan(x, out...);
-        case op_id::sinh: return realify::sinh(x, out...);
-        case op_id::cosh: return realify::cosh(x, out...);
-        case op_id::asin: return realify::asin(x, out...);
-        case op_id::acos: return realify::acos(x, out...);
-        case op_id::atan: return realify::atan(x, out...);
-        case op_id::asinh: return realify::asinh(x, out...);
-        case op_id::acosh: return realify::acosh(x, out...);
-        case op_id::atanh: return realify::atanh(x, out...);
         case op_id::pow_scalar: return realify::pow(x, T(2.5), out...);
         case op_id::pow_tensor: return realify::pow(x, y, out...);
-        case op_id::sgn: return realify::sgn(x, out...);
+        // every op with unary kernels and a complex result, from the op list
+#define REALIFY_BENCH_EAGER(name)                                                             \
+    case op_id::name:                                                                         \
+        if constexpr (complex_result(op_id::name)) return realify::name(x, out...);           \
+        else break;
+        REALIFY_UNARY_KERNEL_OPS(REALIFY_BENCH_EAGER)
+#undef REALIFY_BENCH_EAGER
         default: break;  // the real-output ops: see eager_real
     }
     return realify::exp(x, out...);
@@ -165,9 +147,13 @@ decltype(auto) eager(op_id op, const X& x, const Y& y, O&&... out) {
 template <class X, class... O>
 decltype(auto) eager_real(op_id op, const X& x, O&&... out) {
     switch (op) {
-        case op_id::abs: return realify::abs(x, out...);
-        case op_id::angle: return realify::angle(x, out...);
-        case op_id::real: return realify::real(x, out...);
+        // every op with unary kernels and a real result from a complex tensor, from the op list
+#define REALIFY_BENCH_EAGER(name)                                                             \
+    case op_id::name:                                                                         \
+        if constexpr (real_result(op_id::name)) return realify::name(x, out...);              \
+        else break;
+        REALIFY_UNARY_KERNEL_OPS(REALIFY_BENCH_EAGER)
+#undef REALIFY_BENCH_EAGER
         default: break;
     }
     return realify::imag(x, out...);
@@ -175,6 +161,14 @@ decltype(auto) eager_real(op_id op, const X& x, O&&... out) {
 
 enum class impl { realify_out, realify_alloc, realify_alloc_layout, eigen, std_loop };
 constexpr const char* impl_names[] = {"realify_out", "realify_alloc", "realify_alloc_layout", "eigen", "std"};
+
+/// Whether `which` has a form of op: realify always; Eigen and the std::complex loop where
+/// bench_kernels_eigen.cpp / bench_ops_std.cpp write one (asked with n = 0: nothing is done).
+bool has_competitor(op_id op, impl which) {
+    if (which == impl::eigen) return eigen_run(op, nullptr, nullptr, static_cast<std::complex<float>*>(nullptr), nullptr, 0);
+    if (which == impl::std_loop) return std_run(op, nullptr, nullptr, static_cast<std::complex<float>*>(nullptr), nullptr, 0);
+    return true;
+}
 
 template <class T>
 void run_once(op_id op, impl which, inputs<T>& d) {
@@ -199,8 +193,8 @@ void run_once(op_id op, impl which, inputs<T>& d) {
             else benchmark::DoNotOptimize(eager<T>(op, lx, ly).real_layout().data());
             return;
         }
-        case impl::eigen: return eigen_run(op, d.x.data(), d.y.data(), d.out.data(), d.real_out.data(), n);
-        case impl::std_loop: return std_run(op, d.x.data(), d.y.data(), d.out.data(), d.real_out.data(), n);
+        case impl::eigen: eigen_run(op, d.x.data(), d.y.data(), d.out.data(), d.real_out.data(), n); return;
+        case impl::std_loop: std_run(op, d.x.data(), d.y.data(), d.out.data(), d.real_out.data(), n); return;
     }
 }
 
@@ -492,6 +486,7 @@ int main(int argc, char** argv) {
             };
             for (std::size_t k = 0; k < std::size(op_names); ++k) {
                 const auto op = static_cast<op_id>(k);
+                if (!takes_complex(op)) continue;
                 benchmark::RegisterBenchmark(name(op_names[k], "float").c_str(), [=](benchmark::State& s) {
                     bench_threads<float>(s, op, chain_id{}, n, t);
                 })->UseRealTime();
@@ -531,9 +526,11 @@ int main(int argc, char** argv) {
                 })->UseRealTime();
             }
         for (std::size_t k = 0; k < std::size(op_names); ++k) {
+            if (!takes_complex(static_cast<op_id>(k))) continue;
             for (std::size_t i = 0; i < std::size(impl_names); ++i) {
                 const auto op = static_cast<op_id>(k);
                 const auto which = static_cast<impl>(i);
+                if (!has_competitor(op, which)) continue;
                 auto name = [&](const char* type) {
                     return "ops/" + std::string(op_names[k]) + "/" + type + "/" + std::to_string(n) + "/" + impl_names[i];
                 };

@@ -11,16 +11,19 @@ namespace realify_bench_kernels {
 namespace {
 
 template <class T, class F>
-void each(std::complex<T>* out, std::size_t n, F f) {
+bool each(std::complex<T>* out, std::size_t n, F f) {
     for (std::size_t i = 0; i < n; ++i) out[i] = f(i);
+    return true;
 }
 template <class T, class F>
-void each_real(T* out, std::size_t n, F f) {
+bool each_real(T* out, std::size_t n, F f) {
     for (std::size_t i = 0; i < n; ++i) out[i] = f(i);
+    return true;
 }
 
+/// false when there is no std::complex loop of the op.
 template <class T>
-void run(op_id op, const std::complex<T>* x, const std::complex<T>* y, std::complex<T>* out, T* rout, std::size_t n) {
+bool run(op_id op, const std::complex<T>* x, const std::complex<T>* y, std::complex<T>* out, T* rout, std::size_t n) {
     using C = std::complex<T>;
     switch (op) {
         case op_id::add: return each(out, n, [&](std::size_t i) { return x[i] + y[i]; });
@@ -60,15 +63,17 @@ void run(op_id op, const std::complex<T>* x, const std::complex<T>* y, std::comp
         case op_id::sgn: return each(out, n, [&](std::size_t i) { return x[i] / std::abs(x[i]); });
         case op_id::real: return each_real(rout, n, [&](std::size_t i) { return x[i].real(); });
         case op_id::imag: return each_real(rout, n, [&](std::size_t i) { return x[i].imag(); });
+        default: return false;
     }
 }
 
 template <class T>
 void chain(chain_id id, const std::complex<T>* x, const std::complex<T>* y, std::complex<T>* out, std::size_t n) {
     switch (id) {
-        case chain_id::exp_mul_add: return each(out, n, [&](std::size_t i) { return std::exp(x[i]) * y[i] + x[i]; });
+        case chain_id::exp_mul_add: each(out, n, [&](std::size_t i) { return std::exp(x[i]) * y[i] + x[i]; }); return;
         case chain_id::chain5:
-            return each(out, n, [&](std::size_t i) { return (std::exp(x[i]) * y[i] + x[i]) * std::conj(y[i]); });
+            each(out, n, [&](std::size_t i) { return (std::exp(x[i]) * y[i] + x[i]) * std::conj(y[i]); });
+            return;
     }
 }
 
@@ -83,13 +88,13 @@ void std_chain(chain_id id, const std::complex<double>* x, const std::complex<do
     chain(id, x, y, out, n);
 }
 
-void std_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out, float* rout,
+bool std_run(op_id op, const std::complex<float>* x, const std::complex<float>* y, std::complex<float>* out, float* rout,
              std::size_t n) {
-    run(op, x, y, out, rout, n);
+    return run(op, x, y, out, rout, n);
 }
-void std_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
+bool std_run(op_id op, const std::complex<double>* x, const std::complex<double>* y, std::complex<double>* out,
              double* rout, std::size_t n) {
-    run(op, x, y, out, rout, n);
+    return run(op, x, y, out, rout, n);
 }
 
 }  // namespace realify_bench_kernels

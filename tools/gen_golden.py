@@ -56,9 +56,12 @@ of reals: ±0, ±1, subnormals, the exp thresholds, huge values, ±inf, NaN.
 rms_norm is Llama's RMSNorm (x * rsqrt(mean(x^2) + eps) * weight; PyTorch
 1.13 has no rms_norm); einsum equations are string parameters (type s).
 
-Not covered, because PyTorch 1.13 rejects complex inputs for them: expm1,
-log1p, ceil, floor, round, trunc (tests/ops/test_property.cpp checks them
-against realify::reference).  squeeze_dims (aten squeeze.dims, PyTorch >= 2.0)
+The elementwise ops with unary kernels are read from the op list
+(include/realify/ops/tags.hpp) with their records: each gets complex cases
+where PyTorch 1.13 has its complex form (the record's torch_complex), else
+real cases where PyTorch has its real form (torch_real: expm1, log1p, ceil,
+floor, round, trunc, whose complex forms PyTorch 1.13 rejects; sigmoid,
+silu, erf, which realify defines on real tensors only). squeeze_dims (aten squeeze.dims, PyTorch >= 2.0)
 is composed from squeeze.dim calls, which is its documented meaning.
 getitem has no single aten signature and is not covered here.
 
@@ -74,6 +77,7 @@ form, which the one-tensor form matches bit for bit).
 
 import math
 import os
+import re
 import sys
 import zlib
 
@@ -248,21 +252,52 @@ class Ctx:
 
 UNARY_SHAPES = [(), (0,), (7,), (3, 5), (2, 0, 3), (2, 3, 1, 4)]
 
-# Input scale per unary op: keeps random cases away from overflow so they
-# test accuracy, not only inf handling (special cases do the latter).
-UNARY_OPS = {
-    "neg": torch.neg, "conj": lambda x: torch.conj(x).resolve_conj(), "reciprocal": torch.reciprocal,
-    "exp": torch.exp, "log": torch.log, "log2": torch.log2, "log10": torch.log10, "sqrt": torch.sqrt,
-    "rsqrt": torch.rsqrt, "square": torch.square, "sgn": torch.sgn, "sin": torch.sin, "cos": torch.cos,
-    "tan": torch.tan, "sinh": torch.sinh, "cosh": torch.cosh, "tanh": torch.tanh, "asin": torch.asin,
-    "acos": torch.acos, "atan": torch.atan, "asinh": torch.asinh, "acosh": torch.acosh,
-    "atanh": torch.atanh,
-    # real-output ops
-    "abs": torch.abs, "angle": torch.angle, "real": lambda x: torch.real(x).clone(),
-    "imag": lambda x: torch.imag(x).clone(), "isnan": torch.isnan, "isinf": torch.isinf,
-    # elementwise-safe identities
-    "clone": torch.clone, "detach": lambda x: x.detach().clone(), "alias": lambda x: torch.ops.aten.alias(x).clone(),
+def op_list():
+    """The op list of include/realify/ops/tags.hpp: name -> (kernels, record fields).
+
+    Each line is X(__VA_ARGS__ name, arity, kind, kernels[, .field = value, ...]);
+    a field not written has op_record's default (PyTorch has the op on complex
+    and on real tensors)."""
+    path = os.path.join(ROOT, "include", "realify", "ops", "tags.hpp")
+    ops = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"\s*X\(__VA_ARGS__ (\w+), -?\d+, \w+, (\w+)((?:, \.\w+ = [^,)]+)*)\)", line)
+            if m:
+                fields = dict(re.findall(r"\.(\w+) = ([^,)]+)", m.group(3)))
+                ops[m.group(1)] = (m.group(2), {k: v.strip() for k, v in fields.items()})
+    if not ops:
+        sys.exit("gen_golden.py: no op list in " + path)
+    return ops
+
+
+def torch_has(record, field):
+    return record.get(field, "true") == "true"
+
+
+# The ops with unary kernels (the kernels column of the op list): goldens of
+# their complex form where PyTorch 1.13 has it, else of their real form.
+UNARY_KERNELS_WITH_COMPLEX_FORM = ("unary_math", "real_output", "complex_part")
+UNARY_KERNELS = UNARY_KERNELS_WITH_COMPLEX_FORM + ("real_unary",)
+
+# PyTorch's function of an op where it is not torch.<name>.
+TORCH_FUNCTION = {
+    "conj": lambda x: torch.conj(x).resolve_conj(), "real": lambda x: torch.real(x).clone(),
+    "imag": lambda x: torch.imag(x).clone(), "silu": torch.nn.functional.silu,
+    "detach": lambda x: x.detach().clone(), "alias": lambda x: torch.ops.aten.alias(x).clone(),
 }
+
+
+def torch_function(op):
+    return TORCH_FUNCTION.get(op) or getattr(torch, op)
+
+
+OP_LIST = op_list()
+
+UNARY_OPS = {op: torch_function(op) for op, (kernels, record) in OP_LIST.items()
+             if kernels in UNARY_KERNELS_WITH_COMPLEX_FORM and torch_has(record, "torch_complex")}
+# ops without kernels whose goldens are unary cases of complex tensors
+UNARY_OPS.update({op: torch_function(op) for op in ("isnan", "isinf", "clone", "detach", "alias")})
 
 
 def gen_unary(ctx, op, fn):
@@ -623,11 +658,14 @@ def label_of(shape):
     return "x".join(map(str, shape)) or "scalar"
 
 
-REAL_UNARY_OPS = {
-    "sigmoid": torch.sigmoid, "silu": torch.nn.functional.silu, "erf": torch.erf,
+REAL_UNARY_OPS = {op: torch_function(op) for op, (kernels, record) in OP_LIST.items()
+                  if kernels in UNARY_KERNELS and torch_has(record, "torch_real")
+                  and (kernels not in UNARY_KERNELS_WITH_COMPLEX_FORM or not torch_has(record, "torch_complex"))}
+# real tensors through ops whose complex cases are above (conj, real), or without kernels
+REAL_UNARY_OPS.update({
     "conj": lambda x: torch.conj(x).clone(), "conj_physical": torch.conj_physical,
     "resolve_conj": lambda x: torch.resolve_conj(x).clone(), "real": lambda x: torch.real(x).clone(),
-}
+})
 
 
 def gen_real_unary(ctx, op, fn):

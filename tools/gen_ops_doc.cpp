@@ -2,15 +2,16 @@
 // kinds, lowerings and formulas can never drift from the code.
 //
 //   gen_ops_doc                 print the document
-//   gen_ops_doc --output FILE   write it to FILE
-//   gen_ops_doc --check FILE    exit 1 (and say how to regenerate) when FILE differs
+//   gen_ops_doc --output FILE   write it to FILE, and the table of the kernels' forms into the
+//                               generated region of FILE/../simd.md
+//   gen_ops_doc --check FILE    exit 1 (and say how to regenerate) when either differs
 //
-// The "defined in" column gives each lowering's header and line, found in the
-// sources next to FILE (FILE/../../include/realify/dispatch), so the table
-// leads to the code in one step — for a lowering drawn from an element kernel
-// (realify/dispatch/lowerings/unary.hpp), the kernel's line in
-// include/realify/kernels, where its formula is; the check fails when a line
-// moved.
+// The "defined in" column gives each lowering's header, found in the sources
+// next to FILE (FILE/../../include/realify/dispatch), so the table leads to
+// the code in one step — for a lowering drawn from an element kernel
+// (realify/dispatch/lowerings/unary.hpp), the kernel's header in
+// include/realify/kernels, where its formula is. No line numbers and no op
+// ids: adding an op adds its row and changes no other.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -34,8 +35,11 @@ constexpr std::string_view preamble = R"(# Ops
 Every op realify lowers to real arithmetic on the `(…, 2)` layout (last axis = `[real, imag]`):
 its tag `realify::op::<name>`, its kind, the lowering(s) the dispatch table holds for it (highest
 priority first; each lowering is the C++ struct `realify::dispatch::lowering::<name>`), the
-formula, and the tolerance it is tested to against PyTorch 1.13 / `std::complex` (see
-[numerics.md](numerics.md) for the golden and special-value rules).
+formula, the tolerance it is tested to against PyTorch 1.13 / `std::complex` (see
+[numerics.md](numerics.md) for the golden and special-value rules), and from the op's record
+(its line of the op list, `realify/ops/tags.hpp`): the tensors PyTorch 1.13 has the op for
+(the goldens compare with those forms) and its cost per element, which sets where a call is
+split over threads ([parallel.md](parallel.md)).
 
 ## Using the eager API
 
@@ -276,7 +280,7 @@ struct sources {
         }
     }
 
-    /// "[dispatch/lowerings/x.hpp:N](../include/realify/dispatch/lowerings/x.hpp#LN)" for the
+    /// "[dispatch/lowerings/x.hpp](../include/realify/dispatch/lowerings/x.hpp)" for the
     /// struct (or the lowering macro's use) that defines the lowering `name` of `op`, or else for
     /// the op's element kernel, from which unary.hpp draws it.
     std::string where(std::string_view name, std::string_view op) const {
@@ -286,10 +290,7 @@ struct sources {
         for (const std::regex* pattern : {&defines, &kernel})
             for (const auto& [file, lines] : files)
                 for (std::size_t i = 0; i < lines.size(); ++i)
-                    if (std::regex_search(lines[i], *pattern)) {
-                        const std::string line = std::to_string(i + 1);
-                        return "[" + file + ":" + line + "](../include/realify/" + file + "#L" + line + ")";
-                    }
+                    if (std::regex_search(lines[i], *pattern)) return "[" + file + "](../include/realify/" + file + ")";
         throw std::runtime_error("gen_ops_doc: no definition of the lowering " + n + " nor an element kernel of " +
                                  std::string(op) + " under " + include_dir.string());
     }
@@ -298,8 +299,8 @@ struct sources {
 std::string generate(const sources& src) {
     std::ostringstream out;
     out << preamble;
-    out << "| # | op | kind | arity | lowering (priority) | defined in | formula | tolerance |\n";
-    out << "|---|----|------|-------|---------------------|------------|---------|-----------|\n";
+    out << "| op | kind | arity | lowering (priority) | defined in | formula | tolerance | PyTorch 1.13 | cost |\n";
+    out << "|----|------|-------|---------------------|------------|---------|-----------|--------------|------|\n";
     const auto& table = realify::dispatch::table<>;
     std::size_t row = 0;
     for (const auto& info : realify::op::op_table) {
@@ -320,12 +321,70 @@ std::string generate(const sources& src) {
             formula << escape(entry.formula);
             if (tolerance.empty()) tolerance = entry.tolerance;
         }
-        out << "| " << ++row << " | `" << info.name << "` | " << realify::to_string(info.kind) << " | "
+        const auto& rec = info.record;
+        const std::string_view torch = rec.torch_complex ? (rec.torch_real ? "complex, real" : "complex")
+                                                         : (rec.torch_real ? "real" : "—");
+        ++row;
+        out << "| `" << info.name << "` | " << realify::to_string(info.kind) << " | "
             << (info.arity < 0 ? std::string("list") : std::to_string(info.arity)) << " | " << lowerings.str() << " | "
-            << defined.str() << " | " << formula.str() << " | " << tolerance << " |\n";
+            << defined.str() << " | " << formula.str() << " | " << tolerance << " | " << torch << " | " << rec.cost << " |\n";
     }
     out << "\n" << row << " ops, " << table.size() << " lowerings.\n";
     return out.str();
+}
+
+// ---- docs/simd.md's table of the kernels' forms ---------------------------------------------
+
+constexpr std::string_view forms_begin = "<!-- BEGIN GENERATED by tools/gen_ops_doc.cpp from the op list -->\n";
+constexpr std::string_view forms_end = "<!-- END GENERATED -->\n";
+
+/// The ops with compiled kernels by their forms, in the op list's order.
+std::string forms_table() {
+    namespace form = realify::simd::form;
+    struct row {
+        std::string_view forms;
+        unsigned bits;
+    };
+    constexpr unsigned all = form::unary_forms | form::binary_math | form::real_real_to_complex;
+    const row rows[] = {
+        {"complex → complex, real → real", form::unary_math},
+        {"complex → real, real → real", form::real_output},
+        {"complex × complex, complex × real, real × complex → complex; real × real → real", form::binary_math},
+        {"real × real → complex", form::real_real_to_complex},
+        {"real → real only (PyTorch's real-tensor ops)", form::real_unary},
+        {"real × real → real only (complex values have no ordering)", form::real_binary},
+    };
+    std::ostringstream out;
+    out << forms_begin << "| forms | ops |\n|---|---|\n";
+    for (const row& r : rows) {
+        out << "| " << r.forms << " |";
+        const char* separator = " ";
+        for (const auto& info : realify::simd::elementwise_ops)
+            if ((info.forms & all) == r.bits) {
+                out << separator << info.name;
+                separator = ", ";
+            }
+        out << " |\n";
+    }
+    out << forms_end;
+    return out.str();
+}
+
+std::string read_file(const std::filesystem::path& path) {
+    std::ifstream file(path, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    if (!file) throw std::runtime_error("gen_ops_doc: cannot read " + path.string());
+    return text.str();
+}
+
+/// `text` with its generated region replaced by `region`.
+std::string with_region(const std::string& text, const std::string& region, const std::filesystem::path& path) {
+    const auto begin = text.find(forms_begin);
+    const auto end = begin == std::string::npos ? begin : text.find(forms_end, begin);
+    if (end == std::string::npos)
+        throw std::runtime_error("gen_ops_doc: " + path.string() + " has no generated region (" + std::string(forms_begin) + ")");
+    return text.substr(0, begin) + region + text.substr(end + forms_end.size());
 }
 
 }  // namespace
@@ -339,19 +398,29 @@ int main(int argc, char** argv) try {
         return 0;
     }
     const std::string mode = argv[1];
+    // docs/simd.md, next to the document, holds the table of the kernels' forms
+    const std::filesystem::path simd_doc = doc.parent_path() / "simd.md";
     if (argc == 3 && mode == "--output") {
+        const std::string simd_text = with_region(read_file(simd_doc), forms_table(), simd_doc);
         std::ofstream file(argv[2], std::ios::binary);
         file << text;
-        return file ? 0 : 1;
+        std::ofstream simd_file(simd_doc, std::ios::binary);
+        simd_file << simd_text;
+        return file && simd_file ? 0 : 1;
     }
     if (argc == 3 && mode == "--check") {
         std::ifstream file(argv[2], std::ios::binary);
         std::stringstream current;
         current << file.rdbuf();
-        if (file && current.str() == text) return 0;
-        std::cerr << argv[2] << " is stale: it no longer matches the dispatch table (or a lowering moved to another line).\n"
+        const std::string simd_text = read_file(simd_doc);
+        const bool ops_current = file && current.str() == text;
+        const bool simd_current = with_region(simd_text, forms_table(), simd_doc) == simd_text;
+        if (ops_current && simd_current) return 0;
+        std::cerr << (ops_current ? simd_doc.string() : std::string(argv[2]))
+                  << " is stale: it no longer matches the dispatch table and the op list.\n"
                   << "Regenerate it with:  cmake --build <build-dir> --target realify_update_ops_doc\n"
-                  << "(or: <build-dir>/tests/gen_ops_doc --output docs/ops.md) and commit the result.\n";
+                  << "(or: <build-dir>/tests/gen_ops_doc --output docs/ops.md, which rewrites docs/simd.md's table too)"
+                  << " and commit the result.\n";
         return 1;
     }
     std::cerr << "usage: gen_ops_doc [--output FILE | --check FILE]\n";

@@ -52,6 +52,7 @@
 #include <realify/simd/arch.hpp>
 
 #include "../support/complex_compare.hpp"
+#include "../support/op_records.hpp"
 #include "../support/reference.hpp"
 #include "../support/strided_operand.hpp"
 
@@ -281,41 +282,41 @@ using operand_view = decltype(std::declval<strided_operand<std::complex<T>>&>().
 
 template <class T>
 struct unary_entry {
-    const char* name;
-    xt::xarray<std::complex<T>> (*run)(operand_view<T>);
-    CLD (*wide)(CLD);
-    std::complex<T> (*own)(std::complex<T>);
+    std::string name;
+    std::function<xt::xarray<std::complex<T>>(operand_view<T>)> run;
+    std::function<CLD(CLD)> wide;
+    std::function<std::complex<T>(std::complex<T>)> own;
+    double sample_scale;    // the op's record (realify/ops/tags.hpp)
     bool singular_at_zero;  // 1/z-like: the documented PyTorch value NaN + NaN·i at 0
+    double tolerance;
 };
 
 namespace R = realify::reference;
 
-#define REALIFY_FUZZ_UNARY(op, singular)                                                                     \
-    unary_entry<T>{#op,                                                                                      \
-                   [](operand_view<T> v) {                                                                   \
-                       return to_complex_array<T>(realify::op(realify::complex_layout_of(v)));               \
-                   },                                                                                        \
-                   [](CLD z) { return as_cld(R::op(z)); }, [](std::complex<T> z) { return as_c<T>(R::op(z)); }, \
-                   singular}
+/// The entry of `Tag` when the op takes a complex tensor.
+template <class T, class Tag, class Run, class Ref>
+void add_unary_entry(std::vector<unary_entry<T>>& table, Run run, Ref ref) {
+    if constexpr (realify::testing::has_complex_form<Tag>) {
+        table.push_back({std::string(Tag::name),
+                         [run](operand_view<T> v) { return to_complex_array<T>(run(realify::complex_layout_of(v))); },
+                         [ref](CLD z) { return as_cld(ref(z)); }, [ref](std::complex<T> z) { return as_c<T>(ref(z)); },
+                         Tag::record.sample_scale, Tag::record.singular_at_zero, Tag::record.tolerance});
+    }
+}
 
+/// Every op with unary kernels and a complex form, from the op list.
 template <class T>
 const std::vector<unary_entry<T>>& unary_table() {
-    static const std::vector<unary_entry<T>> table{
-        REALIFY_FUZZ_UNARY(neg, false),   REALIFY_FUZZ_UNARY(conj, false),  REALIFY_FUZZ_UNARY(reciprocal, true),
-        REALIFY_FUZZ_UNARY(square, false), REALIFY_FUZZ_UNARY(exp, false),  REALIFY_FUZZ_UNARY(expm1, false),
-        REALIFY_FUZZ_UNARY(log, false),   REALIFY_FUZZ_UNARY(log2, false),  REALIFY_FUZZ_UNARY(log10, false),
-        REALIFY_FUZZ_UNARY(log1p, false), REALIFY_FUZZ_UNARY(sqrt, false),  REALIFY_FUZZ_UNARY(rsqrt, true),
-        REALIFY_FUZZ_UNARY(sgn, false),   REALIFY_FUZZ_UNARY(sin, false),   REALIFY_FUZZ_UNARY(cos, false),
-        REALIFY_FUZZ_UNARY(tan, false),   REALIFY_FUZZ_UNARY(sinh, false),  REALIFY_FUZZ_UNARY(cosh, false),
-        REALIFY_FUZZ_UNARY(tanh, false),  REALIFY_FUZZ_UNARY(asin, false),  REALIFY_FUZZ_UNARY(acos, false),
-        REALIFY_FUZZ_UNARY(atan, false),  REALIFY_FUZZ_UNARY(asinh, false), REALIFY_FUZZ_UNARY(acosh, false),
-        REALIFY_FUZZ_UNARY(atanh, false), REALIFY_FUZZ_UNARY(abs, false),   REALIFY_FUZZ_UNARY(angle, false),
-        REALIFY_FUZZ_UNARY(real, false),  REALIFY_FUZZ_UNARY(imag, false),  REALIFY_FUZZ_UNARY(ceil, false),
-        REALIFY_FUZZ_UNARY(floor, false), REALIFY_FUZZ_UNARY(round, false), REALIFY_FUZZ_UNARY(trunc, false),
-    };
+    static const std::vector<unary_entry<T>> table = [] {
+        std::vector<unary_entry<T>> t;
+#define REALIFY_FUZZ_UNARY(NAME) \
+    add_unary_entry<T, realify::op::NAME>(t, [](auto&& x) { return realify::NAME(x); }, [](auto z) { return R::NAME(z); });
+        REALIFY_UNARY_KERNEL_OPS(REALIFY_FUZZ_UNARY)
+#undef REALIFY_FUZZ_UNARY
+        return t;
+    }();
     return table;
 }
-#undef REALIFY_FUZZ_UNARY
 
 /// a·b with the plain formula, no Annex G recovery (mul's documented
 /// semantics), products rounded to T one by one so no contraction applies.
@@ -331,13 +332,13 @@ void unary_case(source& src, outcome& out, std::ostringstream& log) {
     const unary_entry<T>& e = table[src.below(table.size())];
     const bool special = src.chance(0.5);
     out.family = std::string("unary ") + e.name;
-    const auto a = random_complex<T>(src, random_shape(src), special, 2.0);
+    const auto a = random_complex<T>(src, random_shape(src), special, e.sample_scale);
     std::mt19937_64 layout_rng(src.next());
     strided_operand<std::complex<T>> op(a, random_layout(src), layout_rng);
     log << "\n  op " << e.name << (special ? ", special values" : "") << "\n  a: " << op.describe()
         << describe_values("values", a);
     const auto got = e.run(op.view());
-    checker<T> check(out, case_tolerance<T>(special));
+    checker<T> check(out, case_tolerance<T>(special, e.tolerance, e.tolerance));
     if (got.shape() != a.shape()) {
         check.fail("shape differs: " + realify::testing::format_shape(got.shape()));
     } else {

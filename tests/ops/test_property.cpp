@@ -29,6 +29,7 @@
 #include <realify/realify.hpp>
 
 #include "../support/complex_compare.hpp"
+#include "../support/op_records.hpp"
 #include "../support/reference.hpp"
 #include "../support/strided_operand.hpp"
 
@@ -124,11 +125,6 @@ xt::xarray<T> random_real(case_rng& rng, const shape_t& shape, double scale, boo
     return a;
 }
 
-/// The ops singular at 0 (see random_complex).
-bool singular_at_zero(const std::string& op) {
-    return op == "reciprocal" || op == "rsqrt" || op.rfind("div", 0) == 0 || op.rfind("pow", 0) == 0;
-}
-
 memory_layout random_layout(case_rng& rng) {
     static constexpr memory_layout layouts[] = {memory_layout::contiguous, memory_layout::transposed,
                                                 memory_layout::stepped, memory_layout::reversed};
@@ -208,17 +204,17 @@ tolerance property_tolerance(double atol_scale = 1.0, double rtol_scale = 1.0) {
 
 /// f(a) vs ref applied to each element.
 template <class T, class F, class Ref>
-int unary_property(const std::string& name, F f, Ref ref, double scale) {
+int unary_property(const std::string& name, F f, Ref ref, double scale, bool singular_at_zero, double tolerance) {
     case_log log(name, dtype_name<T>());
     for (int i = 0; i < cases_per_op; ++i) {
         case_rng rng(name, dtype_index<T>(), i);
-        const cxarray<T> a = random_complex<T>(rng, random_shape(rng), scale, singular_at_zero(name));
+        const cxarray<T> a = random_complex<T>(rng, random_shape(rng), scale, singular_at_zero);
         strided_operand<std::complex<T>> op(a, random_layout(rng), rng.engine);
         const auto got = evaluate<T>(f(realify::complex_layout_of(op.view())));
         using V = decltype(ref(std::complex<T>{}));
         xt::xarray<V> expected = xt::xarray<V>::from_shape(a.shape());
         for (std::size_t k = 0; k < a.size(); ++k) expected.flat(k) = ref(a.flat(k));
-        log.check(i, got, expected, property_tolerance<T>(), [&] { return describe_operand("a", op, a); });
+        log.check(i, got, expected, property_tolerance<T>(tolerance, tolerance), [&] { return describe_operand("a", op, a); });
     }
     return log.cases();
 }
@@ -294,55 +290,37 @@ int scalar_property(const std::string& name, F f, Ref ref, bool complex_scalar, 
 
 // ---- the tests -----------------------------------------------------------------------
 
-#define UNARY_PROP(op, scale)                                                                                  \
-    total += unary_property<T>(#op, [](auto&& a) { return realify::op(a); },                                  \
-                               [](std::complex<T> z) { return R::op(z); }, scale)
+/// The op `Tag` against its reference, with its record's sample scale,
+/// domain and tolerance; nothing for an op without a complex form.
+template <class T, class Tag, class F, class Ref>
+int unary_property_of(F f, Ref ref) {
+    if constexpr (has_complex_form<Tag>) {
+        constexpr auto rec = Tag::record;
+        return unary_property<T>(std::string(Tag::name), f, ref, rec.sample_scale, rec.singular_at_zero, rec.tolerance);
+    } else {
+        return 0;
+    }
+}
 
 template <class T>
 int run_unary_family() {
     int total = 0;
-    UNARY_PROP(neg, 2.0);
-    UNARY_PROP(conj, 2.0);
-    UNARY_PROP(reciprocal, 2.0);
-    UNARY_PROP(square, 2.0);
-    UNARY_PROP(exp, 2.0);
-    UNARY_PROP(expm1, 2.0);
-    UNARY_PROP(log, 2.0);
-    UNARY_PROP(log2, 2.0);
-    UNARY_PROP(log10, 2.0);
-    UNARY_PROP(log1p, 2.0);
-    UNARY_PROP(sqrt, 2.0);
-    UNARY_PROP(rsqrt, 2.0);
-    UNARY_PROP(sgn, 2.0);
-    UNARY_PROP(sin, 2.0);
-    UNARY_PROP(cos, 2.0);
-    UNARY_PROP(tan, 2.0);
-    UNARY_PROP(sinh, 2.0);
-    UNARY_PROP(cosh, 2.0);
-    UNARY_PROP(tanh, 2.0);
-    UNARY_PROP(asin, 2.0);
-    UNARY_PROP(acos, 2.0);
-    UNARY_PROP(atan, 2.0);
-    UNARY_PROP(asinh, 2.0);
-    UNARY_PROP(acosh, 2.0);
-    UNARY_PROP(atanh, 2.0);
-    UNARY_PROP(ceil, 3.0);
-    UNARY_PROP(floor, 3.0);
-    UNARY_PROP(round, 3.0);
-    UNARY_PROP(trunc, 3.0);
-    UNARY_PROP(abs, 2.0);
-    UNARY_PROP(angle, 2.0);
-    UNARY_PROP(real, 2.0);
-    UNARY_PROP(imag, 2.0);
-    UNARY_PROP(isnan, 2.0);
-    UNARY_PROP(isinf, 2.0);
+    // every op with unary kernels, from the op list
+#define UNARY_PROP(NAME) \
+    total += unary_property_of<T, realify::op::NAME>([](auto&& a) { return realify::NAME(a); }, [](auto z) { return R::NAME(z); });
+    REALIFY_UNARY_KERNEL_OPS(UNARY_PROP)
+#undef UNARY_PROP
+    // the two predicates, which have no kernels (bool results)
+    total += unary_property<T>("isnan", [](auto&& a) { return realify::isnan(a); }, [](std::complex<T> z) { return R::isnan(z); },
+                               realify::op::isnan::record.sample_scale, false, 1.0);
+    total += unary_property<T>("isinf", [](auto&& a) { return realify::isinf(a); }, [](std::complex<T> z) { return R::isinf(z); },
+                               realify::op::isinf::record.sample_scale, false, 1.0);
     return total;
 }
-#undef UNARY_PROP
 
 TEST(property, unary_elementwise_ops_match_std_complex) {
     const int n = run_unary_family<float>() + run_unary_family<double>();
-    EXPECT_EQ(n, 2 * 35 * cases_per_op);
+    EXPECT_EQ(n, 2 * int(unary_kernel_ops_with_complex_form + 2) * cases_per_op);
 }
 
 template <class T>

@@ -5,10 +5,18 @@
 // (as PyTorch's Python references, torch._refs, check its kernels). Where <complex> has no function (expm1,
 // log1p, sgn, …) the reference is the textbook definition evaluated with
 // std::complex, with a short Taylor series where the definition cancels.
+//
+// Every op with unary kernels (REALIFY_UNARY_KERNEL_OPS) has its reference
+// here under its own name: on std::complex<T> where the op has a complex form,
+// and on a real T (float, double, long double) where it has a real one — PyTorch's real
+// function, which is std::'s except where PyTorch defines it otherwise (sgn,
+// angle, round). The suites find them by the op's name, so a missing one is a
+// compile error in the suites.
 #pragma once
 
 #include <cmath>
 #include <complex>
+#include <concepts>
 #include <limits>
 #include <numbers>
 
@@ -31,7 +39,14 @@ template <class T> cplx<T> div_scalar(cplx<T> a, T s) { return a / s; }
 template <class T> cplx<T> neg(cplx<T> a) { return -a; }
 template <class T> cplx<T> conj(cplx<T> a) { return std::conj(a); }
 template <class T> cplx<T> reciprocal(cplx<T> a) { return cplx<T>(1) / a; }
-template <class T> cplx<T> square(cplx<T> a) { return a * a; }
+/// z·z by the plain formula (a² − b²) + i·2ab, as PyTorch computes it: no C99
+/// Annex G recovery of a NaN result (square(−inf + NaN·i) is NaN + NaN·i where
+/// std::complex's z·z gives inf + NaN·i). The products are rounded one by one
+/// (volatile), so no contraction into a multiply-add changes them.
+template <class T> cplx<T> square(cplx<T> a) {
+    volatile T aa = a.real() * a.real(), bb = a.imag() * a.imag(), ab = a.real() * a.imag();
+    return {aa - bb, ab * T(2)};
+}
 
 // ---- exponentials and logarithms ---------------------------------------
 template <class T> cplx<T> exp(cplx<T> a) { return std::exp(a); }
@@ -105,5 +120,48 @@ template <class T> cplx<T> floor(cplx<T> a) { return {std::floor(a.real()), std:
 /// Half to even, like torch.round.
 template <class T> cplx<T> round(cplx<T> a) { return {std::nearbyint(a.real()), std::nearbyint(a.imag())}; }
 template <class T> cplx<T> trunc(cplx<T> a) { return {std::trunc(a.real()), std::trunc(a.imag())}; }
+
+// ---- the real forms (PyTorch's ops on real tensors) --------------------------
+template <std::floating_point T> T neg(T x) { return -x; }
+template <std::floating_point T> T conj(T x) { return x; }
+template <std::floating_point T> T reciprocal(T x) { return T(1) / x; }
+template <std::floating_point T> T square(T x) { return x * x; }
+template <std::floating_point T> T exp(T x) { return std::exp(x); }
+template <std::floating_point T> T expm1(T x) { return std::expm1(x); }
+template <std::floating_point T> T log(T x) { return std::log(x); }
+template <std::floating_point T> T log2(T x) { return std::log2(x); }
+template <std::floating_point T> T log10(T x) { return std::log10(x); }
+template <std::floating_point T> T log1p(T x) { return std::log1p(x); }
+template <std::floating_point T> T sqrt(T x) { return std::sqrt(x); }
+template <std::floating_point T> T rsqrt(T x) { return T(1) / std::sqrt(x); }
+/// torch.sgn of a real tensor is torch.sign: NaN gives 0.
+template <std::floating_point T> T sgn(T x) { return T((T(0) < x) - (x < T(0))); }
+template <std::floating_point T> T sin(T x) { return std::sin(x); }
+template <std::floating_point T> T cos(T x) { return std::cos(x); }
+template <std::floating_point T> T tan(T x) { return std::tan(x); }
+template <std::floating_point T> T sinh(T x) { return std::sinh(x); }
+template <std::floating_point T> T cosh(T x) { return std::cosh(x); }
+template <std::floating_point T> T tanh(T x) { return std::tanh(x); }
+template <std::floating_point T> T asin(T x) { return std::asin(x); }
+template <std::floating_point T> T acos(T x) { return std::acos(x); }
+template <std::floating_point T> T atan(T x) { return std::atan(x); }
+template <std::floating_point T> T asinh(T x) { return std::asinh(x); }
+template <std::floating_point T> T acosh(T x) { return std::acosh(x); }
+template <std::floating_point T> T atanh(T x) { return std::atanh(x); }
+template <std::floating_point T> T ceil(T x) { return std::ceil(x); }
+template <std::floating_point T> T floor(T x) { return std::floor(x); }
+/// Half to even, like torch.round.
+template <std::floating_point T> T round(T x) { return std::nearbyint(x); }
+template <std::floating_point T> T trunc(T x) { return std::trunc(x); }
+template <std::floating_point T> T abs(T x) { return std::abs(x); }
+/// torch.angle of a real tensor: π below 0, NaN stays NaN.
+template <std::floating_point T> T angle(T x) { return std::isnan(x) ? x : (x < 0 ? std::numbers::pi_v<T> : T(0)); }
+template <std::floating_point T> T real(T x) { return x; }
+template <std::floating_point T> T imag(T x) { return T(0); }
+template <std::floating_point T> T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <std::floating_point T> T silu(T x) { return x / (T(1) + std::exp(-x)); }
+template <std::floating_point T> T erf(T x) { return std::erf(x); }
+template <std::floating_point T> bool isnan(T x) { return std::isnan(x); }
+template <std::floating_point T> bool isinf(T x) { return std::isinf(x); }
 
 }  // namespace realify::reference
