@@ -64,7 +64,7 @@ std::optional<gemm_library> environment_library() {
 // a tile (the calls realify makes), the candidates interleaved, the best of
 // `rounds` kept; the fastest wins, and a candidate within `tie` of it that
 // comes earlier in all_libraries (oneDNN, the BLAS, Eigen) wins the tie, so a
-// near-tie does not flip with the noise of one run. A few milliseconds, once
+// near-tie does not flip with the noise of one run. Some 30 ms, once
 // per process and precision, at the first product that needs the choice.
 
 constexpr int warm_up_rounds = 5, rounds = 5;
