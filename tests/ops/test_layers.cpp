@@ -32,6 +32,7 @@
 #include "realify/rope.hpp"
 #include "realify/simd/arch.hpp"
 
+#include "../support/arch_levels.hpp"
 #include "../support/strided_operand.hpp"
 
 // The counter of large allocations test_linalg.cpp's operator new keeps (the
@@ -53,13 +54,6 @@ xt::xarray<T> random_tensor(std::vector<std::size_t> shape, std::mt19937_64& rng
     std::normal_distribution<double> normal(0, scale);
     xt::xarray<T> r = xt::xarray<T>::from_shape(shape);
     for (auto& x : r) x = static_cast<T>(normal(rng));
-    return r;
-}
-
-std::vector<realify::simd::arch> machine_levels() {
-    std::vector<realify::simd::arch> r;
-    for (auto a : {realify::simd::arch::sse2, realify::simd::arch::avx2, realify::simd::arch::avx512})
-        if (realify::simd::is_supported(a)) r.push_back(a);
     return r;
 }
 
@@ -165,7 +159,7 @@ void check_attention_shapes() {
             c.v = xt::cast<double>(v);
             const auto want = reference_attention(c);
             const double tol = attention_tolerance<T>(d.S, d.E);
-            for (auto level : machine_levels()) {
+            for (auto level : realify::test::supported_levels()) {
                 realify::simd::scoped_arch forced(level);
                 const auto got = realify::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, causal, std::nullopt,
                                                                        d.H != d.Hk);
