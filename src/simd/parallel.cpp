@@ -125,8 +125,12 @@ std::int64_t now_ns() noexcept {
 // autogroup), so two of them each run less often than one alone would.
 // Three signs of it, each 250 µs beyond what a quiet machine shows:
 //   * a worker takes its seat in a job more than 250 µs after the job was
-//     published (a woken worker on a quiet machine starts within tens of
-//     microseconds), whether or not pieces are left;
+//     published and finds every piece claimed (the caller ran the call alone
+//     and paid for the wake). A worker that is late but still finds pieces is
+//     no sign: a virtual machine may take that long to wake an idle core
+//     (hundreds of microseconds here and there on the 2-core VM this was
+//     measured on) while its cores are free — counting it made a 40 ms
+//     product run alone for a second after each slow wake;
 //   * a caller waits for its workers' last pieces more than 250 µs longer
 //     than twice its own time per piece;
 //   * a caller's own pieces take more than 250 µs longer than twice the pace
@@ -205,7 +209,7 @@ struct job {
 //
 // The caller's own path never waits for the pool's mutex (a worker preempted
 // while holding it would make the caller wait a time slice): it publishes
-// only if it gets the mutex at once — else it runs the loop alone — and it
+// only if it gets the mutex within a few tries — else it runs the loop alone — and it
 // closes and leaves its job with atomics.
 
 /// The threads waiting for pieces to run, and the published jobs.
@@ -217,7 +221,15 @@ public:
                  int cap) {
         job* j = nullptr;
         {
-            const std::unique_lock lock(m_mutex, std::try_to_lock);
+            // A worker that has just run the previous call's last piece holds
+            // the mutex for a moment to look for the next job — exactly when
+            // back-to-back calls publish: a few tries (well under a
+            // microsecond) before running alone.
+            std::unique_lock lock(m_mutex, std::try_to_lock);
+            for (int attempt = 0; !lock.owns_lock() && attempt < publish_attempts; ++attempt) {
+                __builtin_ia32_pause();
+                static_cast<void>(lock.try_lock());
+            }
             if (!lock.owns_lock()) return nullptr;
             grow(cap);
             // a job closed and held by nobody (`holders`, acquire: its last
@@ -316,9 +328,11 @@ private:
             lock.unlock();
             if (const int delay = worker_delay_us.load(std::memory_order_relaxed); delay > 0)
                 std::this_thread::sleep_for(std::chrono::microseconds(delay));  // as if the scheduler ran it late
-            if (const std::int64_t late = now_ns() - j->published_at; late > busy_sign_ns) busy_sign(late);  // given a core late
-            if (run_pieces(*j).ran == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces)
+            const std::int64_t late = now_ns() - j->published_at;
+            if (run_pieces(*j).ran == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces) {
                 late_arrivals.fetch_add(1, std::memory_order_relaxed);
+                if (late > busy_sign_ns) busy_sign(late);  // given a core after the call was done
+            }
             j->holders.fetch_sub(1, std::memory_order_release);
             lock.lock();
         }
@@ -393,6 +407,7 @@ public:
     }
 
 private:
+    static constexpr int publish_attempts = 64;
     static constexpr std::chrono::nanoseconds worker_spin = std::chrono::microseconds(50);
     static constexpr std::chrono::nanoseconds caller_spin = std::chrono::microseconds(100);
 
