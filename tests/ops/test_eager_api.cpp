@@ -38,6 +38,7 @@
 #include "realify/simd/arch.hpp"
 
 #include "../support/arch_levels.hpp"
+#include "../support/error_message.hpp"
 #include "../support/op_records.hpp"
 #include "../support/reference.hpp"
 #include "../support/tensor_reference.hpp"
@@ -46,6 +47,7 @@ namespace {
 
 using realify::complex_layout_of;
 using realify::to_complex_tensor;
+using realify::testing::error_message;
 namespace ref = realify::reference;
 
 template <class T>
@@ -461,19 +463,6 @@ TEST(EagerShape, MatchesTheTensorReferences) {
     EXPECT_EQ(out(realify::detach(a)), x);
 }
 
-/// The message of the realify::shape_error `f` throws ("no exception" or
-/// "wrong exception type: …" otherwise).
-template <class F>
-std::string shape_error_message(F&& f) {
-    try {
-        f();
-    } catch (const realify::shape_error& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("wrong exception type: ") + e.what();
-    }
-    return "no exception";
-}
 
 // Sizes from user input are checked, never wrapped: each of these used to
 // wrap std::size_t or overflow std::ptrdiff_t (a crash, a hang, pieces of a
@@ -487,28 +476,28 @@ TEST(EagerShape, SizeArithmeticNeverWraps) {
     auto expect_error = [](const std::string& message, const std::string& op) {
         EXPECT_NE(message.find("realify::" + op + ":"), std::string::npos) << message;
     };
-    expect_error(shape_error_message([&] { (void)realify::reshape(a, {big, 4}); }), "reshape");
-    expect_error(shape_error_message([&] { (void)realify::view(a, {4, big}); }), "view");
-    expect_error(shape_error_message([&] { (void)realify::reshape(a, {big, 4, -1}); }), "reshape");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::reshape(a, {big, 4}); }), "reshape");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::view(a, {4, big}); }), "view");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::reshape(a, {big, 4, -1}); }), "reshape");
     const auto one = sample({1, 1});
     const auto l1 = complex_layout_of(one);
-    expect_error(shape_error_message([&] { (void)realify::expand(l1, {big, 4}); }), "expand");
-    expect_error(shape_error_message([&] { (void)realify::repeat(l1, {std::size_t(big), 4}); }), "repeat");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::expand(l1, {big, 4}); }), "expand");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::repeat(l1, {std::size_t(big), 4}); }), "repeat");
     // a negative count converted to std::size_t
-    expect_error(shape_error_message([&] { (void)realify::repeat(l1, {std::size_t(-1), 1}); }), "repeat");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::repeat(l1, {std::size_t(-1), 1}); }), "repeat");
     const auto single = sample({1});
-    const std::string negative = shape_error_message([&] { (void)realify::expand(complex_layout_of(single), {-2}); });
+    const std::string negative = error_message<realify::shape_error>([&] { (void)realify::expand(complex_layout_of(single), {-2}); });
     expect_error(negative, "expand");
     EXPECT_NE(negative.find("-2"), std::string::npos) << negative;
-    expect_error(shape_error_message([&] { (void)realify::expand(l1, {2, -3}); }), "expand");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::expand(l1, {2, -3}); }), "expand");
 
     const auto three = sample({3});
     const auto l3 = complex_layout_of(three);
-    expect_error(shape_error_message([&] { (void)realify::split_with_sizes(l3, {SIZE_MAX, 4}); }), "split_with_sizes");
-    expect_error(shape_error_message([&] { (void)realify::narrow(l3, 0, 1, pmax); }), "narrow");
-    expect_error(shape_error_message([&] { (void)realify::narrow(l3, 0, pmax, 1); }), "narrow");
-    expect_error(shape_error_message([&] { (void)realify::narrow(l3, 0, pmin, 1); }), "narrow");
-    expect_error(shape_error_message([&] { (void)realify::select(l3, 0, pmin); }), "select");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::split_with_sizes(l3, {SIZE_MAX, 4}); }), "split_with_sizes");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::narrow(l3, 0, 1, pmax); }), "narrow");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::narrow(l3, 0, pmax, 1); }), "narrow");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::narrow(l3, 0, pmin, 1); }), "narrow");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::select(l3, 0, pmin); }), "select");
     EXPECT_EQ(out(realify::narrow(l3, 0, -1, 1)), ref::narrow<double>(three, 0, 2, 1));
 
     // A step of PTRDIFF_MAX takes the first element (PyTorch: x[0::huge]).
@@ -518,7 +507,7 @@ TEST(EagerShape, SizeArithmeticNeverWraps) {
     EXPECT_EQ(realify::slice(l3, 0, pmax, pmin, 1).size(), 0u);
     xt::xarray<std::complex<double>> empty = xt::xarray<std::complex<double>>::from_shape({0, 3});
     EXPECT_EQ(realify::slice(complex_layout_of(empty), 1, 0, pmax, pmax).shape()[1], 1u);
-    expect_error(shape_error_message([&] { (void)realify::slice(l3, 0, 0, 3, 0); }), "slice");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::slice(l3, 0, 0, 3, 0); }), "slice");
 
     // Roll shifts are reduced modulo the extent: PTRDIFF_MIN ≡ 1 (mod 3),
     // PTRDIFF_MAX ≡ 1 (mod 3); the flattened form too.
@@ -536,11 +525,11 @@ TEST(EagerShape, SizeArithmeticNeverWraps) {
     xt::xtensor<std::complex<double>, 1> element = {{1, 2}};
     auto huge = xt::strided_view(element, xt::svector<std::size_t>{std::size_t(1) << 62}, xt::svector<std::ptrdiff_t>{0});
     using part = decltype(huge);
-    const std::string wrapped = shape_error_message([&] { (void)realify::cat(std::vector<part>(4, huge), 0); });
+    const std::string wrapped = error_message<realify::shape_error>([&] { (void)realify::cat(std::vector<part>(4, huge), 0); });
     expect_error(wrapped, "cat");
     EXPECT_NE(wrapped.find("joined extent"), std::string::npos) << wrapped;
-    expect_error(shape_error_message([&] { (void)realify::cat(std::vector<part>(2, huge), 0); }), "cat");
-    expect_error(shape_error_message([&] { (void)realify::stack(std::vector<part>(2, huge), 0); }), "stack");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::cat(std::vector<part>(2, huge), 0); }), "cat");
+    expect_error(error_message<realify::shape_error>([&] { (void)realify::stack(std::vector<part>(2, huge), 0); }), "stack");
 }
 
 // The reading of operands and out= buffers reports, naming the op, what it
@@ -560,7 +549,7 @@ TEST(EagerShape, UnreadableOperandsAreNamed) {
 
     const std::vector<std::size_t> too_many(realify::engine::max_rank + 1, 1);
     const xt::xarray<std::complex<double>> deep = xt::ones<std::complex<double>>(too_many);
-    const std::string message = shape_error_message([&] { (void)realify::exp(deep); });
+    const std::string message = error_message<realify::shape_error>([&] { (void)realify::exp(deep); });
     EXPECT_EQ(message, "realify::exp: tensors of more than " + std::to_string(realify::engine::max_rank) +
                            " dimensions are not supported");
 }
@@ -572,13 +561,13 @@ TEST(EagerShape, ResultsAboveTheMaximumRankAreRefused) {
     const std::string too_many =
         "tensors of more than " + std::to_string(realify::engine::max_rank) + " dimensions are not supported";
     const xt::xarray<double> half = xt::ones<double>(std::vector<std::size_t>(13, 1));
-    EXPECT_EQ(shape_error_message([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz->abcdefghijklmnopqrstuvwxyz", half, half); }),
+    EXPECT_EQ(error_message<realify::shape_error>([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz->abcdefghijklmnopqrstuvwxyz", half, half); }),
               "realify::einsum: " + too_many);
     const xt::xarray<std::complex<float>> complex_half = xt::ones<std::complex<float>>(std::vector<std::size_t>(13, 1));
-    EXPECT_EQ(shape_error_message([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz", complex_half, complex_half); }),
+    EXPECT_EQ(error_message<realify::shape_error>([&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz", complex_half, complex_half); }),
               "realify::einsum: " + too_many);  // implicit output: the 26 labels seen once
     // every operand and the output fit, the product of the first two does not
-    const std::string intermediate = shape_error_message(
+    const std::string intermediate = error_message<realify::shape_error>(
         [&] { (void)realify::einsum("abcdefghijklm,nopqrstuvwxyz,abcdefghijklm,nopqrstuvwxyz->", half, half, half, half); });
     EXPECT_NE(intermediate.find("realify::einsum: contracting the operands left to right makes an intermediate tensor of 26 "
                                 "dimensions (abcdefghijklmnopqrstuvwxyz)"),
@@ -587,11 +576,11 @@ TEST(EagerShape, ResultsAboveTheMaximumRankAreRefused) {
     // the same labels in an order that keeps fewer pending: the scalar product
     EXPECT_DOUBLE_EQ(realify::einsum("abcdefghijklm,abcdefghijklm,nopqrstuvwxyz,nopqrstuvwxyz->", half, half, half, half)(), 1.0);
     const xt::xarray<float> full = xt::ones<float>(std::vector<std::size_t>(realify::engine::max_rank, 1));
-    EXPECT_EQ(shape_error_message([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, 0); }),
+    EXPECT_EQ(error_message<realify::shape_error>([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, 0); }),
               "realify::stack: " + too_many);
-    EXPECT_EQ(shape_error_message([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, -1); }),
+    EXPECT_EQ(error_message<realify::shape_error>([&] { (void)realify::stack(std::vector<xt::xarray<float>>{full, full}, -1); }),
               "realify::stack: " + too_many);
-    EXPECT_EQ(shape_error_message([&] { (void)realify::unsqueeze(full, 0); }), "realify::unsqueeze: " + too_many);
+    EXPECT_EQ(error_message<realify::shape_error>([&] { (void)realify::unsqueeze(full, 0); }), "realify::unsqueeze: " + too_many);
     EXPECT_EQ(realify::stack(std::vector<xt::xarray<float>>{half, half}, 13).dimension(), 14u);
 }
 
@@ -615,7 +604,7 @@ TEST(EagerShape, LongOperandListsAreReadAndFreed) {
 
     const xt::xarray<C> deep = xt::ones<C>(std::vector<std::size_t>(realify::engine::max_rank + 1, 1));
     const std::vector<decltype(lazy)> last_unreadable{lazy, lazy, lazy, deep + C(1, -1)};
-    EXPECT_EQ(shape_error_message([&] { (void)realify::cat(last_unreadable, 0); }),
+    EXPECT_EQ(error_message<realify::shape_error>([&] { (void)realify::cat(last_unreadable, 0); }),
               "realify::cat: tensors of more than " + std::to_string(realify::engine::max_rank) +
                   " dimensions are not supported");
 }
@@ -794,19 +783,6 @@ template <class A, class B>
     for (std::size_t i = 0; i < want.size(); ++i)
         if (!(got.flat(i) == want.flat(i))) return ::testing::AssertionFailure() << "element " << i << ": " << got.flat(i) << " vs " << want.flat(i);
     return ::testing::AssertionSuccess();
-}
-
-/// The message of the realify exception E `f` throws.
-template <class E, class F>
-std::string error_message(F&& f) {
-    try {
-        f();
-    } catch (const E& e) {
-        return e.what();
-    } catch (const std::exception& e) {
-        return std::string("wrong exception type: ") + e.what();
-    }
-    return "no exception";
 }
 
 /// The view type of out_buffer<V>::view(), the same for every layout.

@@ -33,6 +33,7 @@
 #include "realify/simd/arch.hpp"
 
 #include "../support/arch_levels.hpp"
+#include "../support/error_message.hpp"
 #include "../support/strided_operand.hpp"
 
 // The counter of large allocations test_linalg.cpp's operator new keeps (the
@@ -57,16 +58,7 @@ xt::xarray<T> random_tensor(std::vector<std::size_t> shape, std::mt19937_64& rng
     return r;
 }
 
-/// What f throws (a realify::error), or "no error".
-template <class F>
-std::string error_message(F&& f) {
-    try {
-        f();
-    } catch (const realify::error& e) {
-        return e.what();
-    }
-    return "no error";
-}
+using realify::testing::error_message;
 
 /// |got − want| ≤ tol·(1 + |want|) everywhere, NaN exactly where want is NaN.
 template <class G, class W>

@@ -32,6 +32,7 @@
 #include "realify/kernels.hpp"
 #include "realify/simd.hpp"
 #include "../support/arch_levels.hpp"
+#include "../support/error_message.hpp"
 
 namespace rs = realify::simd;
 namespace rk = realify::kernels;
@@ -377,15 +378,7 @@ TEST(ElementwiseApi, DescribesItsFormsAndMapsTheOpTags) {
     }
 }
 
-template <class F>
-std::string error_message(F&& f) {
-    try {
-        f();
-    } catch (const realify::error& e) {
-        return e.what();
-    }
-    return "<no exception>";
-}
+using realify::testing::error_message;
 
 TEST(ElementwiseApi, SpanFormsCheckSizesOverlapsAndForms) {
     using Z = std::complex<float>;

@@ -23,6 +23,7 @@
 #include "realify/rope/compiled.hpp"
 #include "realify/simd.hpp"
 #include "../support/arch_levels.hpp"
+#include "../support/error_message.hpp"
 
 namespace rs = realify::simd;
 
@@ -521,15 +522,7 @@ INSTANTIATE_TEST_SUITE_P(AllArchs, SimdArch, ::testing::Values(rs::arch::sse2, r
 
 // ---- errors -----------------------------------------------------------------
 
-template <class F>
-std::string error_message(F&& f) {
-    try {
-        f();
-    } catch (const realify::error& e) {
-        return e.what();
-    }
-    return "<no exception>";
-}
+using realify::testing::error_message;
 
 TEST(SimdErrors, SizeMismatchesNameTheFunctionAndSizes) {
     std::vector<std::complex<float>> a(4), b(3), c(4), out(4);
