@@ -84,7 +84,7 @@ graph_value evaluate_fused(const ir_node& self, eval_context& ctx, const buffer_
         engine::evaluate_loop(self.entry_point, loop, inputs, ref);
     };
     auto fresh = [&] {
-        tensor_value<T> v = allocate<T>(shape, complex);
+        tensor_value<T> v = allocate_to_overwrite<T>(shape, complex);
         run(ref_of(v));
         return v;
     };
@@ -151,7 +151,7 @@ graph_value evaluate_fused_reduction(const ir_node& self, eval_context& ctx, con
                                     : engine::reduce_produced(self.op, what.r, values, axes, keepdim, ref_of(result));
     if (done) return result;
     // reduced dims that are not the trailing ones: the loop's result made, then reduced
-    tensor_value<T> made = allocate<T>(shape_vector(shape.begin(), shape.end()), loop.complex_result());
+    tensor_value<T> made = allocate_to_overwrite<T>(shape_vector(shape.begin(), shape.end()), loop.complex_result());
     engine::evaluate_loop(self.entry_point, loop, inputs, ref_of(made));
     if (what.variance)
         engine::variance(self.op, ref_of(made), axes, self.attrs.scalar.real(), keepdim, what.root, ref_of(result));

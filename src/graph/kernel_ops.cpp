@@ -212,7 +212,7 @@ graph_value run_kernel(const ir_node& self, eval_context& ctx, const buffer_layo
     }
     const bool complex = self.is_complex;
     auto fresh = [&] {
-        tensor_value<T> v = allocate<T>(shape, complex);
+        tensor_value<T> v = allocate_to_overwrite<T>(shape, complex);
         call(self, operands, ref_of(v));
         return v;
     };

@@ -88,13 +88,29 @@ inline constexpr bool owning_row_major_v<xt::xarray<T>> = true;
 template <class T, std::size_t N>
 inline constexpr bool owning_row_major_v<xt::xtensor<T, N>> = true;
 
+/// The components of a packed value of the given shape.
+inline std::size_t component_count(const shape_vector& shape, bool complex) {
+    std::size_t n = complex ? 2 : 1;
+    for (std::size_t e : shape) n *= e;
+    return n;
+}
+
 /// A fresh zero-initialised value of the given shape, packed (an array, not a
 /// std::vector: bool values — comparisons, isnan — need addressable elements).
 template <class T>
 tensor_value<T> allocate(const shape_vector& shape, bool complex) {
-    std::size_t n = complex ? 2 : 1;
-    for (std::size_t e : shape) n *= e;
-    std::shared_ptr<T[]> storage(new T[n]());
+    std::shared_ptr<T[]> storage(new T[component_count(shape, complex)]());
+    T* data = storage.get();
+    return packed_value<T>(data, shape, complex, std::move(storage));
+}
+
+/// A fresh value left uninitialised, for a producer that writes every
+/// element before anything reads it (an engine kernel's or a fused loop's
+/// result): zeroing a decoder layer's intermediates first cost a pass over
+/// each of them, about 4 % of the layer.
+template <class T>
+tensor_value<T> allocate_to_overwrite(const shape_vector& shape, bool complex) {
+    std::shared_ptr<T[]> storage(new T[component_count(shape, complex)]);
     T* data = storage.get();
     return packed_value<T>(data, shape, complex, std::move(storage));
 }
@@ -359,6 +375,7 @@ tensor_value<T> bound_value(const engine::tensor_ref& r, std::shared_ptr<void> k
 // (src/graph/evaluate.cpp): a unit that lowers a graph does not generate it.
 #define REALIFY_GRAPH_VALUE_CODE(EXTERN, T)                                       \
     EXTERN template tensor_value<T> allocate<T>(const shape_vector&, bool);       \
+    EXTERN template tensor_value<T> allocate_to_overwrite<T>(const shape_vector&, bool); \
     EXTERN template tensor_value<T> packed_copy<T>(const tensor_value<T>&);       \
     EXTERN template tensor_value<T> bound_value<T>(const engine::tensor_ref&, std::shared_ptr<void>); \
     EXTERN template const tensor_value<T>& value_as<T>(eval_context&, std::size_t); \
