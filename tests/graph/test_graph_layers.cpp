@@ -5,16 +5,19 @@
 // evaluation; out= buffers written directly (route direct or rows, in place
 // for RoPE), strided buffers, explain() naming what runs; Meta's causal mask
 // and a decoder layer's attention written as in PyTorch, in one program.
+#include <array>
 #include <cmath>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xarray.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xtensor.hpp>
@@ -271,6 +274,27 @@ TEST(GraphIntegerInputs, MasksIndicesAndCastsAsPyTorchTakesThem) {
     } catch (const realify::layout_error& e) {
         EXPECT_NE(std::string(e.what()).find("int64 tensor, and was given a int32 tensor"), std::string::npos) << e.what();
     }
+}
+
+// std::vector, std::span and std::array arguments are the 1-D tensors they
+// hold, read where they lie, for every element type an input declares.
+TEST(GraphIntegerInputs, StdContainersAreOneDimensionalArguments) {
+    auto mask = graph::input<bool>("mask");
+    auto ids = graph::input<std::int64_t>("ids");
+    auto z = graph::input<std::complex<float>>("z");
+    auto prog = graph::lower(graph::where(mask, z * graph::to<float>(ids), z));
+    using C = std::complex<float>;
+    const std::array<bool, 3> mv{true, false, true};
+    const std::vector<std::int64_t> iv{2, 3, -1};
+    std::vector<C> zv{C(1, 2), C(3, 4), C(5, 6)};
+    const xt::xarray<C> want = {C(2, 4), C(3, 4), C(-5, -6)};
+    EXPECT_EQ(prog(mv, iv, zv), want);
+    EXPECT_EQ(prog(std::span<const bool>(mv), std::span<const std::int64_t>(iv), std::span<C>(zv)), want);
+    // the same arguments as xtensor containers give the same bits
+    EXPECT_EQ(prog(xt::xarray<bool>{true, false, true}, xt::xarray<std::int64_t>{2, 3, -1}, xt::adapt(zv)), want);
+    // an element type the input does not declare is refused, naming both
+    EXPECT_THROW(prog(mv, std::vector<std::int32_t>{2, 3, -1}, zv), realify::layout_error);
+    EXPECT_THROW(prog(mv, iv, std::vector<float>{1, 2, 3}), realify::layout_error);
 }
 
 TEST(GraphIntegerInputs, EmbeddingIndexSelectAndGatherMatchTheEagerOpsAndPyTorch) {

@@ -10,10 +10,12 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -255,9 +257,29 @@ bound_input bound_from(tensor_value<T>&& v) {
     b.value = as_graph_value(std::move(v));
     return b;
 }
+/// A std::vector, std::span or std::array: the 1-D tensor it holds, as a
+/// graph argument (a mask, token ids, positions, values).
+template <class A>
+inline constexpr bool std_contiguous_v = false;
+template <class V, class Alloc>
+inline constexpr bool std_contiguous_v<std::vector<V, Alloc>> = true;
+template <class V, std::size_t N>
+inline constexpr bool std_contiguous_v<std::span<V, N>> = true;
+template <class V, std::size_t N>
+inline constexpr bool std_contiguous_v<std::array<V, N>> = true;
+
 template <class A>
 bound_input bind_input(const A& arg) {
-    if constexpr (std::is_integral_v<A>) {  // the argument of a graph::int_input: a 0-d int64 value
+    if constexpr (std_contiguous_v<A>) {
+        if constexpr (requires { arg.data(); }) {  // read where it lies, as the 1-D adaptor of its memory
+            return bind_input(xt::adapt(arg.data(), arg.size(), xt::no_ownership()));
+        } else {
+            static_assert(requires { arg.data(); },
+                          "realify::graph: a std::vector<bool> holds bits, not bools: pass the mask as an "
+                          "xt::xarray<bool>, a std::array<bool, N> or a std::span<const bool>");
+            return bound_input{};
+        }
+    } else if constexpr (std::is_integral_v<A>) {  // the argument of a graph::int_input: a 0-d int64 value
         tensor_value<std::int64_t> v = allocate<std::int64_t>({}, false);
         v.data[0] = static_cast<std::int64_t>(arg);
         bound_input b = bound_from(std::move(v));
