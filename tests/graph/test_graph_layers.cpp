@@ -14,6 +14,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -274,6 +275,37 @@ TEST(GraphIntegerInputs, MasksIndicesAndCastsAsPyTorchTakesThem) {
     } catch (const realify::layout_error& e) {
         EXPECT_NE(std::string(e.what()).find("int64 tensor, and was given a int32 tensor"), std::string::npos) << e.what();
     }
+}
+
+// Arithmetic promotes bool and integer tensors as torch.result_type does:
+// to the floating or complex tensor's type, to float32 beside a number, and
+// ÷ is true division (float32) between integers.
+TEST(GraphIntegerInputs, ArithmeticPromotesBoolAndIntegerTensorsAsPyTorch) {
+    auto ids = graph::input<std::int64_t>("ids");
+    auto x = graph::input<double>("x");
+    auto mask = graph::input<bool>("mask");
+    auto z = graph::input<std::complex<float>>("z");
+    auto prog = graph::lower(ids + x, ids * 2.5, ids / 2, mask * z, x - mask, ids / ids, graph::pow_tensor(ids, x));
+    using C = std::complex<float>;
+    const xt::xarray<std::int64_t> iv = {1, 2, 3};
+    const xt::xarray<double> xv = {0.5, 0.5, 2.0};
+    const xt::xarray<bool> mv = {true, false, true};
+    const xt::xarray<C> zv = {C(1, 1), C(2, 2), C(3, 3)};
+    const auto [sum, scaled, halved, masked, minus, ratio, power] = prog(iv, xv, mv, zv);
+    static_assert(std::is_same_v<decltype(sum)::value_type, double>);   // int64 + float64: float64
+    static_assert(std::is_same_v<decltype(scaled)::value_type, float>); // int64 × 2.5: float32
+    static_assert(std::is_same_v<decltype(halved)::value_type, float>); // int64 ÷ 2: float32
+    static_assert(std::is_same_v<decltype(masked)::value_type, C>);     // bool × complex64: complex64
+    static_assert(std::is_same_v<decltype(ratio)::value_type, float>);  // int64 ÷ int64: float32
+    EXPECT_EQ(sum, (xt::xarray<double>{1.5, 2.5, 5.0}));
+    EXPECT_EQ(scaled, (xt::xarray<float>{2.5f, 5.f, 7.5f}));
+    EXPECT_EQ(halved, (xt::xarray<float>{0.5f, 1.f, 1.5f}));
+    EXPECT_EQ(masked, (xt::xarray<C>{C(1, 1), C(0, 0), C(3, 3)}));
+    EXPECT_EQ(minus, (xt::xarray<double>{-0.5, 0.5, 1.0}));
+    EXPECT_EQ(ratio, (xt::xarray<float>{1.f, 1.f, 1.f}));
+    EXPECT_NEAR(power(2), 9.0, 1e-14);  // 3 ** 2.0, within pow's documented ulps
+    // the casts are nodes of the program, as explain() shows
+    EXPECT_NE(graph::explain(graph::lower(ids * 2.5)).find("to"), std::string::npos);
 }
 
 // std::vector, std::span and std::array arguments are the 1-D tensors they

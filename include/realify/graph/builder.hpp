@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "realify/dispatch/lowerings/unary_math.hpp"
+#include "realify/graph/cast.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/rules.hpp"
 #include "realify/graph/traits.hpp"
@@ -127,6 +128,37 @@ inline constexpr bool refused_mask_v = false;
 template <class Tag, class... C>
 inline constexpr bool refused_mask_v<node<Tag, C...>> = refused_kinds_v<node<Tag, C...>> != accepted_kinds &&
                                                         (is_mask_operand_v<C> || ...);
+
+/// A bool or integer tensor node (is_mask_operand_v on any operand type).
+template <class X>
+constexpr bool mask_node() {
+    using D = std::remove_cvref_t<X>;
+    if constexpr (graph_node<D>) return is_mask_operand_v<D>;
+    else return false;
+}
+
+/// An operand of + − × ÷ and pow as PyTorch promotes it (torch.result_type):
+/// a bool or integer tensor beside a floating or complex tensor takes that
+/// tensor's component type, beside a floating or complex number float32
+/// (the default dtype); ÷ is true division, so beside another integer
+/// tensor or an integral number it is float32 too. The cast is a node of
+/// the graph (graph::to), as explain() shows. Anything else is passed as it
+/// is — integer arithmetic (bool + bool, int + int) has no kernels and is
+/// refused by the op's static_assert.
+template <class Other, bool TrueDivision, class X>
+decltype(auto) promoted(X&& x) {
+    using O = std::remove_cvref_t<Other>;
+    if constexpr (!mask_node<X>()) {
+        return std::forward<X>(x);
+    } else if constexpr (graph_node<O> && !mask_node<O>()) {
+        return to<typename traits_t<O>::real_type>(std::remove_cvref_t<X>(std::forward<X>(x)));
+    } else if constexpr (std::is_floating_point_v<O> || is_std_complex<O>::value ||
+                         (TrueDivision && (mask_node<O>() || std::is_integral_v<O>))) {
+        return to<float>(std::remove_cvref_t<X>(std::forward<X>(x)));
+    } else {
+        return std::forward<X>(x);
+    }
+}
 }  // namespace detail
 
 // An op of the table that no lowering accepts for its operand kinds (and
@@ -238,12 +270,21 @@ auto view_as_real(X x) {
     auto NAME(A&& a, B&& b) {                                                                        \
         REALIFY_GRAPH_BUILD(2, #NAME, detail::make<op::NAME>({}, std::forward<A>(a), std::forward<B>(b))); \
     }
-REALIFY_GRAPH_BINARY(mul)
-REALIFY_GRAPH_BINARY(div)
-REALIFY_GRAPH_BINARY(add)
-REALIFY_GRAPH_BINARY(sub)
+// + − × ÷ and pow: bool and integer tensors promoted as PyTorch promotes them (detail::promoted)
+#define REALIFY_GRAPH_ARITHMETIC(NAME, TRUE_DIVISION)                                                \
+    template <class A, class B>                                                                      \
+        requires(detail::node_or_number<A> && detail::node_or_number<B> && (graph_node<A> || graph_node<B>)) \
+    auto NAME(A&& a, B&& b) {                                                                        \
+        REALIFY_GRAPH_BUILD(2, #NAME, detail::make<op::NAME>({}, detail::promoted<B, TRUE_DIVISION>(std::forward<A>(a)), \
+                                                            detail::promoted<A, TRUE_DIVISION>(std::forward<B>(b)))); \
+    }
+REALIFY_GRAPH_ARITHMETIC(mul, false)
+REALIFY_GRAPH_ARITHMETIC(div, true)
+REALIFY_GRAPH_ARITHMETIC(add, false)
+REALIFY_GRAPH_ARITHMETIC(sub, false)
+REALIFY_GRAPH_ARITHMETIC(pow_tensor, false)
+#undef REALIFY_GRAPH_ARITHMETIC
 REALIFY_GRAPH_BINARY(polar)
-REALIFY_GRAPH_BINARY(pow_tensor)
 REALIFY_GRAPH_BINARY(mm)
 REALIFY_GRAPH_BINARY(bmm)
 REALIFY_GRAPH_BINARY(matmul)
