@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <span>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -24,12 +25,14 @@
 #include <xtensor/xarray.hpp>
 #include <xtensor/xtensor.hpp>
 
+#include "realify/checked_size.hpp"
 #include "realify/engine/tensor_ref.hpp"
 #include "realify/engine/xtensor_refs.hpp"
 #include "realify/graph/buffer_layout.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/node.hpp"
 #include "realify/graph/traits.hpp"
+#include "realify/graph/value_memory.hpp"
 #include "realify/layout/complex_layout.hpp"
 #include "realify/layout/pointer_cast.hpp"
 
@@ -97,24 +100,28 @@ inline std::size_t component_count(const shape_vector& shape, bool complex) {
     return n;
 }
 
-/// A fresh zero-initialised value of the given shape, packed (an array, not a
-/// std::vector: bool values — comparisons, isnan — need addressable elements).
+/// A fresh value left uninitialised, packed, in memory kept across calls
+/// (graph/value_memory.hpp) — for a producer that writes every element
+/// before anything reads it (an engine kernel's or a fused loop's result):
+/// zeroing a decoder layer's intermediates first cost a pass over each of
+/// them, about 4 % of the layer. (Raw memory, not a std::vector: bool values
+/// — comparisons, isnan — need addressable elements.)
 template <class T>
-tensor_value<T> allocate(const shape_vector& shape, bool complex) {
-    std::shared_ptr<T[]> storage(new T[component_count(shape, complex)]());
-    T* data = storage.get();
+tensor_value<T> allocate_to_overwrite(const shape_vector& shape, bool complex) {
+    const std::size_t n = component_count(shape, complex);
+    if (n > realify::detail::max_object_bytes / sizeof(T))
+        realify::detail::throw_size_error("graph::program", "a value of " + std::to_string(n) + " elements does not fit in memory");
+    std::shared_ptr<void> storage = value_memory(n * sizeof(T));
+    T* data = static_cast<T*>(storage.get());
     return packed_value<T>(data, shape, complex, std::move(storage));
 }
 
-/// A fresh value left uninitialised, for a producer that writes every
-/// element before anything reads it (an engine kernel's or a fused loop's
-/// result): zeroing a decoder layer's intermediates first cost a pass over
-/// each of them, about 4 % of the layer.
+/// The same, zero-initialised.
 template <class T>
-tensor_value<T> allocate_to_overwrite(const shape_vector& shape, bool complex) {
-    std::shared_ptr<T[]> storage(new T[component_count(shape, complex)]);
-    T* data = storage.get();
-    return packed_value<T>(data, shape, complex, std::move(storage));
+tensor_value<T> allocate(const shape_vector& shape, bool complex) {
+    tensor_value<T> v = allocate_to_overwrite<T>(shape, complex);
+    std::memset(static_cast<void*>(v.data), 0, component_count(shape, complex) * sizeof(T));
+    return v;
 }
 
 /// A packed copy of a value (its elements in row-major order, in memory of
