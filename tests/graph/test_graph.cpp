@@ -880,6 +880,32 @@ TEST(GraphEvaluation, RopeShapedMulAllocatesNothingIntoCallerBuffers) {
     }
 }
 
+// Large values' memory is kept from one call to the next (graph/value_memory.hpp),
+// and a value computed on kept memory — dirtied by another program, not
+// zeroed — has the bits it has on fresh memory.
+TEST(GraphEvaluation, LargeValuesMemoryIsKeptAcrossCallsAndReusedExactly) {
+    auto a = graph::input<float>("a");
+    auto prog = graph::lower(graph::mm(a, graph::t(a)) + 1.0);  // the product: a 512 KiB intermediate
+    auto other = graph::lower(graph::mm(a, graph::t(a)) * -3.0);
+    xt::xarray<float> av = xt::xarray<float>::from_shape({362, 362});
+    for (std::size_t i = 0; i < av.size(); ++i) av.data()[i] = static_cast<float>((i * 37) % 101) / 50.f - 1.f;
+    graph::release_value_memory();
+    EXPECT_EQ(graph::kept_value_memory(), 0u);
+    const xt::xarray<float> first = prog(av);
+#if defined(__SANITIZE_ADDRESS__)
+    EXPECT_EQ(graph::kept_value_memory(), 0u) << "nothing is kept under AddressSanitizer";
+#else
+    const std::size_t kept = graph::kept_value_memory();
+    EXPECT_GE(kept, 362u * 362u * sizeof(float));
+    (void)prog(av);
+    EXPECT_EQ(graph::kept_value_memory(), kept) << "the second call took the kept block and gave it back";
+#endif
+    (void)other(av);
+    EXPECT_EQ(prog(av), first);
+    graph::release_value_memory();
+    EXPECT_EQ(graph::kept_value_memory(), 0u);
+}
+
 // ============================================================================ out= buffers of any layout
 
 // Every out= buffer is written through its own layout — offset, strides,
