@@ -205,8 +205,10 @@ std::string key_of(const ir_node& r, const std::string& leaf, std::span<const st
 bool evaluated_alike(const node_facts& f, const ir_node& r) {
     if (f.rule != r.rule || f.shape != r.shape || f.custom != r.custom || f.is_complex != r.is_complex || f.value != r.value)
         return false;
+    // a reduction fuse_elementwise gave its operand's loop runs the pass's
+    // evaluator (it decides again on load); its own is the table's
     return (r.rule != node_rule::table && r.rule != node_rule::fallback && r.rule != node_rule::tensor_op) ||
-           f.evaluator == r.evaluator;
+           r.fusion == fusion_mode::reduced || f.evaluator == r.evaluator;
 }
 
 }  // namespace
@@ -416,10 +418,19 @@ void check_attrs(std::size_t slot, const std::string& op, const node_attrs& a, s
         bad("its count of dims " + std::to_string(a.i0) + " exceeds its " + std::to_string(a.dims.size()) + " attributes");
     if (is_creation(op)) {
         if (op == "arange" && a.numbers.size() != 3) bad("arange needs 3 numbers (start, end, step)");
-        for (std::ptrdiff_t d : a.dims)
+        // the extents given as numbers: their count of elements must not wrap
+        // (a builder's, when it is built in C++, is refused as it runs)
+        std::size_t elements = 1;
+        for (std::ptrdiff_t d : a.dims) {
             if (is_same_marker(d) && same_marker_dim(d) >= children)
                 bad("an extent reads integer operand #" + std::to_string(same_marker_dim(d)) + " of " +
                     std::to_string(children));
+            if (!is_same_marker(d) && d > 0) {
+                if (static_cast<std::size_t>(d) > (std::size_t(1) << 32) / elements)
+                    bad("its extents hold more than 2^32 elements: the file is corrupted");
+                elements *= static_cast<std::size_t>(d);
+            }
+        }
     }
 }
 
