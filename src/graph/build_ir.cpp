@@ -137,6 +137,7 @@ ir_node make_record(const node_facts& f, const node_object& x) {
     if (x.attrs) r.attrs = *x.attrs;
     r.value = f.value;
     r.integer_argument = f.integer_argument;
+    r.number_type = f.number_type;
     r.number = x.number;
     r.object = x.object;
     r.evaluator = f.evaluator;

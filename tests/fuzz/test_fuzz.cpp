@@ -5,6 +5,7 @@
 //   REALIFY_FUZZ_CASES  how many cases (default 3000)
 //   REALIFY_FUZZ_FIRST  the first case's index (default 0): a failing case i
 //                       reruns alone with REALIFY_FUZZ_FIRST=i REALIFY_FUZZ_CASES=1
+//   REALIFY_FUZZ_LOAD_CASES  how many mutated saved programs are loaded (default 20000)
 //
 // Case i draws from std::mt19937_64 seeded with mix(seed, i), so it does not
 // depend on the cases before it.
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -21,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "fuzz_case.hpp"
+#include "load_case.hpp"
 
 namespace {
 
@@ -61,6 +64,24 @@ TEST(Fuzz, SeededCasesMatchTheLongDoubleReference) {
     for (const auto& [family, n] : per_family) std::cout << " " << family << " " << n;
     std::cout << "; " << elements << " elements compared, " << own_type
               << " matched only the computation in their own type or the documented PyTorch value\n";
+}
+
+// Saved graph programs with 1 to 4 bytes overwritten, or cut (load_case.hpp):
+// each loads or is refused with a realify::error, never crashes.
+TEST(FuzzLoad, MutatedSavedProgramsLoadOrAreRefused) {
+    const std::uint64_t seed = env_number("REALIFY_FUZZ_SEED", 20261123);
+    const std::uint64_t cases = env_number("REALIFY_FUZZ_LOAD_CASES", 20000);
+    const std::uint64_t first = env_number("REALIFY_FUZZ_FIRST", 0);
+    std::uint64_t failures = 0;
+    std::ostringstream failing;
+    for (std::uint64_t i = first; i < first + cases; ++i) {
+        std::mt19937_64 gen(mix(seed, i));
+        std::vector<std::uint8_t> bytes(2 + 3 * (1 + gen() % 4));  // the program, the cut, 1 to 4 bytes overwritten
+        for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(gen());
+        const std::string failure = realify::fuzz::run_load_case(bytes.data(), bytes.size());
+        if (!failure.empty() && ++failures <= 5) failing << "\n  case " << i << ": " << failure;
+    }
+    EXPECT_EQ(failures, 0u) << failures << " of " << cases << " cases failed (seed " << seed << "):" << failing.str();
 }
 
 // The first kernel call of a process picks the instruction set (the

@@ -41,6 +41,20 @@ constexpr std::string_view type_name() {
     else return "other";
 }
 
+/// The name of a number's C++ type, as a saved program keys a number node
+/// (graph/save.hpp): the evaluators read a number operand as its own type.
+template <class S>
+constexpr std::string_view number_type_name() {
+    if constexpr (std::is_same_v<S, bool>) return "bool";
+    else if constexpr (std::is_same_v<S, int>) return "int";
+    else if constexpr (std::is_same_v<S, long>) return "long";
+    else if constexpr (std::is_same_v<S, float>) return "float";
+    else if constexpr (std::is_same_v<S, double>) return "double";
+    else if constexpr (std::is_same_v<S, std::complex<float>>) return "c64";
+    else if constexpr (std::is_same_v<S, std::complex<double>>) return "c128";
+    else return "";  // a type saved programs do not know: refused by program::save
+}
+
 /// What the record of a node type says, all known at compile time.
 struct node_facts {
     std::optional<op_id> tag;      // which op of the table (tag_id_of)
@@ -56,8 +70,9 @@ struct node_facts {
     // the code of the type
     evaluator_fn evaluator = nullptr;
     decltype(ir_node::declared_shape) declared_shape = nullptr;
-    value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
+    value_kind value = value_kind::none;  // the kind of the node's values (inputs: what an argument must bind to)
     bool integer_argument = false;        // inputs: a C++ integer (graph::int_input), not a tensor
+    std::string_view number_type;         // numbers: the value's C++ type (number_type_name)
 };
 
 template <class N>
@@ -81,8 +96,9 @@ constexpr node_facts facts_of() {
     if constexpr (rule_of<N>() == node_rule::table) f.table_entry = table_of<N>::name();
     f.evaluator = evaluator_of<N>();
     if constexpr (shape_rule_of<N>() == shape_rule::declared) f.declared_shape = declared_shape_of<N>();
+    f.value = value_kind_of<typename Tr::real_type>();
+    if constexpr (rule_of<N>() == node_rule::number) f.number_type = number_type_name<decltype(N::value)>();
     if constexpr (rule_of<N>() == node_rule::input) {
-        f.value = value_kind_of<typename Tr::real_type>();
         if constexpr (requires { N::integer_argument; }) f.integer_argument = N::integer_argument;
     }
     return f;

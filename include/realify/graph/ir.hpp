@@ -110,8 +110,9 @@ struct ir_node {
     bool fusable_reduction = false;    // sum, mean, amax, amin, var, std_dev of the table's own entry: may reduce its operand's loop
     std::size_t component_bytes = 0;   // sizeof of the value's component type
     std::complex<double> number{};     // numbers: the value
-    value_kind value = value_kind::none;  // inputs: the kind of value an argument must bind to
+    value_kind value = value_kind::none;  // the kind of its values (inputs: what an argument must bind to)
     bool integer_argument = false;        // inputs: a C++ integer (graph::int_input), not a tensor
+    std::string_view number_type;         // numbers: the value's C++ type (graph/save.hpp keys it)
     std::string lowering;              // the dispatch table entry (or graph rule) it takes
     // detection (graph/detect.hpp): the flags come from the node's type
     bool anchor = false;               // a view_as_real

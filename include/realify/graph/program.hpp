@@ -153,6 +153,21 @@ private:
     std::shared_ptr<graph_ir> m_graph;
 };
 
+struct evaluator_entry;
+/// The matrix products' part of the registry of compiled evaluators
+/// (graph/evaluator_registry.hpp), in realify_gemm: named only where
+/// realify::realify is linked (it defines REALIFY_GRAPH_PRODUCTS).
+using products_fn = const std::vector<evaluator_entry>& (*)();
+const std::vector<evaluator_entry>& product_evaluators();
+#if defined(REALIFY_GRAPH_PRODUCTS)
+static constexpr products_fn linked_products = &product_evaluators;
+#else
+static constexpr products_fn linked_products = nullptr;
+#endif
+/// Writes the program's graph in the saved format (graph/save.hpp; src/graph/save.cpp).
+void save_graph(const graph_ir& g, std::ostream& out, products_fn products);
+void save_graph_file(const graph_ir& g, const std::string& file, products_fn products);
+
 /// Lowers the records of a built graph whose outputs are the records at
 /// `outputs`: numbers the inputs, keeps the graph as built
 /// (graph_ir::before), runs the passes, and records which inputs each
@@ -215,6 +230,19 @@ public:
 
     const graph_ir& ir() const noexcept { return *m_ir; }
     std::vector<std::string> input_names() const { return detail::input_names(*m_ir); }
+
+    /// Writes the program (its graph as built, its outputs and passes) for
+    /// graph::load (graph/save.hpp): to a stream, or to a file (a
+    /// std::filesystem::path or a string); realify::error when an op has no
+    /// compiled evaluator to be loaded with (docs/graph.md, "Saving and loading").
+    void save(std::ostream& out) const { detail::save_graph(*m_ir, out, detail::linked_products); }
+    template <class Path>
+        requires(std::is_convertible_v<const Path&, std::string> || requires(const Path& p) { p.native(); })
+    void save(const Path& file) const {
+        if constexpr (requires { file.native(); }) detail::save_graph_file(*m_ir, file.native(), detail::linked_products);
+        else detail::save_graph_file(*m_ir, std::string(file), detail::linked_products);
+    }
+
     /// The output nodes, as references (the program's copies share them).
     std::tuple<const Outs&...> outputs() const noexcept { return m_outputs.refs(); }
 
