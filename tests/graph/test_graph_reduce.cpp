@@ -28,21 +28,13 @@
 #include "realify/simd/arch.hpp"
 #include "realify/threads.hpp"
 
+#include "../support/random_uniform.hpp"
+
 namespace graph = realify::graph;
 
 namespace {
 
-template <class T>
-xt::xarray<T> random_values(const std::vector<std::size_t>& shape, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> u(-1.5, 1.5);
-    xt::xarray<T> a = xt::xarray<T>::from_shape(shape);
-    for (auto& x : a) {
-        if constexpr (std::is_floating_point_v<T>) x = static_cast<T>(u(gen));
-        else x = T(static_cast<typename T::value_type>(u(gen)), static_cast<typename T::value_type>(u(gen)));
-    }
-    return a;
-}
+using realify::testing::random_uniform;
 
 template <class A, class B>
 void expect_same_bits(const A& got, const B& want) {
@@ -83,8 +75,8 @@ void check_real_chain(const Reduce& reduce, const std::vector<shapes>& cases) {
     EXPECT_EQ(reduced_nodes(unfused), 0u);
     unsigned seed = 11;
     for (const shapes& s : cases) {
-        const auto av = random_values<C>(s.a, seed++), bv = random_values<C>(s.b, seed++);
-        const auto pv = random_values<R>(s.p, seed++);
+        const auto av = random_uniform<C>(s.a, seed++, 1.5), bv = random_uniform<C>(s.b, seed++, 1.5);
+        const auto pv = random_uniform<R>(s.p, seed++, 1.5);
         for (int t = 1; t <= 4; ++t) {
             const realify::scoped_num_threads scope(t);
             SCOPED_TRACE(std::to_string(t) + " threads, a " + ::testing::PrintToString(s.a));
@@ -158,9 +150,9 @@ TEST(GraphFusedReduction, ComplexLoopsAndStridedOperands) {
     auto unfused_mean = graph::lower(graph::mean(z), z);
     EXPECT_EQ(reduced_nodes(fused) + reduced_nodes(fused_var) + reduced_nodes(fused_mean), 3u);
     for (std::size_t n : {std::size_t{1}, std::size_t{1023}, std::size_t{1025}, std::size_t{3001}, std::size_t{70001}}) {
-        const xt::xarray<C> big = random_values<C>({n, 3}, 5);
+        const xt::xarray<C> big = random_uniform<C>({n, 3}, 5, 1.5);
         const auto at = xt::transpose(big);                    // (3, n), strided along n
-        const xt::xarray<C> bv = random_values<C>({3, n}, 6);
+        const xt::xarray<C> bv = random_uniform<C>({3, n}, 6, 1.5);
         const auto reversed = xt::flip(bv, 1);
         for (int t = 1; t <= 4; ++t) {
             const realify::scoped_num_threads scope(t);
@@ -197,8 +189,8 @@ TEST(GraphFusedReduction, SpecialValuesGiveTheBitsOfTheUnfusedProgram) {
     auto p = graph::input<float>("p");
     auto e = graph::abs(a) * graph::exp(p) - p;
     for (std::size_t n : {std::size_t{10}, std::size_t{4099}, std::size_t{20011}}) {  // 20011: rows of several pieces
-        xt::xarray<C> av = random_values<C>({2, n}, 21);
-        xt::xarray<float> pv = random_values<float>({2, n}, 22);
+        xt::xarray<C> av = random_uniform<C>({2, n}, 21, 1.5);
+        xt::xarray<float> pv = random_uniform<float>({2, n}, 22, 1.5);
         for (std::size_t i = 0; i < n; ++i) {
             if (i % 3 == 0) pv(0, i) = specials[i % specials.size()];  // row 0: special values; row 1 ordinary
             if (i % 5 == 0) av(0, i) = C(specials[(i / 5) % specials.size()], 0.5f);
@@ -246,8 +238,8 @@ TEST(GraphFusedReduction, MatchesTheEagerCallsAtEveryInstructionSetAndExplainSho
         const rs::scoped_arch scope(level);
         for (std::size_t n : {std::size_t{5}, std::size_t{2049}, std::size_t{65537}}) {
             SCOPED_TRACE(std::string(rs::arch_name(level)) + ", n = " + std::to_string(n));
-            const auto av = random_values<C>({n}, 31), bv = random_values<C>({n}, 32);
-            const auto pv = random_values<float>({n}, 33);
+            const auto av = random_uniform<C>({n}, 31, 1.5), bv = random_uniform<C>({n}, 32, 1.5);
+            const auto pv = random_uniform<float>({n}, 33, 1.5);
             const xt::xarray<float> terms = realify::mul(realify::abs(realify::mul(av, bv)), realify::exp(pv));
             const xt::xarray<float> want = realify::sum(terms);
             const xt::xarray<float> got = prog(av, bv, pv);

@@ -20,6 +20,7 @@
 #include "realify/graph/save.hpp"
 #include "realify/threads.hpp"
 #include "save_programs.hpp"
+#include "../support/random_uniform.hpp"
 
 namespace graph = realify::graph;
 using cf = std::complex<float>;
@@ -27,17 +28,7 @@ using cd = std::complex<double>;
 
 namespace {
 
-template <class E>
-xt::xarray<E> random_array(const std::vector<std::size_t>& shape, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_real_distribution<double> d(-1.0, 1.0);
-    xt::xarray<E> a = xt::xarray<E>::from_shape(shape);
-    for (auto& x : a) {
-        if constexpr (graph::detail::is_std_complex<E>::value) x = E(d(gen), d(gen));
-        else x = static_cast<E>(d(gen));
-    }
-    return a;
-}
+using realify::testing::random_uniform;
 
 /// Whether two containers hold the same shape and the same bits.
 template <class A, class B>
@@ -90,9 +81,9 @@ void expect_round_trip(const P& prog, const Args&... args) {
 
 TEST(GraphSave, RopeRoundTripGivesTheSameBitsAsTheOriginal) {
     auto prog = realify::test::rope_program();
-    const auto xq = random_array<float>({1, 6, 4, 16}, 1);
-    const auto xk = random_array<float>({1, 6, 2, 16}, 2);
-    const auto freqs = random_array<cf>({6, 8}, 3);
+    const auto xq = random_uniform<float>({1, 6, 4, 16}, 1);
+    const auto xk = random_uniform<float>({1, 6, 2, 16}, 2);
+    const auto freqs = random_uniform<cf>({6, 8}, 3);
     expect_round_trip(prog, xq, xk, freqs);
 
     // out= buffers, into an xtensor of another container type, and the file on disk
@@ -116,11 +107,11 @@ TEST(GraphSave, RopeRoundTripGivesTheSameBitsAsTheOriginal) {
 TEST(GraphSave, FusedChainsNumbersAndConstantsRoundTrip) {
     auto x = graph::input<double>("x");
     auto z = graph::input<cd>("z");
-    const xt::xarray<double> c = random_array<double>({3, 5}, 4);
+    const xt::xarray<double> c = random_uniform<double>({3, 5}, 4);
     auto real_chain = graph::exp(x * 2.0 + graph::constant(c)) - graph::sin(x) / 3;
     auto complex_chain = graph::abs(graph::conj(z) * z + cd(0.5, -1.0)) * 0.25f;
     auto prog = graph::lower(real_chain, complex_chain, graph::sigmoid(x));
-    expect_round_trip(prog, random_array<double>({3, 5}, 5), random_array<cd>({4, 7}, 6));
+    expect_round_trip(prog, random_uniform<double>({3, 5}, 5), random_uniform<cd>({4, 7}, 6));
 }
 
 TEST(GraphSave, ReductionsAndTableOpsRoundTrip) {
@@ -128,7 +119,7 @@ TEST(GraphSave, ReductionsAndTableOpsRoundTrip) {
     auto z = graph::input<cf>("z");
     auto prog = graph::lower(graph::sum(x, {1}), graph::mean(z, {0}, true), graph::softmax(x, -1), graph::cumsum(z, 1),
                              graph::amax(x, {0}), graph::var(x, {1}, 1.0, false), graph::flip(z, {0}));
-    expect_round_trip(prog, random_array<float>({5, 9}, 7), random_array<cf>({4, 6}, 8));
+    expect_round_trip(prog, random_uniform<float>({5, 9}, 7), random_uniform<cf>({4, 6}, 8));
 }
 
 TEST(GraphSave, ProductsAndKernelOpsRoundTrip) {
@@ -140,8 +131,8 @@ TEST(GraphSave, ProductsAndKernelOpsRoundTrip) {
     auto n = graph::int_input("n");
     auto prog = graph::lower(graph::matmul(a, b), graph::linear(x, w, bias), graph::triu(graph::mm(x, graph::t(w)), 1),
                              graph::full<float>({n, 3}, 1.5), graph::arange<double>(0, n, 1));
-    expect_round_trip(prog, random_array<cf>({2, 4, 3}, 9), random_array<cf>({3, 5}, 10), random_array<float>({6, 8}, 11),
-                      random_array<float>({4, 8}, 12), random_array<float>({4}, 13), 5);
+    expect_round_trip(prog, random_uniform<cf>({2, 4, 3}, 9), random_uniform<cf>({3, 5}, 10), random_uniform<float>({6, 8}, 11),
+                      random_uniform<float>({4, 8}, 12), random_uniform<float>({4}, 13), 5);
 }
 
 // Torch-TensorRT's test_rope_complex_form_serialization_retrace: RoPE in
@@ -153,9 +144,9 @@ TEST(GraphSave, ProductsAndKernelOpsRoundTrip) {
 TEST(GraphSave, RopeComplexFormSerializationRetrace) {
     auto prog = realify::test::rope_program();
     const std::size_t batch = 2, seq = 8, heads_q = 4, heads_k = 2, dim = 16;
-    const auto xq = random_array<float>({batch, seq, heads_q, dim}, 21);
-    const auto xk = random_array<float>({batch, seq, heads_k, dim}, 22);
-    const auto freqs = random_array<cf>({seq, dim / 2}, 23);
+    const auto xq = random_uniform<float>({batch, seq, heads_q, dim}, 21);
+    const auto xk = random_uniform<float>({batch, seq, heads_k, dim}, 22);
+    const auto freqs = random_uniform<cf>({seq, dim / 2}, 23);
     const auto path = std::filesystem::temp_directory_path() / "realify_rope_complex_form.realify";
     prog.save(path);
     const graph::loaded_program loaded = graph::load(path);
@@ -209,7 +200,7 @@ TEST(GraphSave, ViewsMasksIntegerInputsAndFusedReductionsRoundTrip) {
         i.flat(k) = static_cast<std::int64_t>(k) - 7;
         j.flat(k) = static_cast<std::int32_t>(k % 7);
     }
-    expect_round_trip(prog, random_array<float>({4, 6}, 24), m, i, j, random_array<cf>({3, 4, 5}, 25));
+    expect_round_trip(prog, random_uniform<float>({4, 6}, 24), m, i, j, random_uniform<cf>({3, 4, 5}, 25));
 }
 
 TEST(GraphSave, LayerKernelsSizesAndCreationOpsRoundTrip) {
@@ -222,9 +213,9 @@ TEST(GraphSave, LayerKernelsSizesAndCreationOpsRoundTrip) {
     auto prog = graph::lower(graph::rope(x, freqs, pos), graph::scaled_dot_product_attention(q, k, v),
                              graph::zeros<float>({graph::size(x, 1), 3}), graph::ones<double>({2, graph::size(q, 2)}),
                              graph::tril(graph::full<double>({graph::size(q, 2), graph::size(q, 2)}, -1.5)));
-    expect_round_trip(prog, random_array<float>({1, 4, 2, 8}, 26), random_array<cf>({12, 4}, 27), 3,
-                      random_array<double>({1, 2, 5, 8}, 28), random_array<double>({1, 2, 5, 8}, 29),
-                      random_array<double>({1, 2, 5, 8}, 30));
+    expect_round_trip(prog, random_uniform<float>({1, 4, 2, 8}, 26), random_uniform<cf>({12, 4}, 27), 3,
+                      random_uniform<double>({1, 2, 5, 8}, 28), random_uniform<double>({1, 2, 5, 8}, 29),
+                      random_uniform<double>({1, 2, 5, 8}, 30));
 }
 
 TEST(GraphSave, OpsWithoutACompiledEvaluatorAreRefusedAtSave) {
@@ -255,7 +246,7 @@ TEST(GraphSave, UserOpsAreBoundByName) {
     }
     auto placeholder = graph::input<float>("p");
     const graph::loaded_program loaded = reload(bytes, graph::user_ops{}.add("twice", graph::tensor_op<"twice">(twice, placeholder)));
-    const auto v = random_array<float>({3, 4}, 14);
+    const auto v = random_uniform<float>({3, 4}, 14);
     EXPECT_TRUE(same_bits(std::get<xt::xarray<float>>(loaded(v)[0]), xt::xarray<float>(prog(v))));
     // bound to operands of other kinds: refused, naming both
     auto complex_placeholder = graph::input<cf>("p");
@@ -318,7 +309,7 @@ void expect_refused(const std::string& bytes, const std::string& what) {
 TEST(GraphSave, AHandMadeFileOfTheFormatLoads) {
     const std::string ok = file_writer{}.header().u64(2).input("f32", 1, "x").op("exp", 2, {0}).tail({1}).bytes;
     const graph::loaded_program p = reload(ok);
-    const auto v = random_array<float>({7}, 15);
+    const auto v = random_uniform<float>({7}, 15);
     EXPECT_TRUE(same_bits(std::get<xt::xarray<float>>(p(v)[0]), xt::xarray<float>(graph::lower(graph::exp(graph::input<float>("x")))(v))));
 }
 

@@ -174,6 +174,17 @@ void save_graph_file(const graph_ir& g, const std::string& file, products_fn pro
 /// output reads.
 void finish_lowering(graph_ir& g, std::span<const std::size_t> outputs, const pipeline& passes);
 
+/// A call into the caller's buffers (write) or its plan (graph/write_outputs.hpp),
+/// once the buffers' count and element types are checked: a program's and a loaded program's.
+template <class... B, class... Args>
+write_plan write_into_buffers(const graph_ir& g, out_buffers<B...>& buffers, bool write, const Args&... args) {
+    call_state call(g, arguments_of(args...));
+    const auto layouts = [&]<std::size_t... I>(std::index_sequence<I...>) {
+        return std::array<buffer_layout, sizeof...(B)>{layout_of_buffer(std::get<I>(buffers.buffers), I)...};
+    }(std::index_sequence_for<B...>{});
+    return write_outputs(call.ctx, call.shapes, layouts, write);
+}
+
 }  // namespace detail
 
 /// A lowered graph: call it on the inputs.
@@ -263,11 +274,7 @@ private:
                       "realify::graph::program: an out() buffer's element type must be the output's (std::complex<T> "
                       "for complex outputs, T for real ones).");
         static_assert((!std::is_const_v<B> && ...), "realify::graph::program: out() buffers must be writable (not const).");
-        detail::call_state call(*m_ir, detail::arguments_of(args...));
-        const auto layouts = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<buffer_layout, sizeof...(Outs)>{detail::layout_of_buffer(std::get<I>(buffers.buffers), I)...};
-        }(std::index_sequence_for<Outs...>{});
-        return detail::write_outputs(call.ctx, call.shapes, layouts, Write);
+        return detail::write_into_buffers(*m_ir, buffers, Write, args...);
     }
 
     detail::shared_values<Outs...> m_outputs;  // shared by the program's copies

@@ -122,11 +122,7 @@ private:
         [&]<std::size_t... I>(std::index_sequence<I...>) {
             (detail::check_out_element(ir(), I, detail::element_kind<std::remove_cv_t<typename B::value_type>>()), ...);
         }(std::index_sequence_for<B...>{});
-        detail::call_state call(ir(), detail::arguments_of(args...));
-        const auto layouts = [&]<std::size_t... I>(std::index_sequence<I...>) {
-            return std::array<buffer_layout, sizeof...(B)>{detail::layout_of_buffer(std::get<I>(buffers.buffers), I)...};
-        }(std::index_sequence_for<B...>{});
-        return detail::write_outputs(call.ctx, call.shapes, layouts, Write);
+        return detail::write_into_buffers(ir(), buffers, Write, args...);
     }
 
     std::shared_ptr<const detail::loaded_state> m_state;
