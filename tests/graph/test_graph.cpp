@@ -97,6 +97,8 @@ struct realify::dispatch::user_lowerings<user::twice> {
 // "no temporaries" tests count large allocations
 #include "../support/large_allocations.hpp"
 using realify_test::large_allocations;
+// (each count starts with graph::release_value_memory(): a temporary a call
+// makes is then fresh memory, counted, not a block kept from an earlier call)
 
 namespace graph = realify::graph;
 namespace op = realify::op;
@@ -672,6 +674,7 @@ TEST(GraphTensorOp, WritesTheBufferTheGraphHandsItWithoutAllocating) {
     // an output written into the caller's packed buffer: fn gets that buffer, nothing is allocated
     xt::xarray<double> buffer = xt::zeros<double>({64, 512});
     EXPECT_NE(alone.plan(graph::out(buffer), xv, wv).describe(alone.ir()).find("direct"), std::string::npos);
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     alone(graph::out(buffer), xv, wv);
     EXPECT_EQ(large_allocations.load() - before, 0u) << "the graph break allocated";
@@ -753,6 +756,7 @@ TEST(GraphEvaluation, ElementwiseChainIsOneLoopWithoutTemporaries) {
     const auto rv = random_real({n}, 17, 0.1, 1.0), tv = random_real({n}, 18, -3, 3);
     const auto zv = random_complex({n}, 19);
     xt::xarray<double> out = xt::zeros<double>({n});
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     prog(graph::out(out), rv, tv, zv);
     EXPECT_EQ(large_allocations.load() - before, 0u) << "the fused chain allocated a temporary";
@@ -869,6 +873,7 @@ TEST(GraphEvaluation, RopeShapedMulAllocatesNothingIntoCallerBuffers) {
     const xt::xarray<cf> xv = xt::cast<cf>(random_complex({2, 64, 8, 64}, 50));  // 512 KiB
     const xt::xarray<cf> fv = xt::cast<cf>(random_complex({64, 64}, 51));
     xt::xarray<float> out = xt::zeros<float>({2, 64, 8, 64, 2});
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     prog(graph::out(out), xv, fv);
     EXPECT_EQ(large_allocations.load() - before, 0u);
@@ -1032,6 +1037,7 @@ TEST(GraphOut, RopeIntoASliceOfAKvCacheWritesTheSliceOnly) {
         cache.fill(-3.5f);
         auto slice = xt::view(cache, xt::all(), xt::range(pos, pos + seq), xt::all(), xt::all());
         const auto x_b = xt::xtensor<float, 4>(xt::view(xv, xt::range(0, b), xt::all(), xt::all(), xt::all()));
+        graph::release_value_memory();
         const std::size_t before = large_allocations.load();
         prog(graph::out(slice), x_b, fv);
         EXPECT_EQ(large_allocations.load() - before, 0u) << "batch " << b << ": a temporary was allocated";
@@ -1128,6 +1134,7 @@ TEST(GraphProgram, StridedArgumentsAreReadInPlaceByEveryConsumer) {
     const xt::xarray<float> vv = xt::cast<float>(random_real({4, 256}, 79)), weight = xt::cast<float>(random_real({256, 256}, 80));
     xt::xarray<float> out = xt::zeros<float>({4, 256});
     linear(graph::out(out), vv, xt::transpose(weight));
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     linear(graph::out(out), vv, xt::transpose(weight));
     EXPECT_EQ(large_allocations.load() - before, 0u) << "the transposed argument was copied";
@@ -1310,6 +1317,7 @@ TEST(GraphProducts, LinearThroughATransposedWeightCopiesNoWeight) {
     const xt::xarray<float> bv = xt::cast<float>(random_real({256}, 86));
     xt::xarray<float> out = xt::zeros<float>({4, 256});
     prog(graph::out(out), xv, wv, bv);  // the GEMM's scratch is made once per thread
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     prog(graph::out(out), xv, wv, bv);
     const auto fresh = prog(xv, wv, bv);
@@ -1371,6 +1379,7 @@ TEST(GraphProducts, AttentionBlockCopiesNoWeight) {
     const xt::xarray<cf> fv = xt::cast<cf>(random_complex({seq, std::size_t(head_dim / 2)}, 93));
     xt::xarray<float> out = xt::zeros<float>(std::vector<std::size_t>{1, seq, std::size_t(dim)});
     program(graph::out(out), xv, nv, weights[0], weights[1], weights[2], weights[3], fv);
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     program(graph::out(out), xv, nv, weights[0], weights[1], weights[2], weights[3], fv);
     EXPECT_EQ(large_allocations.load() - before, 0u) << "a weight was copied";
@@ -1405,6 +1414,7 @@ TEST(GraphOut, InPlaceRopeIsZeroCopy) {
     }
     EXPECT_EQ(plan.outputs[0].target.data, static_cast<void*>(xq.data()));
     const float* q_data = xq.data();
+    graph::release_value_memory();
     const std::size_t before = large_allocations.load();
     prog(graph::out(xq, xk), xq, xk, fv);
     EXPECT_EQ(large_allocations.load() - before, 0u);
@@ -1487,6 +1497,7 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     const auto a = random_complex({n}, 73);
     xt::xarray<double> magnitude = xt::zeros<double>({n});
     xt::xarray<cd> e = xt::zeros<cd>({n});
+    graph::release_value_memory();
     std::size_t before = large_allocations.load();
     prog(graph::out(magnitude, e), a);
     // the region writes magnitude; at most one temporary, for exp's value (the Release build makes
@@ -1499,6 +1510,7 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     // private all the way down: one region, no temporary
     auto private_chain = graph::lower(graph::abs(graph::conj(z) * graph::exp(z)));
     EXPECT_NE(graph::explain(private_chain).find("fused loop over 4 ops"), std::string::npos) << graph::explain(private_chain);
+    graph::release_value_memory();
     before = large_allocations.load();
     private_chain(graph::out(magnitude), a);
     EXPECT_EQ(large_allocations.load() - before, 0u);
@@ -1508,6 +1520,7 @@ TEST(GraphFusion, EvaluationFollowsThePassAndExplainShowsIt) {
     auto terms = graph::abs(z) * graph::exp(r);
     auto total = graph::lower(graph::sum(terms));
     const auto rv = random_real({n}, 74);
+    graph::release_value_memory();
     before = large_allocations.load();
     const xt::xarray<double> fused_total = total(a, rv);
     EXPECT_EQ(large_allocations.load() - before, 0u);

@@ -5,8 +5,9 @@
 //
 // The replacement pair is malloc/free on both sides; GCC's heuristic cannot
 // see that once it inlines them, hence the pragma. The nothrow forms are
-// replaced too (std::stable_sort's temporary buffer): every block that the
-// deletes below free must come from malloc (AddressSanitizer checks it).
+// replaced too (std::stable_sort's temporary buffer), and the aligned ones:
+// every block that the deletes below free must come from malloc or
+// aligned_alloc (AddressSanitizer checks it).
 #pragma once
 
 #include <atomic>
@@ -30,3 +31,12 @@ void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return std::malloc(size == 0 ? 1 : size); }
 void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+// the aligned forms (realify's kept value memory, graph/value_memory.hpp): counted alike
+void* operator new(std::size_t size, std::align_val_t align) {
+    if (size >= realify_test::large_block) realify_test::large_allocations.fetch_add(1, std::memory_order_relaxed);
+    const auto a = static_cast<std::size_t>(align);
+    if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a + (size == 0 ? a : 0))) return p;
+    throw std::bad_alloc();
+}
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
