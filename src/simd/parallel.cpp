@@ -110,6 +110,15 @@ namespace {
 /// runs on its thread alone (no nested split).
 thread_local bool in_piece = false;
 
+/// This thread runs pieces while it lives (nested scopes restore the outer state).
+struct piece_scope {
+    bool outer = std::exchange(in_piece, true);
+    piece_scope() = default;
+    piece_scope(const piece_scope&) = delete;
+    piece_scope& operator=(const piece_scope&) = delete;
+    ~piece_scope() { in_piece = outer; }
+};
+
 std::atomic<int> worker_delay_us{0};           // set_worker_delay_for_tests
 std::atomic<std::size_t> late_arrivals{0};     // workers that joined a job with nothing left to claim
 
@@ -378,7 +387,7 @@ public:
 
     /// Claims and runs pieces of `j` until none is left.
     static share run_pieces(job& j, bool time_claims = false) noexcept {
-        const bool outer = std::exchange(in_piece, true);
+        const piece_scope scope;
         share mine;
         // `next` may pass `pieces` by a claim per thread: pieces ≤ SIZE_MAX / 2 in practice
         while (j.next.load(std::memory_order_relaxed) < j.pieces) {
@@ -402,7 +411,6 @@ public:
                 j.complete.notify_one();
             }
         }
-        in_piece = outer;
         return mine;
     }
 
@@ -470,6 +478,9 @@ void run(std::size_t pieces, std::size_t threads, range_function function, const
     }
     if (published == nullptr) {
         if (workers > 0) busy_workers.fetch_sub(workers, std::memory_order_relaxed);
+        // pieces still, though on this thread alone (backing off, or the
+        // budget spent): a call a piece makes does not split either
+        const piece_scope scope;
         function(body, 0, pieces);
         return;
     }

@@ -367,11 +367,14 @@ TEST(ThreadsPool, AfterALateWorkerSplitCallsRunAloneForAWhile) {
     EXPECT_TRUE(parallel::detail::backing_off_for_tests()) << "a worker 2 ms late is a sign of a busy machine";
     std::mutex m;
     std::set<std::thread::id> ids;
+    std::size_t nested = 0;
     parallel::for_ranges(64, 2, [&](std::size_t, std::size_t) {
         const std::lock_guard lock(m);
         ids.insert(std::this_thread::get_id());
+        nested = std::max(nested, parallel::threads_for(std::size_t{1} << 40, 1));
     });
     EXPECT_EQ(ids.size(), 1u) << "backing off: the calling thread alone";
+    EXPECT_EQ(nested, 1u) << "a piece run alone is still a piece: a call it makes does not split";
     EXPECT_EQ(*ids.begin(), std::this_thread::get_id());
     parallel::detail::set_backoff_for_tests(true);  // forgets it
     EXPECT_FALSE(parallel::detail::backing_off_for_tests());
