@@ -1,11 +1,13 @@
-// What the suites know of the ops with unary kernels (REALIFY_UNARY_KERNEL_OPS),
-// from the op list alone: the forms the op has (its kernels column) and its
-// record (realify/ops/tags.hpp: sample scale, tolerance, PyTorch 1.13's
-// forms). Each suite expands REALIFY_UNARY_KERNEL_OPS with its own X, which
-// names the op's eager function, graph builder and reference
-// (realify::reference::<name>, tests/support/reference.hpp); everything else
-// it reads here, so an op added to the list runs in every suite with no edit
-// to the suites.
+// What the suites know of the elementwise ops, from the op list alone: the
+// ops with unary kernels (REALIFY_UNARY_KERNEL_OPS), those with binary
+// kernels (REALIFY_BINARY_KERNEL_OPS: add, mul, …, maximum) and the
+// tensor-number ops (REALIFY_SCALAR_OPS: add_scalar, …, pow_scalar); the
+// forms each has (its kernels column) and its record (realify/ops/tags.hpp:
+// sample scale, tolerance, PyTorch 1.13's forms). Each suite expands those
+// lists with its own X, which names the op's eager function, graph builder
+// and reference (realify::reference::<name>, tests/support/reference.hpp);
+// everything else it reads here, so an op added to the list runs in every
+// suite with no edit to the suites.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +42,41 @@ inline constexpr std::size_t unary_kernel_ops_with_complex_form = 0
 inline constexpr std::size_t unary_kernel_ops_with_real_form = 0
 #define REALIFY_TEST_COUNT(name) +(has_real_form<::realify::op::name> ? 1 : 0)
     REALIFY_UNARY_KERNEL_OPS(REALIFY_TEST_COUNT)
+#undef REALIFY_TEST_COUNT
+    ;
+
+/// The compiled op of a tag with binary kernels.
+template <class Tag>
+inline constexpr simd::elementwise_op binary_kernel_op = *simd::elementwise_op_of<Tag>;
+/// Complex and real operands in any mix (add, mul, pow_tensor), not real
+/// ones only (maximum, clamp_min: PyTorch orders real values only).
+template <class Tag>
+inline constexpr bool binary_has_complex_form =
+    simd::result_kind(binary_kernel_op<Tag>, simd::operand_kind::complex, simd::operand_kind::complex).has_value();
+/// The op takes PyTorch's alpha (add, sub: a ± α·b).
+template <class Tag>
+inline constexpr bool takes_alpha = simd::takes_constant(binary_kernel_op<Tag>);
+/// The scale of the samples of a binary op's second operand (the record's
+/// exponent_scale where it has one).
+template <class Tag>
+inline constexpr double second_operand_scale = Tag::record.exponent_scale > 0 ? Tag::record.exponent_scale
+                                                                              : Tag::record.sample_scale;
+
+/// How many ops with binary kernels have complex forms / take alpha (those
+/// have complex forms); how many tensor-number ops there are.
+inline constexpr std::size_t binary_kernel_ops_with_complex_form = 0
+#define REALIFY_TEST_COUNT(name) +(binary_has_complex_form<::realify::op::name> ? 1 : 0)
+    REALIFY_BINARY_KERNEL_OPS(REALIFY_TEST_COUNT)
+#undef REALIFY_TEST_COUNT
+    ;
+inline constexpr std::size_t binary_kernel_ops_with_alpha = 0
+#define REALIFY_TEST_COUNT(name) +(takes_alpha<::realify::op::name> ? 1 : 0)
+    REALIFY_BINARY_KERNEL_OPS(REALIFY_TEST_COUNT)
+#undef REALIFY_TEST_COUNT
+    ;
+inline constexpr std::size_t scalar_op_count = 0
+#define REALIFY_TEST_COUNT(name) +1
+    REALIFY_SCALAR_OPS(REALIFY_TEST_COUNT)
 #undef REALIFY_TEST_COUNT
     ;
 
