@@ -663,23 +663,18 @@ void check_results(const golden_case& c, const golden_data<T>& d, const results<
 
 // ---- per-op tolerances (docs/numerics.md gives the reasons) ------------------------
 
-/// Ops whose zero signs are part of their special-value specification (C99
-/// Annex G: the sign of a zero input picks the side of a branch cut, and the
-/// functions give signed zeros on the axes). For arithmetic (mul, div, pow,
-/// reciprocal, rsqrt, sgn, add/sub …) a zero's sign is an artifact of the
-/// formula — PyTorch's and std::complex's differ among themselves — and is
-/// not checked (docs/numerics.md).
-inline const std::set<std::string> zero_sign_ops = {
-    "conj", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-    "asin", "acos", "atan", "asinh", "acosh", "atanh", "real", "imag", "view_as_real", "where",
-    // PyTorch's real-tensor ops whose special values include a signed zero: erf(−0), silu(−0), gelu(−0)
-    // are −0; clamp keeps x where it equals a bound (clamp(−0, 0, 1) = −0); the identities keep it
-    "erf", "silu", "gelu", "clamp", "conj_physical", "resolve_conj"};
+/// Whether the op's record says zero signs are part of its specification
+/// (realify/ops/tags.hpp, docs/numerics.md); false for a name not in the list.
+inline bool checks_zero_sign(const std::string& op) {
+    for (const auto& info : realify::op::op_table)
+        if (info.name == op) return info.record.zero_sign;
+    return false;
+}
 
 template <class T>
 tolerance case_tolerance(const golden_case& c) {
     tolerance tol = default_tolerance<T>();
-    tol.check_zero_sign = c.special && zero_sign_ops.count(c.op);
+    tol.check_zero_sign = c.special && checks_zero_sign(c.op);
     if (c.special || c.label.rfind("wide", 0) == 0) {
         // Magnitudes from 1e-30 to 1e30: an absolute tolerance would accept anything small.
         tol.atol = 0;
