@@ -15,14 +15,16 @@
 
 namespace realify_bench_kernels {
 
-// X(name): the ops timed — the tensor-scalar forms (mul_real_scalar: x · 2.5,
-// add_scalar: x + (0.5 − 1.5i)), pow_scalar (x^2.5), the binary ops, and every
-// op with unary kernels, from the op list (REALIFY_UNARY_KERNEL_OPS); each with
-// realify's elementwise_op of the same name. An op without a complex form
-// (sigmoid, …: the inputs are complex) is not registered; one without a
-// competitor's form (eigen_run / std_run return false) is timed for realify alone.
+// X(name): the ops timed — every op with binary kernels and every op with
+// unary kernels, from the op list (REALIFY_BINARY_KERNEL_OPS,
+// REALIFY_UNARY_KERNEL_OPS), each with realify's elementwise_op of the same
+// name, and three tensor-number forms (mul_real_scalar: x · 2.5, add_scalar:
+// x + (0.5 − 1.5i), pow_scalar: x^2.5). An op without a complex form
+// (maximum, sigmoid, …: the inputs are complex) is not registered; one
+// without a competitor's form (eigen_run / std_run return false) is timed for
+// realify alone.
 #define REALIFY_BENCH_KERNEL_OPS(X) \
-    X(add) X(sub) X(mul) X(div) X(mul_real_scalar) X(add_scalar) X(pow_scalar) X(pow_tensor) REALIFY_UNARY_KERNEL_OPS(X)
+    REALIFY_BINARY_KERNEL_OPS(X) X(mul_real_scalar) X(add_scalar) X(pow_scalar) REALIFY_UNARY_KERNEL_OPS(X)
 
 enum class op_id {
 #define REALIFY_BENCH_ENUM(name) name,
@@ -51,8 +53,9 @@ inline constexpr auto op_facts_table = [] {
         for (const auto& info : rs::elementwise_ops)
             if (info.name == op_names[k]) table[k].compiled = info.op;
         const auto e = table[k].compiled;  // nullopt: a tensor-scalar form, complex → complex
-        const auto r = e && rs::arity(*e) == 1 ? rs::result_kind(*e, rs::operand_kind::complex)
-                                              : std::optional(rs::operand_kind::complex);
+        const auto r = !e                   ? std::optional(rs::operand_kind::complex)
+                       : rs::arity(*e) == 1 ? rs::result_kind(*e, rs::operand_kind::complex)
+                                            : rs::result_kind(*e, rs::operand_kind::complex, rs::operand_kind::complex);
         table[k].real_result = r == rs::operand_kind::real;
         table[k].complex_result = r == rs::operand_kind::complex;
     }

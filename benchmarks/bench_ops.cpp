@@ -125,14 +125,16 @@ template <class T, class X, class Y, class... O>
 decltype(auto) eager(op_id op, const X& x, const Y& y, O&&... out) {
     using C = std::complex<T>;
     switch (op) {
-        case op_id::add: return realify::add(x, y, out...);
-        case op_id::sub: return realify::sub(x, y, out...);
-        case op_id::mul: return realify::mul(x, y, out...);
-        case op_id::div: return realify::div(x, y, out...);
         case op_id::mul_real_scalar: return realify::mul(x, T(2.5), out...);
         case op_id::add_scalar: return realify::add(x, C(T(0.5), T(-1.5)), out...);
         case op_id::pow_scalar: return realify::pow(x, T(2.5), out...);
-        case op_id::pow_tensor: return realify::pow(x, y, out...);
+        // every op with binary kernels and complex forms, from the op list
+#define REALIFY_BENCH_EAGER(name)                                                             \
+    case op_id::name:                                                                         \
+        if constexpr (complex_result(op_id::name)) return realify::name(x, y, out...);        \
+        else break;
+        REALIFY_BINARY_KERNEL_OPS(REALIFY_BENCH_EAGER)
+#undef REALIFY_BENCH_EAGER
         // every op with unary kernels and a complex result, from the op list
 #define REALIFY_BENCH_EAGER(name)                                                             \
     case op_id::name:                                                                         \

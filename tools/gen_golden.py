@@ -56,8 +56,10 @@ of reals: ±0, ±1, subnormals, the exp thresholds, huge values, ±inf, NaN.
 rms_norm is Llama's RMSNorm (x * rsqrt(mean(x^2) + eps) * weight; PyTorch
 1.13 has no rms_norm); einsum equations are string parameters (type s).
 
-The elementwise ops with unary kernels are read from the op list
-(include/realify/ops/tags.hpp) with their records: each gets complex cases
+The elementwise ops with unary kernels, with binary kernels (add, …,
+pow_tensor; maximum, …, clamp_max) and the tensor-number ops (add_scalar, …)
+are read from the op list (include/realify/ops/tags.hpp, its kernels
+column) with their records. Each op with unary kernels gets complex cases
 where PyTorch 1.13 has its complex form (the record's torch_complex), else
 real cases where PyTorch has its real form (torch_real: expm1, log1p, ceil,
 floor, round, trunc, whose complex forms PyTorch 1.13 rejects; sigmoid,
@@ -280,11 +282,19 @@ def torch_has(record, field):
 UNARY_KERNELS_WITH_COMPLEX_FORM = ("unary_math", "real_output", "complex_part")
 UNARY_KERNELS = UNARY_KERNELS_WITH_COMPLEX_FORM + ("real_unary",)
 
+# The ops with binary kernels (complex and real operands in any mix; real
+# operands only) and the tensor-number ops without kernels of their own.
+BINARY_KERNELS = ("binary_math", "binary_math_with_constant")
+ORDERING_KERNELS = ("real_binary",)
+SCALAR_KERNELS = ("scalar",)
+
 # PyTorch's function of an op where it is not torch.<name>.
 TORCH_FUNCTION = {
     "conj": lambda x: torch.conj(x).resolve_conj(), "real": lambda x: torch.real(x).clone(),
     "imag": lambda x: torch.imag(x).clone(), "silu": torch.nn.functional.silu,
     "detach": lambda x: x.detach().clone(), "alias": lambda x: torch.ops.aten.alias(x).clone(),
+    "pow_tensor": torch.pow, "add_scalar": torch.add, "sub_scalar": torch.sub, "mul_scalar": torch.mul,
+    "div_scalar": torch.div,
 }
 
 
@@ -318,15 +328,15 @@ def gen_unary(ctx, op, fn):
 BINARY_SHAPE_PAIRS = [((), ()), ((5,), (5,)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((2, 1, 3), (4, 1)),
                       ((0, 3), (3,)), ((2, 0), (1, 1)), ((), (2, 3)), ((2, 3, 1, 2), (3, 5, 1))]
 
-BINARY_OPS = {"mul": torch.mul, "div": torch.div, "add": torch.add, "sub": torch.sub,
-              "pow_tensor": torch.pow}
+BINARY_OPS = {op: torch_function(op) for op, (kernels, record) in OP_LIST.items() if kernels in BINARY_KERNELS}
 
 
 def gen_binary(ctx, op, fn):
     for sa, sb in BINARY_SHAPE_PAIRS:
         label = "bcast_" + ("x".join(map(str, sa)) or "s") + "_" + ("x".join(map(str, sb)) or "s")
         rng = rng_for(op, label)
-        scale_b = 0.7 if op == "pow_tensor" else 1.5
+        # the second operand as the first, but for the record's exponent_scale (pow_tensor's exponent)
+        scale_b = float(OP_LIST[op][1].get("exponent_scale", 1.5))
         ctx.run(label, fn, [ctx.c(rand_complex(rng, sa, 1.5)), ctx.c(rand_complex(rng, sb, scale_b))])
     if op != "pow_tensor":
         # complex op real tensor (the real side broadcasts over complex
@@ -359,8 +369,7 @@ def gen_binary(ctx, op, fn):
         ctx.run("branch_cuts", fn, [ctx.c(cuts), ctx.c(exps)], special=True)
 
 
-SCALAR_OPS = {"add_scalar": torch.add, "sub_scalar": torch.sub, "mul_scalar": torch.mul,
-              "div_scalar": torch.div}
+SCALAR_OPS = {op: torch_function(op) for op, (kernels, record) in OP_LIST.items() if kernels in SCALAR_KERNELS}
 SCALARS = [2.5, -0.0, complex(1.5, -2.0), complex(0.0, 1.0), complex(-3.0, 0.0)]
 
 
@@ -695,8 +704,7 @@ def gen_gelu(ctx, op):
                 special=True)
 
 
-ORDERING_OPS = {"maximum": torch.maximum, "minimum": torch.minimum, "clamp_min": torch.clamp_min,
-                "clamp_max": torch.clamp_max}
+ORDERING_OPS = {op: torch_function(op) for op, (kernels, record) in OP_LIST.items() if kernels in ORDERING_KERNELS}
 
 
 def gen_ordering(ctx, op, fn):

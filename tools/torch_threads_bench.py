@@ -54,11 +54,17 @@ import tempfile
 import time
 
 
-# bench_ops' ops in its order (benchmarks/bench_kernels_common.hpp), its graph chains, the copy
-ORDER = ["add", "sub", "mul", "div", "mul_real_scalar", "add_scalar", "conj", "neg", "square", "reciprocal", "exp",
-         "log", "sqrt", "abs", "angle", "sin", "cos", "tanh", "expm1", "log1p", "log2", "log10", "rsqrt", "tan",
-         "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh", "atanh", "pow_scalar", "pow_tensor", "sgn",
-         "real", "imag", "exp_mul_add", "chain5", "copy"]
+def bench_order(binary, pattern):
+    """The op names of a benchmark's tests in the order it registers them (bench_ops: its ops in
+    the order of benchmarks/bench_kernels_common.hpp, drawn from the op list, its graph chains, the copy)."""
+    listed = subprocess.run([binary, "--benchmark_list_tests", f"--benchmark_filter={pattern}"], check=True,
+                            capture_output=True, text=True).stdout.split()
+    order = []
+    for name in listed:
+        op = name.split("/")[1]
+        if op not in order:
+            order.append(op)
+    return order
 
 
 def run_benchmark(binary, pattern, repetitions, min_time):
@@ -349,7 +355,8 @@ def main():
     emit = lines.append
     counts = sorted({int(k.rsplit("/", 1)[1]) for k in ops})
     many = max(counts)
-    names = sorted({k.split("/")[1] for k in ops}, key=lambda op: ORDER.index(op) if op in ORDER else len(ORDER))
+    order = bench_order(os.path.join(bench, "bench_ops"), "^threads/[^/]+/float/")
+    names = sorted({k.split("/")[1] for k in ops}, key=lambda op: order.index(op) if op in order else len(order))
     def ratio_cell(table, key_one, key_other):
         one, other = table.get(key_one), table.get(key_other)
         return f"{other / one:.2f}" if one and other else "—"

@@ -366,12 +366,59 @@ inline shape_t broadcast_shapes(const shape_t& a, const shape_t& b) {
     return out;
 }
 
+/// One way to call an op with binary kernels on two complex tensors: the
+/// op itself, or with PyTorch's alpha (a ± α·b) where the op takes one.
+template <class T>
+struct binary_entry {
+    std::string name;
+    bool alpha;
+    std::function<xt::xarray<std::complex<T>>(operand_view<T>, operand_view<T>, T)> run;
+    std::function<CLD(CLD, CLD, LD)> wide;
+    std::function<std::complex<T>(std::complex<T>, std::complex<T>, T)> own;
+    double scale_a, scale_b;  // the op's record (realify/ops/tags.hpp)
+};
+
+template <class T, class Tag, class Run, class Ref>
+void add_binary_entries(std::vector<binary_entry<T>>& table, Run run, Ref ref) {
+    if constexpr (realify::testing::binary_has_complex_form<Tag>) {
+        const double sa = Tag::record.sample_scale, sb = realify::testing::second_operand_scale<Tag>;
+        auto lay = [](operand_view<T> v) { return realify::complex_layout_of(v); };
+        table.push_back({std::string(Tag::name), false,
+                         [run, lay](operand_view<T> a, operand_view<T> b, T) { return to_complex_array<T>(run(lay(a), lay(b))); },
+                         [ref](CLD x, CLD y, LD) { return ref(x, y); },
+                         [ref](std::complex<T> x, std::complex<T> y, T) { return ref(x, y); }, sa, sb});
+        if constexpr (realify::testing::takes_alpha<Tag>) {
+            table.push_back({std::string(Tag::name) + "_alpha", true,
+                             [run, lay](operand_view<T> a, operand_view<T> b, T alpha) {
+                                 return to_complex_array<T>(run(lay(a), lay(b), alpha));
+                             },
+                             [ref](CLD x, CLD y, LD alpha) { return ref(x, y, alpha); },
+                             [ref](std::complex<T> x, std::complex<T> y, T alpha) { return ref(x, y, alpha); }, sa, sb});
+        }
+    }
+}
+
+/// Every op with binary kernels and complex forms, from the op list.
+template <class T>
+const std::vector<binary_entry<T>>& binary_table() {
+    static const std::vector<binary_entry<T>> table = [] {
+        std::vector<binary_entry<T>> t;
+#define REALIFY_FUZZ_BINARY(NAME)                                                                 \
+    add_binary_entries<T, realify::op::NAME>(t, [](auto&&... a) { return realify::NAME(a...); }, \
+                                             [](auto... z) { return R::NAME(z...); });
+        REALIFY_BINARY_KERNEL_OPS(REALIFY_FUZZ_BINARY)
+#undef REALIFY_FUZZ_BINARY
+        return t;
+    }();
+    return table;
+}
+
 template <class T>
 void binary_case(source& src, outcome& out, std::ostringstream& log) {
-    static const char* names[] = {"add", "sub", "mul", "div", "add_alpha", "pow"};
-    const std::size_t which = src.below(6);
-    const std::string name = names[which];
-    const bool pow = name == "pow";
+    const auto& table = binary_table<T>();
+    const binary_entry<T>& e = table[src.below(table.size())];
+    const std::string& name = e.name;
+    const bool pow = name == "pow_tensor";
     const bool special = !pow && src.chance(0.5);  // pow: ordinary values (0^w and pow(x, 0) follow PyTorch)
     out.family = "binary " + name;
     const shape_t full = random_shape(src);
@@ -379,23 +426,14 @@ void binary_case(source& src, outcome& out, std::ostringstream& log) {
     if (src.chance(0.5)) sa = full;
     else sb = full;
     const shape_t shape = broadcast_shapes(sa, sb);
-    const auto a = random_complex<T>(src, sa, special, 2.0, pow);
-    const auto b = random_complex<T>(src, sb, special, pow ? 1.0 : 2.0);
+    const auto a = random_complex<T>(src, sa, special, e.scale_a, pow);
+    const auto b = random_complex<T>(src, sb, special, e.scale_b);
     const T alpha = static_cast<T>(0.5 + static_cast<double>(src.below(4)));
     std::mt19937_64 layout_rng(src.next());
     strided_operand<std::complex<T>> oa(a, random_layout(src), layout_rng), ob(b, random_layout(src), layout_rng);
     log << "\n  op " << name << (special ? ", special values" : "") << ", alpha " << alpha << "\n  a: " << oa.describe()
         << describe_values("values", a) << "\n  b: " << ob.describe() << describe_values("values", b);
-    const auto la = realify::complex_layout_of(oa.view()), lb = realify::complex_layout_of(ob.view());
-    xt::xarray<std::complex<T>> got;
-    switch (which) {
-        case 0: got = to_complex_array<T>(realify::add(la, lb)); break;
-        case 1: got = to_complex_array<T>(realify::sub(la, lb)); break;
-        case 2: got = to_complex_array<T>(realify::mul(la, lb)); break;
-        case 3: got = to_complex_array<T>(realify::div(la, lb)); break;
-        case 4: got = to_complex_array<T>(realify::add(la, lb, alpha)); break;
-        default: got = to_complex_array<T>(realify::pow(la, lb)); break;
-    }
+    const xt::xarray<std::complex<T>> got = e.run(oa.view(), ob.view(), alpha);
     checker<T> check(out, case_tolerance<T>(special));
     if (got.shape() != shape) {
         check.fail("shape differs: " + realify::testing::format_shape(got.shape()));
@@ -403,28 +441,14 @@ void binary_case(source& src, outcome& out, std::ostringstream& log) {
         const xt::xarray<std::complex<T>> ba = xt::broadcast(a, shape), bb = xt::broadcast(b, shape);
         for (std::size_t k = 0; k < ba.size(); ++k) {
             const std::complex<T> x = ba.flat(k), y = bb.flat(k);
-            const CLD wx = widen(x), wy = widen(y);
-            CLD wide;
-            std::complex<T> own;
+            // documented (kernels/arithmetic.hpp): mul's plain formula, PyTorch's NaN + NaN·i
+            // for a division by 0, α·y by mul's formula with α lifted to α + 0i
             std::optional<std::complex<T>> documented;
-            switch (which) {
-                case 0: wide = wx + wy; own = x + y; break;
-                case 1: wide = wx - wy; own = x - y; break;
-                case 2: wide = wx * wy; own = x * y; documented = plain_mul(x, y); break;
-                case 3:
-                    wide = wx / wy;
-                    own = x / y;
-                    if (y == std::complex<T>(0)) documented = std::complex<T>(NAN, NAN);
-                    break;
-                case 4:
-                    wide = wx + LD(alpha) * wy;
-                    own = x + alpha * y;
-                    // documented (kernels/arithmetic.hpp): α·y by mul's formula with α lifted to α + 0i, as PyTorch
-                    documented = x + plain_mul(std::complex<T>(alpha, 0), y);
-                    break;
-                default: wide = std::pow(wx, wy); own = std::pow(x, y); break;
-            }
-            check.element(realify::testing::format_index(shape, k), got.flat(k), round_to<T>(wide), own, documented);
+            if (name == "mul") documented = plain_mul(x, y);
+            if (name == "div" && y == std::complex<T>(0)) documented = std::complex<T>(NAN, NAN);
+            if (e.alpha) documented = e.own(x, plain_mul(std::complex<T>(alpha, 0), y), T(1));
+            check.element(realify::testing::format_index(shape, k), got.flat(k), round_to<T>(e.wide(widen(x), widen(y), LD(alpha))),
+                          e.own(x, y, alpha), documented);
         }
     }
     if (check.failed()) out.failure = check.report() + log.str();

@@ -870,6 +870,41 @@ TYPED_TEST(GraphReal, OrderingAndActivationsFuseAndEqualTheEagerOps) {
     EXPECT_EQ(c(0, 3), T(1.5));
 }
 
+/// The op `Tag` with binary kernels on real nodes, broadcast, in a chain:
+/// one fused loop, equal to the eager op (the same kernels) element for
+/// element, NaN for NaN and zero signs included.
+template <class T, class Tag, class Build, class Eager>
+void check_real_binary(const xt::xarray<T>& x, const xt::xarray<T>& y, Build build, Eager eager) {
+    const std::string name(Tag::name);
+    auto ix = graph::input<T>("x");
+    auto iy = graph::input<T>("y");
+    auto prog = graph::lower(build(ix, iy) * iy);
+    EXPECT_TRUE(fused(prog, name)) << graph::explain(prog);
+    const auto got = prog(x, y);
+    const xt::xarray<T> want = realify::mul(eager(x, y), y);
+    ASSERT_EQ(got.size(), want.size()) << name;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        const T g = got.flat(i), w = want.flat(i);
+        EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : (g == w && std::signbit(g) == std::signbit(w)))
+            << name << " at " << i << ": " << g << " vs " << w;
+    }
+}
+
+TYPED_TEST(GraphReal, BinaryKernelOpsOfRealNodesFuseAndEqualTheEagerOps) {
+    using T = TypeParam;
+    const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
+    xt::xarray<T> x = random_array<T>({4, 9}, 42, -4.0, 4.0);
+    const T specials[] = {T(0), T(-0.0), nan, inf, -inf, std::numeric_limits<T>::denorm_min(), T(-30), T(1e30), T(-100)};
+    for (std::size_t j = 0; j < 9; ++j) x(0, j) = specials[j];
+    const auto y = random_array<T>({9}, 43, -2.0, 2.0);
+    // every op with binary kernels (each has a real × real form), from the op list
+#define REALIFY_CHECK(OP)                                                                           \
+    check_real_binary<T, realify::op::OP>(x, y, [](auto a, auto b) { return graph::OP(a, b); }, \
+                                          [](const auto& a, const auto& b) { return realify::OP(a, b); });
+    REALIFY_BINARY_KERNEL_OPS(REALIFY_CHECK)
+#undef REALIFY_CHECK
+}
+
 // conj, conj_physical and real of a real node are the node (no code), as
 // PyTorch returns the tensor; resolve_conj of any node likewise.
 TEST(GraphRealOps, ConjAndRealOfARealNodeAreTheNode) {

@@ -897,6 +897,23 @@ TEST(EagerOut, ElementwiseOpsWriteIntoEveryLayout) {
     out_forms_if<realify::testing::has_complex_form<realify::op::NAME>>(#NAME, [&](auto&&... out) -> decltype(auto) { return realify::NAME(x, out...); });
     REALIFY_UNARY_KERNEL_OPS(OUT_UNARY)
 #undef OUT_UNARY
+    // every op with binary kernels (complex × complex, and × a broadcast real row where it has
+    // complex forms; real × real otherwise) and every tensor-number op (of a real and of a
+    // complex number), from the op list
+#define OUT_BINARY(NAME)                                                                                      \
+    out_forms_if<realify::testing::binary_has_complex_form<realify::op::NAME>>(                               \
+        #NAME, [&](auto&&... out) -> decltype(auto) { return realify::NAME(x, y, out...); });                \
+    out_forms_if<realify::testing::binary_has_complex_form<realify::op::NAME>>(                               \
+        #NAME " real row", [&](auto&&... out) -> decltype(auto) { return realify::NAME(lx, o.rv, out...); }); \
+    out_forms_if<!realify::testing::binary_has_complex_form<realify::op::NAME>>(                              \
+        #NAME " real", [&](auto&&... out) -> decltype(auto) { return realify::NAME(o.r, o.rv, out...); });
+    REALIFY_BINARY_KERNEL_OPS(OUT_BINARY)
+#undef OUT_BINARY
+#define OUT_SCALAR(NAME)                                                                                       \
+    expect_out_forms(#NAME " real", [&](auto&&... out) -> decltype(auto) { return realify::NAME(x, 1.5, out...); }); \
+    expect_out_forms(#NAME " complex", [&](auto&&... out) -> decltype(auto) { return realify::NAME(lx, C(0.5, -1), out...); });
+    REALIFY_SCALAR_OPS(OUT_SCALAR)
+#undef OUT_SCALAR
 #define OUT_CASE(NAME, ...) expect_out_forms(NAME, [&](auto&&... out) -> decltype(auto) { return __VA_ARGS__; });
     OUT_CASE("mul", realify::mul(x, y, out...))
     OUT_CASE("mul broadcast", realify::mul(lx, o.row, out...))

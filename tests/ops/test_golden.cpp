@@ -180,13 +180,18 @@ results<T> binary(const golden_case& c, P& in, F f) {
     return one<T>(f(in.r(0), in.c(1)));
 }
 
-/// Tensor-scalar ops: a real scalar is passed as a double (PyTorch's
-/// Python float), a complex one as std::complex<double> (Python complex);
-/// neither promotes the tensor (PyTorch's rule).
+/// Tensor-number ops: a real number is passed as a double (PyTorch's Python
+/// float) or an int (Python int), a complex one as std::complex<double>
+/// (Python complex); neither promotes the tensor (PyTorch's rule). The number
+/// is `exponent` for pow_scalar, `other` for the others (tools/gen_golden.py).
 template <class T, class P, class F>
 results<T> with_scalar(const golden_case& c, P& in, F f) {
-    if (is_complex_param(c, "other")) return one<T>(f(in.c(0), c.complex_param("other")));
-    return one<T>(f(in.c(0), c.real_param("other")));
+    const std::string key = c.has_param("exponent") ? "exponent" : "other";
+    switch (c.param(key).type) {
+        case 'c': return one<T>(f(in.c(0), c.complex_param(key)));
+        case 'i': return one<T>(f(in.c(0), static_cast<int>(c.int_param(key))));
+        default: return one<T>(f(in.c(0), c.real_param(key)));
+    }
 }
 
 template <class T, class P>
@@ -215,11 +220,35 @@ runner<T, P> unary_kernel_runner(F f) {
     };
 }
 
+/// The runner of an op with binary kernels: complex and real operands in
+/// any mix, with PyTorch's alpha where the case has one (add, sub); real
+/// operands (or a real tensor and the number `other`) for an op of real
+/// operands only (maximum, clamp_min).
+template <class T, class P, class Tag, class F>
+runner<T, P> binary_kernel_runner(F f);
+
 /// Binary ops of real operands, or a real tensor and the number `other`.
 template <class T, class P, class F>
 results<T> real_binary(const golden_case& c, P& in, F f) {
     if (c.has_param("other")) return one<T>(f(in.r(0), c.real_param("other")));
     return one<T>(f(in.r(0), in.r(1)));
+}
+
+template <class T, class P, class Tag, class F>
+runner<T, P> binary_kernel_runner(F f) {
+    return [f](const golden_case& c, P& in) -> results<T> {
+        if constexpr (binary_has_complex_form<Tag>) {
+            if constexpr (takes_alpha<Tag>) {
+                if (c.has_param("alpha")) {
+                    if (is_complex_param(c, "alpha")) return one<T>(f(in.c(0), in.c(1), cparam<T>(c, "alpha")));
+                    return one<T>(f(in.c(0), in.c(1), rparam<T>(c, "alpha")));
+                }
+            }
+            return binary<T>(c, in, f);
+        } else {
+            return real_binary<T>(c, in, f);
+        }
+    };
 }
 
 /// var / std_dev(x, dims, correction, keepdim) of a real or complex input.
@@ -242,46 +271,15 @@ template <class T, class P>
 const std::map<std::string, runner<T, P>>& elementwise_runners() {
     static const std::map<std::string, runner<T, P>> table = [] {
     std::map<std::string, runner<T, P>> t = {
-        // the ops with unary kernels are added below, from the op list
+        // the ops with unary and binary kernels and the tensor-number ops are added below, from the op list
         UNARY(isnan), UNARY(isinf), UNARY(clone), UNARY(detach), EITHER_UNARY(conj_physical), EITHER_UNARY(resolve_conj),
         {"gelu", [](const golden_case& c, P& in) { return one<T>(realify::gelu(in.r(0), c.string_param("approximate"))); }},
-        {"maximum", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::maximum(a, b); }); }},
-        {"minimum", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::minimum(a, b); }); }},
-        {"clamp_min", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::clamp_min(a, b); }); }},
-        {"clamp_max", [](const golden_case& c, P& in) { return real_binary<T>(c, in, [](auto&& a, auto&& b) { return realify::clamp_max(a, b); }); }},
         {"clamp", [](const golden_case& c, P& in) {
              if (c.inputs.size() == 3) return one<T>(realify::clamp(in.r(0), in.r(1), in.r(2)));
              const auto lo = optional_real(c, "min"), hi = optional_real(c, "max");
              if (!lo) return one<T>(realify::clamp(in.r(0), std::nullopt, *hi));
              if (!hi) return one<T>(realify::clamp(in.r(0), *lo, std::nullopt));
              return one<T>(realify::clamp(in.r(0), *lo, *hi));
-         }},
-        {"mul", [](const golden_case& c, P& in) { return binary<T>(c, in, [](auto&& a, auto&& b) { return realify::mul(a, b); }); }},
-        {"div", [](const golden_case& c, P& in) { return binary<T>(c, in, [](auto&& a, auto&& b) { return realify::div(a, b); }); }},
-        {"add", [](const golden_case& c, P& in) {
-             if (c.has_param("alpha")) {
-                 if (is_complex_param(c, "alpha")) return one<T>(realify::add(in.c(0), in.c(1), cparam<T>(c, "alpha")));
-                 return one<T>(realify::add(in.c(0), in.c(1), rparam<T>(c, "alpha")));
-             }
-             return binary<T>(c, in, [](auto&& a, auto&& b) { return realify::add(a, b); });
-         }},
-        {"sub", [](const golden_case& c, P& in) {
-             if (c.has_param("alpha")) {
-                 if (is_complex_param(c, "alpha")) return one<T>(realify::sub(in.c(0), in.c(1), cparam<T>(c, "alpha")));
-                 return one<T>(realify::sub(in.c(0), in.c(1), rparam<T>(c, "alpha")));
-             }
-             return binary<T>(c, in, [](auto&& a, auto&& b) { return realify::sub(a, b); });
-         }},
-        {"pow_tensor", [](const golden_case&, P& in) { return one<T>(realify::pow(in.c(0), in.c(1))); }},
-        {"add_scalar", [](const golden_case& c, P& in) { return with_scalar<T>(c, in, [](auto&& a, auto s) { return realify::add(a, s); }); }},
-        {"sub_scalar", [](const golden_case& c, P& in) { return with_scalar<T>(c, in, [](auto&& a, auto s) { return realify::sub(a, s); }); }},
-        {"mul_scalar", [](const golden_case& c, P& in) { return with_scalar<T>(c, in, [](auto&& a, auto s) { return realify::mul(a, s); }); }},
-        {"div_scalar", [](const golden_case& c, P& in) { return with_scalar<T>(c, in, [](auto&& a, auto s) { return realify::div(a, s); }); }},
-        {"pow_scalar", [](const golden_case& c, P& in) {
-             const auto& p = c.param("exponent");
-             if (p.type == 'c') return one<T>(realify::pow(in.c(0), cparam<T>(c, "exponent")));
-             if (p.type == 'i') return one<T>(realify::pow(in.c(0), static_cast<int>(c.int_param("exponent"))));
-             return one<T>(realify::pow(in.c(0), c.real_param("exponent")));
          }},
         {"polar", [](const golden_case&, P& in) { return one<T>(realify::polar(in.r(0), in.r(1))); }},
         {"where", [](const golden_case&, P& in) { return one<T>(realify::where(in.b(0), in.c(1), in.c(2))); }},
@@ -291,6 +289,16 @@ const std::map<std::string, runner<T, P>>& elementwise_runners() {
     t.emplace(#NAME, unary_kernel_runner<T, P, realify::op::NAME>([](auto&& x) { return realify::NAME(x); }));
     REALIFY_UNARY_KERNEL_OPS(REALIFY_GOLDEN_UNARY)
 #undef REALIFY_GOLDEN_UNARY
+#define REALIFY_GOLDEN_BINARY(NAME) \
+    t.emplace(#NAME, binary_kernel_runner<T, P, realify::op::NAME>([](auto&&... a) { return realify::NAME(a...); }));
+    REALIFY_BINARY_KERNEL_OPS(REALIFY_GOLDEN_BINARY)
+#undef REALIFY_GOLDEN_BINARY
+#define REALIFY_GOLDEN_SCALAR(NAME) \
+    t.emplace(#NAME, [](const golden_case& c, P& in) {                                                  \
+        return with_scalar<T>(c, in, [](auto&& a, auto s) { return realify::NAME(a, s); });             \
+    });
+    REALIFY_SCALAR_OPS(REALIFY_GOLDEN_SCALAR)
+#undef REALIFY_GOLDEN_SCALAR
     return t;
     }();
     return table;
@@ -488,9 +496,22 @@ template <class T>
 std::optional<result_value<T>> reference_result(const golden_case& c, const golden_data<T>& d) {
     namespace R = realify::reference;
     using C = std::complex<T>;
-    static const std::map<std::string, std::function<C(C, C)>> binary = {
-        {"mul", R::mul<T>}, {"div", R::div<T>}, {"pow_tensor", R::pow_tensor<T>},
-        {"add", [](C a, C b) { return R::add(a, b); }}, {"sub", [](C a, C b) { return R::sub(a, b); }}};
+    // the ops with binary kernels and complex forms, and the tensor-number ops (of a
+    // complex number, or of a real one: `real`), from the op list
+    static const auto binary = [] {
+        std::map<std::string, std::function<C(C, C)>> m;
+#define REALIFY_GOLDEN_BINARY_ORACLE(NAME) \
+    if constexpr (binary_has_complex_form<realify::op::NAME>) m.emplace(#NAME, [](C a, C b) { return R::NAME(a, b); });
+        REALIFY_BINARY_KERNEL_OPS(REALIFY_GOLDEN_BINARY_ORACLE)
+#undef REALIFY_GOLDEN_BINARY_ORACLE
+        return m;
+    }();
+    static const std::map<std::string, std::function<C(C, C, bool)>> scalar = {
+#define REALIFY_GOLDEN_SCALAR_ORACLE(NAME) \
+    {#NAME, [](C a, C s, bool real) { return real ? R::NAME(a, s.real()) : R::NAME(a, s); }},
+        REALIFY_SCALAR_OPS(REALIFY_GOLDEN_SCALAR_ORACLE)
+#undef REALIFY_GOLDEN_SCALAR_ORACLE
+    };
     // the ops with unary kernels: their references (the real ones in long double: where
     // PyTorch's formulas cancel or overflow — 1 + erf, 1 + e^−x, log1p of a huge x — the
     // mathematical value), for the form the case has
@@ -537,19 +558,12 @@ std::optional<result_value<T>> reference_result(const golden_case& c, const gold
     } else if (auto b = binary.find(c.op); b != binary.end() && !c.has_param("alpha")) {
         const auto x = as_complex(0), y = as_complex(1);
         for (std::size_t k = 0; k < out.size(); ++k) out.flat(k) = b->second(x.flat(k), y.flat(k));
-    } else if (c.op == "pow_scalar" || c.op == "mul_scalar" || c.op == "div_scalar" || c.op == "add_scalar" ||
-               c.op == "sub_scalar") {
-        const std::string key = c.op == "pow_scalar" ? "exponent" : "other";
+    } else if (auto f = scalar.find(c.op); f != scalar.end()) {
+        const std::string key = c.has_param("exponent") ? "exponent" : "other";
         const C s = cparam<T>(c, key);
+        const bool real = !is_complex_param(c, key);
         const auto a = d.complex_input(0);
-        for (std::size_t k = 0; k < a.size(); ++k) {
-            const C z = a.flat(k);
-            if (c.op == "pow_scalar") out.flat(k) = R::pow_scalar(z, s);
-            else if (c.op == "mul_scalar") out.flat(k) = is_complex_param(c, key) ? R::mul(z, s) : R::mul_scalar(z, s.real());
-            else if (c.op == "div_scalar") out.flat(k) = is_complex_param(c, key) ? R::div(z, s) : R::div_scalar(z, s.real());
-            else if (c.op == "add_scalar") out.flat(k) = R::add_scalar(z, s);
-            else out.flat(k) = R::sub_scalar(z, s);
-        }
+        for (std::size_t k = 0; k < a.size(); ++k) out.flat(k) = f->second(a.flat(k), s, real);
     } else if (c.op == "polar") {
         const xt::xarray<T> r = xt::broadcast(d.real_input(0), shape), t = xt::broadcast(d.real_input(1), shape);
         for (std::size_t k = 0; k < out.size(); ++k) out.flat(k) = R::polar(r.flat(k), t.flat(k));
@@ -649,23 +663,18 @@ void check_results(const golden_case& c, const golden_data<T>& d, const results<
 
 // ---- per-op tolerances (docs/numerics.md gives the reasons) ------------------------
 
-/// Ops whose zero signs are part of their special-value specification (C99
-/// Annex G: the sign of a zero input picks the side of a branch cut, and the
-/// functions give signed zeros on the axes). For arithmetic (mul, div, pow,
-/// reciprocal, rsqrt, sgn, add/sub …) a zero's sign is an artifact of the
-/// formula — PyTorch's and std::complex's differ among themselves — and is
-/// not checked (docs/numerics.md).
-inline const std::set<std::string> zero_sign_ops = {
-    "conj", "exp", "log", "log2", "log10", "sqrt", "sin", "cos", "tan", "sinh", "cosh", "tanh",
-    "asin", "acos", "atan", "asinh", "acosh", "atanh", "real", "imag", "view_as_real", "where",
-    // PyTorch's real-tensor ops whose special values include a signed zero: erf(−0), silu(−0), gelu(−0)
-    // are −0; clamp keeps x where it equals a bound (clamp(−0, 0, 1) = −0); the identities keep it
-    "erf", "silu", "gelu", "clamp", "conj_physical", "resolve_conj"};
+/// Whether the op's record says zero signs are part of its specification
+/// (realify/ops/tags.hpp, docs/numerics.md); false for a name not in the list.
+inline bool checks_zero_sign(const std::string& op) {
+    for (const auto& info : realify::op::op_table)
+        if (info.name == op) return info.record.zero_sign;
+    return false;
+}
 
 template <class T>
 tolerance case_tolerance(const golden_case& c) {
     tolerance tol = default_tolerance<T>();
-    tol.check_zero_sign = c.special && zero_sign_ops.count(c.op);
+    tol.check_zero_sign = c.special && checks_zero_sign(c.op);
     if (c.special || c.label.rfind("wide", 0) == 0) {
         // Magnitudes from 1e-30 to 1e30: an absolute tolerance would accept anything small.
         tol.atol = 0;

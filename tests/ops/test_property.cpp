@@ -154,14 +154,18 @@ auto evaluate(const R& r) {
     }
 }
 
-/// Runs the check of one case, printing it in full on the first failures.
+/// Runs the check of one case, printing it in full on the first failures;
+/// every one of the op's cases_per_op cases is checked or skipped (skip()).
 class case_log {
 public:
     case_log(std::string op, const char* dtype) : m_op(std::move(op)), m_dtype(dtype) {}
     ~case_log() {
         EXPECT_EQ(m_failures, 0) << m_op << " (" << m_dtype << "): " << m_failures << " of " << m_cases
                                  << " generated cases failed";
+        EXPECT_EQ(m_cases + m_skipped, cases_per_op) << m_op << " (" << m_dtype << "): cases neither checked nor skipped";
     }
+    /// A case outside the op's domain here (the goldens cover it).
+    void skip() { ++m_skipped; }
     template <class G, class E>
     void check(int index, const G& got, const E& expected, const tolerance& tol,
                const std::function<std::string()>& operands) {
@@ -184,6 +188,7 @@ private:
     std::string m_op;
     const char* m_dtype;
     int m_cases = 0;
+    int m_skipped = 0;
     int m_failures = 0;
 };
 
@@ -260,7 +265,9 @@ int binary_property(const std::string& name, F f, Ref ref, double scale_a, doubl
     return log.cases();
 }
 
-/// f(a, s) for a scalar s drawn per case (real or complex).
+/// f(a, s) for a scalar s drawn per case: a complex one, or a real one
+/// (passed to the reference as T: a real number is no complex number of
+/// zero imaginary part, e.g. add.Scalar moves only the real part).
 template <class T, class F, class Ref>
 int scalar_property(const std::string& name, F f, Ref ref, bool complex_scalar, double scale) {
     case_log log(name, dtype_name<T>());
@@ -272,7 +279,8 @@ int scalar_property(const std::string& name, F f, Ref ref, bool complex_scalar, 
         if (name.rfind("div", 0) == 0 && s == 0.0) s = 1.5;
         cxarray<T> expected = cxarray<T>::from_shape(a.shape());
         const std::complex<T> st(static_cast<T>(s.real()), static_cast<T>(s.imag()));
-        for (std::size_t k = 0; k < a.size(); ++k) expected.flat(k) = ref(a.flat(k), st);
+        for (std::size_t k = 0; k < a.size(); ++k)
+            expected.flat(k) = complex_scalar ? ref(a.flat(k), st) : ref(a.flat(k), st.real());
         auto describe = [&] {
             std::ostringstream m;
             m << describe_operand("a", op, a) << "\n  scalar " << (complex_scalar ? format_value(st) : format_value(st.real()));
@@ -323,66 +331,70 @@ TEST(property, unary_elementwise_ops_match_std_complex) {
     EXPECT_EQ(n, 2 * int(unary_kernel_ops_with_complex_form + 2) * cases_per_op);
 }
 
+/// The op `Tag` with binary kernels against its reference: complex × complex,
+/// complex × real tensor (the real tensor broadcasts over complex elements
+/// only), and with alpha where the op takes one; nothing for an op of real
+/// operands only (maximum, clamp_min: the golden and eager suites).
+template <class T, class Tag, class F, class Ref>
+int binary_property_of(F f, Ref ref) {
+    if constexpr (binary_has_complex_form<Tag>) {
+        const std::string name(Tag::name);
+        const double scale_a = Tag::record.sample_scale, scale_b = second_operand_scale<Tag>;
+        int n = binary_property<T>(name, f, ref, scale_a, scale_b) +
+                binary_property<T>(name + "_real_tensor", f, ref, scale_a, scale_b, true);
+        if constexpr (takes_alpha<Tag>) {
+            n += binary_property<T>(
+                name + "_alpha", [f](auto&& a, auto&& b) { return f(a, b, 0.75); },
+                [ref](auto a, auto b) { return ref(a, b, T(0.75)); }, scale_a, scale_b);
+        }
+        return n;
+    } else {
+        return 0;
+    }
+}
+
 template <class T>
 int run_binary_family() {
-    using C = std::complex<T>;
     int total = 0;
-    total += binary_property<T>("mul", [](auto&& a, auto&& b) { return realify::mul(a, b); }, [](C a, C b) { return R::mul(a, b); }, 2.0, 2.0);
-    total += binary_property<T>("div", [](auto&& a, auto&& b) { return realify::div(a, b); }, [](C a, C b) { return R::div(a, b); }, 2.0, 2.0);
-    total += binary_property<T>("add", [](auto&& a, auto&& b) { return realify::add(a, b); }, [](C a, C b) { return R::add(a, b); }, 2.0, 2.0);
-    total += binary_property<T>("sub", [](auto&& a, auto&& b) { return realify::sub(a, b); }, [](C a, C b) { return R::sub(a, b); }, 2.0, 2.0);
-    total += binary_property<T>("add_alpha", [](auto&& a, auto&& b) { return realify::add(a, b, 0.75); },
-                                [](C a, C b) { return R::add(a, b, T(0.75)); }, 2.0, 2.0);
-    total += binary_property<T>("pow_tensor", [](auto&& a, auto&& b) { return realify::pow(a, b); },
-                                [](C a, C b) { return R::pow_tensor(a, b); }, 1.5, 0.7);
-    // complex op real tensor: the real tensor broadcasts over complex elements only.
-    total += binary_property<T>("mul_real_tensor", [](auto&& a, auto&& b) { return realify::mul(a, b); },
-                                [](C a, C b) { return R::mul(a, b); }, 2.0, 2.0, true);
-    total += binary_property<T>("div_real_tensor", [](auto&& a, auto&& b) { return realify::div(a, b); },
-                                [](C a, C b) { return R::div(a, b); }, 2.0, 2.0, true);
-    total += binary_property<T>("add_real_tensor", [](auto&& a, auto&& b) { return realify::add(a, b); },
-                                [](C a, C b) { return R::add(a, b); }, 2.0, 2.0, true);
-    total += binary_property<T>("sub_real_tensor", [](auto&& a, auto&& b) { return realify::sub(a, b); },
-                                [](C a, C b) { return R::sub(a, b); }, 2.0, 2.0, true);
+    // every op with binary kernels, from the op list
+#define BINARY_PROP(NAME)                                                                                     \
+    total += binary_property_of<T, realify::op::NAME>([](auto&&... a) { return realify::NAME(a...); },       \
+                                                      [](auto... z) { return R::NAME(z...); });
+    REALIFY_BINARY_KERNEL_OPS(BINARY_PROP)
+#undef BINARY_PROP
     return total;
 }
 
 TEST(property, binary_elementwise_ops_broadcast_and_match_std_complex) {
     const int n = run_binary_family<float>() + run_binary_family<double>();
-    EXPECT_EQ(n, 2 * 10 * cases_per_op);
+    // each op: complex × complex and × real tensor, and with alpha where it takes one
+    EXPECT_EQ(n, 2 * int(2 * binary_kernel_ops_with_complex_form + binary_kernel_ops_with_alpha) * cases_per_op);
+}
+
+/// The tensor-number op `Tag` against its reference, with a real number and
+/// with a complex one.
+template <class T, class Tag, class F, class Ref>
+int scalar_property_of(F f, Ref ref) {
+    const std::string name(Tag::name);
+    const double scale = Tag::record.sample_scale;
+    return scalar_property<T>(name + "_real", f, ref, false, scale) + scalar_property<T>(name + "_complex", f, ref, true, scale);
 }
 
 template <class T>
 int run_scalar_family() {
-    using C = std::complex<T>;
     int total = 0;
-    total += scalar_property<T>("add_scalar_real", [](auto&& a, auto s) { return realify::add(a, s); },
-                                [](C a, C s) { return R::add_scalar(a, s); }, false, 2.0);
-    total += scalar_property<T>("add_scalar_complex", [](auto&& a, auto s) { return realify::add(a, s); },
-                                [](C a, C s) { return R::add_scalar(a, s); }, true, 2.0);
-    total += scalar_property<T>("sub_scalar_real", [](auto&& a, auto s) { return realify::sub(a, s); },
-                                [](C a, C s) { return R::sub_scalar(a, s); }, false, 2.0);
-    total += scalar_property<T>("sub_scalar_complex", [](auto&& a, auto s) { return realify::sub(a, s); },
-                                [](C a, C s) { return R::sub_scalar(a, s); }, true, 2.0);
-    total += scalar_property<T>("mul_scalar_real", [](auto&& a, auto s) { return realify::mul(a, s); },
-                                [](C a, C s) { return R::mul_scalar(a, s.real()); }, false, 2.0);
-    total += scalar_property<T>("mul_scalar_complex", [](auto&& a, auto s) { return realify::mul(a, s); },
-                                [](C a, C s) { return R::mul(a, s); }, true, 2.0);
-    total += scalar_property<T>("div_scalar_real", [](auto&& a, auto s) { return realify::div(a, s); },
-                                [](C a, C s) { return R::div_scalar(a, s.real()); }, false, 2.0);
-    total += scalar_property<T>("div_scalar_complex", [](auto&& a, auto s) { return realify::div(a, s); },
-                                [](C a, C s) { return R::div(a, s); }, true, 2.0);
-    // pow.Tensor_Scalar with exponent 0 is 1 for every base in PyTorch (std::pow(0, 0) is NaN).
-    total += scalar_property<T>("pow_scalar_real", [](auto&& a, auto s) { return realify::pow(a, s); },
-                                [](C a, C s) { return s == C(0) ? C(1) : R::pow_scalar(a, s); }, false, 1.5);
-    total += scalar_property<T>("pow_scalar_complex", [](auto&& a, auto s) { return realify::pow(a, s); },
-                                [](C a, C s) { return s == C(0) ? C(1) : R::pow_scalar(a, s); }, true, 1.5);
+    // every tensor-number op, from the op list
+#define SCALAR_PROP(NAME) \
+    total += scalar_property_of<T, realify::op::NAME>([](auto&& a, auto s) { return realify::NAME(a, s); }, \
+                                                      [](auto a, auto s) { return R::NAME(a, s); });
+    REALIFY_SCALAR_OPS(SCALAR_PROP)
+#undef SCALAR_PROP
     return total;
 }
 
 TEST(property, tensor_scalar_ops_match_std_complex) {
     const int n = run_scalar_family<float>() + run_scalar_family<double>();
-    EXPECT_EQ(n, 2 * 10 * cases_per_op);
+    EXPECT_EQ(n, 2 * 2 * int(scalar_op_count) * cases_per_op);
 }
 
 template <class T>
@@ -432,8 +444,8 @@ int run_polar_where() {
 }
 
 TEST(property, polar_and_where_match_reference) {
-    const int n = run_polar_where<float>() + run_polar_where<double>();
-    EXPECT_EQ(n, 2 * 2 * cases_per_op);
+    // each op's cases are counted by its case_log
+    EXPECT_GT(run_polar_where<float>() + run_polar_where<double>(), 0);
 }
 
 // ---- reductions and shape ops: std::complex loops and xtensor views are the reference -----
@@ -557,7 +569,7 @@ int run_reduction_family() {
         log.check(i, evaluate<T>(realify::sum(realify::complex_layout_of(op.view()))), expected, tol, describe(op, a, ""));
     });
     reduction("mean", [&](case_log& log, int i, case_rng&, const cxarray<T>& a, auto& op) {
-        if (a.size() == 0) return;  // NaN by definition; the golden covers it
+        if (a.size() == 0) return log.skip();  // NaN by definition; the golden covers it
         const cxarray<T> expected = mean_reference<T>(a, all_axes(a));
         log.check(i, evaluate<T>(realify::mean(realify::complex_layout_of(op.view()))), expected, tol, describe(op, a, ""));
     });
@@ -575,7 +587,7 @@ int run_reduction_family() {
                   describe(op, a, m.str()));
     });
     reduction("mean_dim", [&](case_log& log, int i, case_rng& rng, const cxarray<T>& a, auto& op) {
-        if (a.size() == 0) return;
+        if (a.size() == 0) return log.skip();
         const auto dims = random_dims(rng, a.dimension(), 1 + rng.below(a.dimension()));
         const bool keep = rng.uniform() < 0.5;
         std::vector<std::size_t> axes;
@@ -636,8 +648,8 @@ int run_reduction_family() {
 }
 
 TEST(property, reductions_and_shape_ops_match_xtensor_on_std_complex) {
-    const int n = run_reduction_family<float>() + run_reduction_family<double>();
-    EXPECT_GE(n, 2 * 9 * cases_per_op - 2 * 2 * 10);  // mean/mean_dim skip their few empty cases
+    // each op's cases are counted by its case_log (mean/mean_dim skip their few empty ones)
+    EXPECT_GT(run_reduction_family<float>() + run_reduction_family<double>(), 0);
 }
 
 // ---- linear algebra: std::complex triple loops are the reference ------------------------
@@ -727,8 +739,8 @@ int run_linalg_family() {
 }
 
 TEST(property, linear_algebra_matches_std_complex_loops) {
-    const int n = run_linalg_family<float>() + run_linalg_family<double>();
-    EXPECT_EQ(n, 2 * 5 * cases_per_op);
+    // each op's cases are counted by its case_log
+    EXPECT_GT(run_linalg_family<float>() + run_linalg_family<double>(), 0);
 }
 
 // ---- the comparison helpers themselves -----------------------------------------------------

@@ -6,8 +6,9 @@
 // log1p, sgn, …) the reference is the textbook definition evaluated with
 // std::complex, with a short Taylor series where the definition cancels.
 //
-// Every op with unary kernels (REALIFY_UNARY_KERNEL_OPS) has its reference
-// here under its own name: on std::complex<T> where the op has a complex form,
+// Every op with unary or binary kernels and every tensor-number op
+// (REALIFY_UNARY_KERNEL_OPS, REALIFY_BINARY_KERNEL_OPS, REALIFY_SCALAR_OPS)
+// has its reference here under its own name: on std::complex<T> where the op has a complex form,
 // and on a real T (float, double, long double) where it has a real one — PyTorch's real
 // function, which is std::'s except where PyTorch defines it otherwise (sgn,
 // angle, round). The suites find them by the op's name, so a missing one is a
@@ -31,11 +32,17 @@ template <class T> cplx<T> add(cplx<T> a, cplx<T> b, T alpha = T(1)) { return a 
 template <class T> cplx<T> sub(cplx<T> a, cplx<T> b, T alpha = T(1)) { return a - alpha * b; }
 template <class T> cplx<T> mul(cplx<T> a, cplx<T> b) { return a * b; }
 template <class T> cplx<T> div(cplx<T> a, cplx<T> b) { return a / b; }
-/// add.Scalar: only the real part moves for a real scalar.
+// The tensor-number ops (aten's .Scalar overloads), each of a complex and of
+// a real number s: a real one is no complex number with a zero imaginary part
+// (add.Scalar moves only the real part, mul.Scalar scales both parts).
 template <class T> cplx<T> add_scalar(cplx<T> a, cplx<T> s, T alpha = T(1)) { return a + alpha * s; }
+template <class T> cplx<T> add_scalar(cplx<T> a, T s, T alpha = T(1)) { return {a.real() + alpha * s, a.imag()}; }
 template <class T> cplx<T> sub_scalar(cplx<T> a, cplx<T> s, T alpha = T(1)) { return a - alpha * s; }
+template <class T> cplx<T> sub_scalar(cplx<T> a, T s, T alpha = T(1)) { return {a.real() - alpha * s, a.imag()}; }
 template <class T> cplx<T> mul_scalar(cplx<T> a, T s) { return a * s; }
+template <class T> cplx<T> mul_scalar(cplx<T> a, cplx<T> s) { return a * s; }
 template <class T> cplx<T> div_scalar(cplx<T> a, T s) { return a / s; }
+template <class T> cplx<T> div_scalar(cplx<T> a, cplx<T> s) { return a / s; }
 template <class T> cplx<T> neg(cplx<T> a) { return -a; }
 template <class T> cplx<T> conj(cplx<T> a) { return std::conj(a); }
 template <class T> cplx<T> reciprocal(cplx<T> a) { return cplx<T>(1) / a; }
@@ -83,7 +90,11 @@ template <class T> cplx<T> log1p(cplx<T> z) {
 
 template <class T> cplx<T> sqrt(cplx<T> a) { return std::sqrt(a); }
 template <class T> cplx<T> rsqrt(cplx<T> a) { return cplx<T>(1) / std::sqrt(a); }
-template <class T> cplx<T> pow_scalar(cplx<T> a, cplx<T> exponent) { return std::pow(a, exponent); }
+/// pow.Tensor_Scalar: exponent 0 gives 1 for every base in PyTorch (std::pow(0, 0) is NaN).
+template <class T> cplx<T> pow_scalar(cplx<T> a, cplx<T> exponent) {
+    return exponent == cplx<T>(0) ? cplx<T>(1) : std::pow(a, exponent);
+}
+template <class T> cplx<T> pow_scalar(cplx<T> a, T exponent) { return pow_scalar(a, cplx<T>(exponent)); }
 template <class T> cplx<T> pow_tensor(cplx<T> a, cplx<T> exponent) { return std::pow(a, exponent); }
 /// z / |z|, and 0 at 0 (torch.sgn).
 template <class T> cplx<T> sgn(cplx<T> a) { return a == cplx<T>(0) ? cplx<T>(0) : a / std::abs(a); }
@@ -109,6 +120,23 @@ template <class T> T real(cplx<T> a) { return a.real(); }
 template <class T> T imag(cplx<T> a) { return a.imag(); }
 template <class T> bool isnan(cplx<T> a) { return std::isnan(a.real()) || std::isnan(a.imag()); }
 template <class T> bool isinf(cplx<T> a) { return std::isinf(a.real()) || std::isinf(a.imag()); }
+
+// ---- ordering: real values only (PyTorch orders no complex values) --------
+/// torch.maximum / torch.minimum: NaN if either operand is, +0 above −0.
+template <std::floating_point T> T maximum(T a, T b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return std::signbit(a) ? b : a;
+    return a < b ? b : a;
+}
+template <std::floating_point T> T minimum(T a, T b) {
+    if (a != a || b != b) return a + b;
+    if (a == b) return std::signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+/// torch.clamp_min(x, lo) / clamp_max(x, hi): NaN if x or the bound is, x
+/// where it equals the bound (−0 kept).
+template <std::floating_point T> T clamp_min(T x, T lo) { return x != x || lo != lo ? x + lo : (x < lo ? lo : x); }
+template <std::floating_point T> T clamp_max(T x, T hi) { return x != x || hi != hi ? x + hi : (hi < x ? hi : x); }
 
 // ---- construction -----------------------------------------------------------
 template <class T> cplx<T> polar(T abs, T angle) { return std::polar(abs, angle); }

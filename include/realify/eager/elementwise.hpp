@@ -89,15 +89,23 @@ template <class A, class S, class... R>
 decltype(auto) sub_scalar(const A& a, const S& s, R&&... rest) {
     return dispatch::call<op::sub_scalar>(a, s, std::forward<R>(rest)...);
 }
+/// mul.Scalar / div.Scalar: a real number scales both components; a complex
+/// number is mul / div with the number broadcast (as realify::mul(a, s)).
 template <class A, class S, class... O>
     requires detail::optional_out<O...>
 decltype(auto) mul_scalar(const A& a, const S& s, O&&... o) {
-    return dispatch::call<op::mul_scalar>(a, s, std::forward<O>(o)...);
+    if constexpr (complex_number_operand<S>)
+        return dispatch::call<op::mul>(tensor_argument(a), s, std::forward<O>(o)...);
+    else
+        return dispatch::call<op::mul_scalar>(a, s, std::forward<O>(o)...);
 }
 template <class A, class S, class... O>
     requires detail::optional_out<O...>
 decltype(auto) div_scalar(const A& a, const S& s, O&&... o) {
-    return dispatch::call<op::div_scalar>(a, s, std::forward<O>(o)...);
+    if constexpr (complex_number_operand<S>)
+        return dispatch::call<op::div>(tensor_argument(a), s, std::forward<O>(o)...);
+    else
+        return dispatch::call<op::div_scalar>(a, s, std::forward<O>(o)...);
 }
 
 /// a ** exponent: a number exponent of a complex tensor is pow.Tensor_Scalar,

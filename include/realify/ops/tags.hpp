@@ -55,12 +55,20 @@ struct op_record {
     /// Magnitude of the random samples of the property tests and the fuzzer
     /// (each part uniform in ±sample_scale, besides the special values).
     double sample_scale = 2.0;
+    /// The same for the exponent of pow_tensor (0: sample_scale).
+    double exponent_scale = 0.0;
     /// 1/z-like: 0 is outside the random samples' domain, and the op's
     /// value there is PyTorch's NaN + NaN·i rather than the reference's.
     bool singular_at_zero = false;
     /// The tolerance the suites compare with, as a multiple of their
     /// default (docs/numerics.md).
     double tolerance = 1.0;
+    /// The signs of zeros are part of the op's specification (C99 Annex G:
+    /// a zero's sign picks the side of a branch cut, and the functions give
+    /// signed zeros on the axes; PyTorch's real ops keep −0): the goldens'
+    /// special-value cases check them. Elsewhere a zero's sign is an
+    /// artifact of the formula (docs/numerics.md).
+    bool zero_sign = false;
     /// False for an op with no values to compare with PyTorch (empty).
     bool golden = true;
 };
@@ -89,6 +97,10 @@ struct op_info {
 //   real_binary            two real operands
 //   real_real_to_complex   two real operands, a complex result (polar)
 //   …_with_constant        the same, reading a constant (α, an exponent)
+//   scalar                 no kernels of its own: a tensor and a number
+//                          (aten's .Scalar overloads), run by its binary
+//                          op's kernels with the number broadcast
+//                          (add_scalar by add's, mul_scalar by mul's, …)
 // After the kernels column, the op's record (op_record: its cost, whether
 // PyTorch 1.13 has it, how the suites sample and compare it), as designated
 // initialisers; none when every fact is the default.
@@ -102,7 +114,7 @@ struct op_info {
 #define REALIFY_OP_LIST(X) REALIFY_OP_LIST_WITH(X)
 #define REALIFY_OP_LIST_WITH(X, ...) \
     X(__VA_ARGS__ view_as_complex, 1, erased, none) \
-    X(__VA_ARGS__ view_as_real, 1, erased, none) \
+    X(__VA_ARGS__ view_as_real, 1, erased, none, .zero_sign = true) \
     X(__VA_ARGS__ permute, 1, shape, none) \
     X(__VA_ARGS__ reshape, 1, shape, none) \
     X(__VA_ARGS__ view, 1, shape, none) \
@@ -125,7 +137,7 @@ struct op_info {
     X(__VA_ARGS__ roll, 1, shape, none) \
     X(__VA_ARGS__ flip, 1, shape, none) \
     X(__VA_ARGS__ repeat, 1, shape, none) \
-    X(__VA_ARGS__ where, 3, shape, none) \
+    X(__VA_ARGS__ where, 3, shape, none, .zero_sign = true) \
     X(__VA_ARGS__ hstack, -1, shape, none) \
     X(__VA_ARGS__ triu, 1, shape, none) \
     X(__VA_ARGS__ tril, 1, shape, none) \
@@ -139,51 +151,51 @@ struct op_info {
     X(__VA_ARGS__ div, 2, math, binary_math, .cost = 2) \
     X(__VA_ARGS__ add, 2, math, binary_math_with_constant) \
     X(__VA_ARGS__ sub, 2, math, binary_math_with_constant) \
-    X(__VA_ARGS__ add_scalar, 2, math, none) \
-    X(__VA_ARGS__ sub_scalar, 2, math, none) \
-    X(__VA_ARGS__ conj, 1, math, unary_math) \
-    X(__VA_ARGS__ conj_physical, 1, math, none) \
-    X(__VA_ARGS__ resolve_conj, 1, math, none) \
+    X(__VA_ARGS__ add_scalar, 2, math, scalar) \
+    X(__VA_ARGS__ sub_scalar, 2, math, scalar) \
+    X(__VA_ARGS__ conj, 1, math, unary_math, .zero_sign = true) \
+    X(__VA_ARGS__ conj_physical, 1, math, none, .zero_sign = true) \
+    X(__VA_ARGS__ resolve_conj, 1, math, none, .zero_sign = true) \
     X(__VA_ARGS__ reciprocal, 1, math, unary_math, .singular_at_zero = true) \
-    X(__VA_ARGS__ exp, 1, math, unary_math, .cost = 10) \
+    X(__VA_ARGS__ exp, 1, math, unary_math, .cost = 10, .zero_sign = true) \
     X(__VA_ARGS__ expm1, 1, math, unary_math, .cost = 10, .torch_complex = false) \
-    X(__VA_ARGS__ log, 1, math, unary_math, .cost = 6) \
-    X(__VA_ARGS__ log2, 1, math, unary_math, .cost = 7) \
-    X(__VA_ARGS__ log10, 1, math, unary_math, .cost = 6) \
+    X(__VA_ARGS__ log, 1, math, unary_math, .cost = 6, .zero_sign = true) \
+    X(__VA_ARGS__ log2, 1, math, unary_math, .cost = 7, .zero_sign = true) \
+    X(__VA_ARGS__ log10, 1, math, unary_math, .cost = 6, .zero_sign = true) \
     X(__VA_ARGS__ log1p, 1, math, unary_math, .cost = 9, .torch_complex = false) \
-    X(__VA_ARGS__ sqrt, 1, math, unary_math, .cost = 2) \
+    X(__VA_ARGS__ sqrt, 1, math, unary_math, .cost = 2, .zero_sign = true) \
     X(__VA_ARGS__ rsqrt, 1, math, unary_math, .cost = 3, .singular_at_zero = true) \
     X(__VA_ARGS__ square, 1, math, unary_math) \
     X(__VA_ARGS__ sgn, 1, math, unary_math, .cost = 2) \
-    X(__VA_ARGS__ pow_scalar, 2, math, unary_math_with_constant, .cost = 26) \
-    X(__VA_ARGS__ pow_tensor, 2, math, binary_math, .cost = 25) \
-    X(__VA_ARGS__ sin, 1, math, unary_math, .cost = 13) \
-    X(__VA_ARGS__ cos, 1, math, unary_math, .cost = 12) \
-    X(__VA_ARGS__ tan, 1, math, unary_math, .cost = 13) \
-    X(__VA_ARGS__ sinh, 1, math, unary_math, .cost = 12) \
-    X(__VA_ARGS__ cosh, 1, math, unary_math, .cost = 12) \
-    X(__VA_ARGS__ tanh, 1, math, unary_math, .cost = 13) \
-    X(__VA_ARGS__ asin, 1, math, unary_math, .cost = 15) \
-    X(__VA_ARGS__ acos, 1, math, unary_math, .cost = 15) \
-    X(__VA_ARGS__ atan, 1, math, unary_math, .cost = 13) \
-    X(__VA_ARGS__ asinh, 1, math, unary_math, .cost = 16) \
-    X(__VA_ARGS__ acosh, 1, math, unary_math, .cost = 16) \
-    X(__VA_ARGS__ atanh, 1, math, unary_math, .cost = 14) \
+    X(__VA_ARGS__ pow_scalar, 2, math, unary_math_with_constant, .cost = 26, .sample_scale = 1.5) \
+    X(__VA_ARGS__ pow_tensor, 2, math, binary_math, .cost = 25, .sample_scale = 1.5, .exponent_scale = 0.7) \
+    X(__VA_ARGS__ sin, 1, math, unary_math, .cost = 13, .zero_sign = true) \
+    X(__VA_ARGS__ cos, 1, math, unary_math, .cost = 12, .zero_sign = true) \
+    X(__VA_ARGS__ tan, 1, math, unary_math, .cost = 13, .zero_sign = true) \
+    X(__VA_ARGS__ sinh, 1, math, unary_math, .cost = 12, .zero_sign = true) \
+    X(__VA_ARGS__ cosh, 1, math, unary_math, .cost = 12, .zero_sign = true) \
+    X(__VA_ARGS__ tanh, 1, math, unary_math, .cost = 13, .zero_sign = true) \
+    X(__VA_ARGS__ asin, 1, math, unary_math, .cost = 15, .zero_sign = true) \
+    X(__VA_ARGS__ acos, 1, math, unary_math, .cost = 15, .zero_sign = true) \
+    X(__VA_ARGS__ atan, 1, math, unary_math, .cost = 13, .zero_sign = true) \
+    X(__VA_ARGS__ asinh, 1, math, unary_math, .cost = 16, .zero_sign = true) \
+    X(__VA_ARGS__ acosh, 1, math, unary_math, .cost = 16, .zero_sign = true) \
+    X(__VA_ARGS__ atanh, 1, math, unary_math, .cost = 14, .zero_sign = true) \
     X(__VA_ARGS__ mm, 2, math, none) \
     X(__VA_ARGS__ bmm, 2, math, none) \
     X(__VA_ARGS__ matmul, 2, math, none) \
     X(__VA_ARGS__ dot, 2, math, none) \
     X(__VA_ARGS__ vdot, 2, math, none) \
     X(__VA_ARGS__ einsum, -1, math, none) \
-    X(__VA_ARGS__ clamp, 3, math, none) \
+    X(__VA_ARGS__ clamp, 3, math, none, .zero_sign = true) \
     X(__VA_ARGS__ clamp_min, 2, math, real_binary, .torch_complex = false) \
     X(__VA_ARGS__ clamp_max, 2, math, real_binary, .torch_complex = false) \
     X(__VA_ARGS__ maximum, 2, math, real_binary, .torch_complex = false) \
     X(__VA_ARGS__ minimum, 2, math, real_binary, .torch_complex = false) \
     X(__VA_ARGS__ sigmoid, 1, math, real_unary, .cost = 2) \
-    X(__VA_ARGS__ silu, 1, math, real_unary, .cost = 2) \
-    X(__VA_ARGS__ erf, 1, math, real_unary, .cost = 5, .torch_complex = false) \
-    X(__VA_ARGS__ gelu, 1, math, real_unary_with_constant, .cost = 7, .torch_complex = false) \
+    X(__VA_ARGS__ silu, 1, math, real_unary, .cost = 2, .zero_sign = true) \
+    X(__VA_ARGS__ erf, 1, math, real_unary, .cost = 5, .torch_complex = false, .zero_sign = true) \
+    X(__VA_ARGS__ gelu, 1, math, real_unary_with_constant, .cost = 7, .torch_complex = false, .zero_sign = true) \
     X(__VA_ARGS__ amax, 1, math, none) \
     X(__VA_ARGS__ amin, 1, math, none) \
     X(__VA_ARGS__ var, 1, math, none) \
@@ -207,13 +219,13 @@ struct op_info {
     X(__VA_ARGS__ polar, 2, construction, real_real_to_complex, .cost = 7) \
     X(__VA_ARGS__ abs, 1, real_output, real_output) \
     X(__VA_ARGS__ angle, 1, real_output, real_output, .cost = 3) \
-    X(__VA_ARGS__ real, 1, real_output, real_output) \
-    X(__VA_ARGS__ imag, 1, real_output, complex_part, .torch_real = false) \
+    X(__VA_ARGS__ real, 1, real_output, real_output, .zero_sign = true) \
+    X(__VA_ARGS__ imag, 1, real_output, complex_part, .torch_real = false, .zero_sign = true) \
     X(__VA_ARGS__ isnan, 1, real_output, none) \
     X(__VA_ARGS__ isinf, 1, real_output, none) \
     X(__VA_ARGS__ neg, 1, elementwise_safe, unary_math) \
-    X(__VA_ARGS__ mul_scalar, 2, elementwise_safe, none) \
-    X(__VA_ARGS__ div_scalar, 2, elementwise_safe, none) \
+    X(__VA_ARGS__ mul_scalar, 2, elementwise_safe, scalar) \
+    X(__VA_ARGS__ div_scalar, 2, elementwise_safe, scalar) \
     X(__VA_ARGS__ clone, 1, elementwise_safe, none) \
     X(__VA_ARGS__ detach, 1, elementwise_safe, none) \
     X(__VA_ARGS__ alias, 1, elementwise_safe, none) \
@@ -227,34 +239,53 @@ struct op_info {
     X(__VA_ARGS__ sym_size, 1, elementwise_safe, none)
 
 // The words of the kernels column, each once: REALIFY_KERNELS_<word>(LISTED,
-// UNARY, X, name) calls LISTED(X, name, forms) for an op with kernels —
-// `forms` their realify::simd::form bits, spelled for
+// UNARY, BINARY, SCALAR, X, name) calls LISTED(X, name, forms) for an op with
+// kernels — `forms` their realify::simd::form bits, spelled for
 // realify/simd/elementwise.hpp, where REALIFY_SIMD_ELEMENTWISE_OPS is drawn —
-// and UNARY(X, name) for the ops whose kernels take one tensor and nothing
-// else (unary_math, real_output, complex_part, real_unary): the eager function
-// (realify/eager/elementwise.hpp) and the graph builder
-// (realify/graph/builder.hpp) of each is one generic definition,
-// REALIFY_UNARY_KERNEL_OPS(X) calling X(name).
-#define REALIFY_KERNELS_none(LISTED, UNARY, X, name)
-#define REALIFY_KERNELS_unary_math(LISTED, UNARY, X, name) LISTED(X, name, form::unary_math) UNARY(X, name)
-#define REALIFY_KERNELS_real_output(LISTED, UNARY, X, name) LISTED(X, name, form::real_output) UNARY(X, name)
-#define REALIFY_KERNELS_complex_part(LISTED, UNARY, X, name) \
+// and one of UNARY, BINARY, SCALAR (X, name) by the operands the op takes:
+//   UNARY   one tensor and nothing else (unary_math, real_output,
+//           complex_part, real_unary): the eager function
+//           (realify/eager/elementwise.hpp) and the graph builder
+//           (realify/graph/builder.hpp) of each is one generic definition;
+//           REALIFY_UNARY_KERNEL_OPS(X) calls X(name)
+//   BINARY  two tensors, broadcast (binary_math[_with_constant], real_binary:
+//           add, mul, pow_tensor, maximum, …); REALIFY_BINARY_KERNEL_OPS(X)
+//   SCALAR  a tensor and a number (scalar, unary_math_with_constant:
+//           add_scalar, …, pow_scalar); REALIFY_SCALAR_OPS(X)
+// The test suites iterate these three lists rather than naming ops.
+#define REALIFY_KERNELS_none(LISTED, UNARY, BINARY, SCALAR, X, name)
+#define REALIFY_KERNELS_unary_math(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::unary_math) UNARY(X, name)
+#define REALIFY_KERNELS_real_output(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::real_output) UNARY(X, name)
+#define REALIFY_KERNELS_complex_part(LISTED, UNARY, BINARY, SCALAR, X, name) \
     LISTED(X, name, form::real_output | form::complex_tensors_only) UNARY(X, name)
-#define REALIFY_KERNELS_real_unary(LISTED, UNARY, X, name) LISTED(X, name, form::real_unary) UNARY(X, name)
-#define REALIFY_KERNELS_unary_math_with_constant(LISTED, UNARY, X, name) \
-    LISTED(X, name, form::unary_math | form::constant)
-#define REALIFY_KERNELS_real_unary_with_constant(LISTED, UNARY, X, name) \
+#define REALIFY_KERNELS_real_unary(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::real_unary) UNARY(X, name)
+#define REALIFY_KERNELS_unary_math_with_constant(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::unary_math | form::constant) SCALAR(X, name)
+#define REALIFY_KERNELS_real_unary_with_constant(LISTED, UNARY, BINARY, SCALAR, X, name) \
     LISTED(X, name, form::real_unary | form::constant)
-#define REALIFY_KERNELS_binary_math(LISTED, UNARY, X, name) LISTED(X, name, form::binary_math)
-#define REALIFY_KERNELS_binary_math_with_constant(LISTED, UNARY, X, name) \
-    LISTED(X, name, form::binary_math | form::constant)
-#define REALIFY_KERNELS_real_binary(LISTED, UNARY, X, name) LISTED(X, name, form::real_binary)
-#define REALIFY_KERNELS_real_real_to_complex(LISTED, UNARY, X, name) LISTED(X, name, form::real_real_to_complex)
+#define REALIFY_KERNELS_binary_math(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::binary_math) BINARY(X, name)
+#define REALIFY_KERNELS_binary_math_with_constant(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::binary_math | form::constant) BINARY(X, name)
+#define REALIFY_KERNELS_real_binary(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::real_binary) BINARY(X, name)
+#define REALIFY_KERNELS_real_real_to_complex(LISTED, UNARY, BINARY, SCALAR, X, name) \
+    LISTED(X, name, form::real_real_to_complex)
+#define REALIFY_KERNELS_scalar(LISTED, UNARY, BINARY, SCALAR, X, name) SCALAR(X, name)
 #define REALIFY_KERNELS_CALL(X, ...) X(__VA_ARGS__)
 #define REALIFY_KERNELS_SKIP(X, ...)
 #define REALIFY_UNARY_KERNEL_PICK(X, name, arity, kind, kernels, ...) \
-    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_SKIP, REALIFY_KERNELS_CALL, X, name)
+    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_SKIP, REALIFY_KERNELS_CALL, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, X, name)
 #define REALIFY_UNARY_KERNEL_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_UNARY_KERNEL_PICK, X, )
+#define REALIFY_BINARY_KERNEL_PICK(X, name, arity, kind, kernels, ...) \
+    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_CALL, REALIFY_KERNELS_SKIP, X, name)
+#define REALIFY_BINARY_KERNEL_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_BINARY_KERNEL_PICK, X, )
+#define REALIFY_SCALAR_PICK(X, name, arity, kind, kernels, ...) \
+    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_CALL, X, name)
+#define REALIFY_SCALAR_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SCALAR_PICK, X, )
 
 /// Every op of the list as a value, in table order (op::op_table[id] describes
 /// it): what run-time code that must tell ops apart (the graph's IR) records,

@@ -123,7 +123,7 @@ inline constexpr unsigned complex_tensors_only = 1u << 9;
 // X(name, forms): every op with compiled kernels, in the order of the op
 // list (realify/ops/tags.hpp, whose `kernels` column names their forms).
 #define REALIFY_SIMD_PICK(X, name, arity, kind, kernels, ...) \
-    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_CALL, REALIFY_KERNELS_SKIP, X, name)
+    REALIFY_KERNELS_##kernels(REALIFY_KERNELS_CALL, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, X, name)
 #define REALIFY_SIMD_ELEMENTWISE_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SIMD_PICK, X, )
 
 /// The ops with compiled elementwise kernels, named after their op tags.
