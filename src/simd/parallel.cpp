@@ -132,7 +132,7 @@ std::int64_t now_ns() noexcept {
 // another program's time slice (milliseconds) while the caller waits — and
 // the threads of one process share its scheduling weight (a cgroup, Linux's
 // autogroup), so two of them each run less often than one alone would.
-// Three signs of it, each 250 µs beyond what a quiet machine shows:
+// Two signs of it, each 250 µs beyond what a quiet machine shows:
 //   * a worker takes its seat in a job more than 250 µs after the job was
 //     published and finds every piece claimed (the caller ran the call alone
 //     and paid for the wake). A worker that is late but still finds pieces is
@@ -140,10 +140,15 @@ std::int64_t now_ns() noexcept {
 //     (hundreds of microseconds here and there on the 2-core VM this was
 //     measured on) while its cores are free — counting it made a 40 ms
 //     product run alone for a second after each slow wake;
-//   * a caller waits for its workers' last pieces more than 250 µs longer
-//     than twice its own time per piece;
-//   * a caller's own pieces take more than 250 µs longer than twice the pace
-//     of its fastest claim (it was preempted).
+//   * a split call that took more than 250 µs longer than the caller alone
+//     would have at its own pace (its time per piece, times the pieces): a
+//     worker preempted in a piece, the caller waiting for it. Workers that are
+//     merely slower than the caller — touching fresh pages (a fault costs
+//     10-20 µs on a VM), their caches cold — still shorten the call and are
+//     no sign: comparing each side's pace instead (the caller's wait against
+//     twice its time per piece, its pieces against twice its fastest) made a
+//     decoder layer's products run alone after such calls, and 2 threads
+//     gave it nothing.
 // After one, split calls run on their calling thread alone for a while: 32
 // times the call that saw it (at least 5 ms), doubled at each further sign up
 // to a second, so that a call that tries the threads again — and pays a time
@@ -377,16 +382,13 @@ private:
     }
 
 public:
-    /// What a thread did in a job: the pieces it ran, and (when it timed
-    /// its claims) the time of its fastest whole claim — one of `claim`
-    /// pieces, not the job's last — in ns.
+    /// What a thread did in a job: the pieces it ran.
     struct share {
         std::size_t ran = 0;
-        std::int64_t fastest_claim = -1;  // -1: fewer than one such claim
     };
 
     /// Claims and runs pieces of `j` until none is left.
-    static share run_pieces(job& j, bool time_claims = false) noexcept {
+    static share run_pieces(job& j) noexcept {
         const piece_scope scope;
         share mine;
         // `next` may pass `pieces` by a claim per thread: pieces ≤ SIZE_MAX / 2 in practice
@@ -394,16 +396,11 @@ public:
             const std::size_t first = j.next.fetch_add(j.claim, std::memory_order_relaxed);
             if (first >= j.pieces) break;
             const std::size_t last = std::min(j.pieces, first + j.claim);
-            const std::int64_t start = time_claims ? now_ns() : 0;
             try {
                 j.function(j.body, first, last);
             } catch (...) {
                 const std::lock_guard lock(j.failure_mutex);
                 if (!j.failure) j.failure = std::current_exception();
-            }
-            if (time_claims && last - first == j.claim && last < j.pieces) {
-                const std::int64_t took = now_ns() - start;
-                if (mine.fastest_claim < 0 || took < mine.fastest_claim) mine.fastest_claim = took;
             }
             mine.ran += last - first;
             if (j.finished.fetch_add(last - first, std::memory_order_acq_rel) + (last - first) == j.pieces) {
@@ -486,18 +483,16 @@ void run(std::size_t pieces, std::size_t threads, range_function function, const
     }
     const unsigned signs_before = busy_signs.load(std::memory_order_relaxed);
     const std::int64_t start = now_ns();
-    const pool::share mine = pool::run_pieces(*published, true);
+    const pool::share mine = pool::run_pieces(*published);
     const std::int64_t claimed_all = now_ns();
     const std::exception_ptr failure = pool::finish(*published);
     busy_workers.fetch_sub(workers, std::memory_order_relaxed);
-    const std::int64_t working = claimed_all - start, waiting = now_ns() - claimed_all;
-    const std::int64_t per_piece = mine.ran == 0 ? 0 : working / static_cast<std::int64_t>(mine.ran);
-    // the caller's own pieces at the pace of its fastest claim, else it was preempted
-    const std::int64_t paced =
-        mine.fastest_claim < 0 ? working : mine.fastest_claim * static_cast<std::int64_t>(mine.ran / claim);
-    if (waiting > 2 * per_piece + busy_sign_ns || working > 2 * paced + busy_sign_ns ||
-        busy_signs.load(std::memory_order_relaxed) != signs_before) {
-        back_off(working + waiting);  // preempted, or waited for a preempted worker, or a worker came late
+    const std::int64_t took = now_ns() - start;
+    // the whole call at the caller's own pace (none when the workers took every piece)
+    const std::int64_t alone = mine.ran == 0 ? took : (claimed_all - start) / static_cast<std::int64_t>(mine.ran) *
+                                                          static_cast<std::int64_t>(pieces);
+    if (took > alone + busy_sign_ns || busy_signs.load(std::memory_order_relaxed) != signs_before) {
+        back_off(took);  // waited for a preempted worker, or a worker came late
     } else if (mine.ran < pieces) {  // workers took pieces in time
         if (const int twice = doublings.load(std::memory_order_relaxed); twice > 0)
             doublings.store(twice - 1, std::memory_order_relaxed);
