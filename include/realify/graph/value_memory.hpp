@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <memory>
 
+#include "realify/version.hpp"
+
 namespace realify::graph {
 
 /// Frees the memory kept for the values of later calls (it is also reused
