@@ -463,13 +463,15 @@ void reduce_impl(const tensor_ref& in, std::span<const std::size_t> reduced_axes
         const std::size_t nb = parallel::pieces_of(n, reduce_block);
         const sequence<S> shape{in_base, reduced.outer(), run, e};
         // one contiguous run per output: the kernel takes many outputs at once when each is one value
-        if (shape.contiguous() && (nb == 1 || P::order_free)) {
-            const axis last = kept.rank > 0 ? kept.back() : axis{1, {0, 0}};
-            const std::span<const axis> rows = kept.outer();
-            std::size_t row_count = 1;
-            for (const axis& x : rows) row_count *= x.extent;
-            constexpr std::size_t batch = 128;
-            const std::size_t chunks = parallel::pieces_of(last.extent, batch);
+        // — when that makes a piece per thread (an order-free reduction of one long run, amax of a
+        // whole tensor, is cut into blocks below instead, or it would run on one thread)
+        const axis last = kept.rank > 0 ? kept.back() : axis{1, {0, 0}};
+        const std::span<const axis> rows = kept.outer();
+        std::size_t row_count = 1;
+        for (const axis& x : rows) row_count *= x.extent;
+        constexpr std::size_t batch = 128;
+        const std::size_t chunks = parallel::pieces_of(last.extent, batch);
+        if (shape.contiguous() && (nb == 1 || (P::order_free && row_count * chunks >= threads))) {
             parallel::for_ranges(row_count * chunks, threads, [&](std::size_t a, std::size_t b) {
                 std::array<typename P::value, batch * 2 * P::sets> values;
                 for (std::size_t piece = a; piece < b; ++piece) {
