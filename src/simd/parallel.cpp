@@ -343,7 +343,7 @@ private:
             if (const int delay = worker_delay_us.load(std::memory_order_relaxed); delay > 0)
                 std::this_thread::sleep_for(std::chrono::microseconds(delay));  // as if the scheduler ran it late
             const std::int64_t late = now_ns() - j->published_at;
-            if (run_pieces(*j).ran == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces) {
+            if (run_pieces(*j) == 0 && j->next.load(std::memory_order_relaxed) >= j->pieces) {
                 late_arrivals.fetch_add(1, std::memory_order_relaxed);
                 if (late > busy_sign_ns) busy_sign(late);  // given a core after the call was done
             }
@@ -382,15 +382,10 @@ private:
     }
 
 public:
-    /// What a thread did in a job: the pieces it ran.
-    struct share {
-        std::size_t ran = 0;
-    };
-
-    /// Claims and runs pieces of `j` until none is left.
-    static share run_pieces(job& j) noexcept {
+    /// Claims and runs pieces of `j` until none is left; returns how many this thread ran.
+    static std::size_t run_pieces(job& j) noexcept {
         const piece_scope scope;
-        share mine;
+        std::size_t ran = 0;
         // `next` may pass `pieces` by a claim per thread: pieces ≤ SIZE_MAX / 2 in practice
         while (j.next.load(std::memory_order_relaxed) < j.pieces) {
             const std::size_t first = j.next.fetch_add(j.claim, std::memory_order_relaxed);
@@ -402,13 +397,13 @@ public:
                 const std::lock_guard lock(j.failure_mutex);
                 if (!j.failure) j.failure = std::current_exception();
             }
-            mine.ran += last - first;
+            ran += last - first;
             if (j.finished.fetch_add(last - first, std::memory_order_acq_rel) + (last - first) == j.pieces) {
                 j.complete.store(1, std::memory_order_release);
                 j.complete.notify_one();
             }
         }
-        return mine;
+        return ran;
     }
 
 private:
@@ -483,17 +478,17 @@ void run(std::size_t pieces, std::size_t threads, range_function function, const
     }
     const unsigned signs_before = busy_signs.load(std::memory_order_relaxed);
     const std::int64_t start = now_ns();
-    const pool::share mine = pool::run_pieces(*published);
+    const std::size_t mine = pool::run_pieces(*published);
     const std::int64_t claimed_all = now_ns();
     const std::exception_ptr failure = pool::finish(*published);
     busy_workers.fetch_sub(workers, std::memory_order_relaxed);
     const std::int64_t took = now_ns() - start;
     // the whole call at the caller's own pace (none when the workers took every piece)
-    const std::int64_t alone = mine.ran == 0 ? took : (claimed_all - start) / static_cast<std::int64_t>(mine.ran) *
+    const std::int64_t alone = mine == 0 ? took : (claimed_all - start) / static_cast<std::int64_t>(mine) *
                                                           static_cast<std::int64_t>(pieces);
     if (took > alone + busy_sign_ns || busy_signs.load(std::memory_order_relaxed) != signs_before) {
         back_off(took);  // waited for a preempted worker, or a worker came late
-    } else if (mine.ran < pieces) {  // workers took pieces in time
+    } else if (mine < pieces) {  // workers took pieces in time
         if (const int twice = doublings.load(std::memory_order_relaxed); twice > 0)
             doublings.store(twice - 1, std::memory_order_relaxed);
     }

@@ -10,6 +10,7 @@
 // aligned_alloc (AddressSanitizer checks it).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdlib>
@@ -35,7 +36,7 @@ void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 void* operator new(std::size_t size, std::align_val_t align) {
     if (size >= realify_test::large_block) realify_test::large_allocations.fetch_add(1, std::memory_order_relaxed);
     const auto a = static_cast<std::size_t>(align);
-    if (void* p = std::aligned_alloc(a, (size + a - 1) / a * a + (size == 0 ? a : 0))) return p;
+    if (void* p = std::aligned_alloc(a, (std::max<std::size_t>(size, 1) + a - 1) / a * a)) return p;
     throw std::bad_alloc();
 }
 void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
