@@ -68,9 +68,11 @@ engine::tensor_ref out_ref(std::string_view op, out_arg<B>& o) {
     return engine::output_ref(op, o.buffer);
 }
 
-/// Runs `kernel` over the operands into o's buffer.
-template <class B, class... A>
+/// Runs `kernel` over the operands into o's buffer, for a result of element
+/// type V (checked against the buffer's type at compile time).
+template <class V, class B, class... A>
 void evaluate_into(std::string_view op, const engine::block_kernel& kernel, out_arg<B>& o, const A&... operands) {
+    check_out_type<V, B>();
     const engine::operand_list in(op, engine::operands_of(operands...));
     engine::evaluate(op, in.refs(), out_ref(op, o), kernel);
 }

@@ -65,7 +65,7 @@ decltype(auto) to(const A& a, O&&... o) {
         else return dispatch::detail::refused_result_t<A>{};
     } else if constexpr (sizeof...(O) == 1) {
         auto& out_argument = (o, ...);
-        dispatch::lowering::evaluate_checked_into<To>(name, detail::cast_kernel<To, A>(), out_argument, a);
+        dispatch::evaluate_into<To>(name, detail::cast_kernel<To, A>(), out_argument, a);
         return take_buffer(out_argument);
     } else {
         using R = dispatch::result_t<To, operand_rank_v<A>, A>;

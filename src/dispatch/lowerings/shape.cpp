@@ -151,7 +151,7 @@ engine::dims repeat_append_one::target(const tensor_ref& t, const std::vector<st
     return engine::make_dims(op::name, result);
 }
 
-void repeat_append_one::write(const tensor_ref& t, const std::vector<std::size_t>& repeats, const tensor_ref& to) {
+void repeat_append_one::write(const tensor_ref& to, const tensor_ref& t, const std::vector<std::size_t>& repeats) {
     shape_detail::check_result_shape(op::name, to, target(t, repeats));
     const std::size_t lead = repeats.size() - t.rank();
     tensor_ref from = t, into = to;
@@ -187,7 +187,7 @@ void roll_shifted_dims::write_axes(const tensor_ref& t, std::span<const std::siz
     }
 }
 
-void roll_shifted_dims::write(const tensor_ref& t, const dim_list& shifts, const dim_list& dims, const tensor_ref& to) {
+void roll_shifted_dims::write(const tensor_ref& to, const tensor_ref& t, const dim_list& shifts, const dim_list& dims) {
     shape_detail::check_result_shape(op::name, to, t.shape);
     const std::array<tensor_ref, 1> source{t};
     engine::check_disjoint(op::name, source, to);

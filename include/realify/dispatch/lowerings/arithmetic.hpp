@@ -92,36 +92,24 @@ std::optional<std::complex<double>> alpha_of(const Alpha&... alpha) {
         static constexpr std::string_view formula = FORMULA;                                               \
         template <class... A>                                                                              \
         static constexpr bool accepts = PATTERN<A...>;                                                     \
-        template <class A, class... B>                                                                     \
-        static auto apply(const A& a, const B&... b) {                                                     \
-            return compiled_call<::realify::simd::elementwise_op::SIMD_OP>::run(op::name, a, b...);        \
+        using call = compiled_call<::realify::simd::elementwise_op::SIMD_OP>;                              \
+        template <class A>                                                                                 \
+        static auto apply(const A& a) {                                                                    \
+            return call::run(op::name, std::nullopt, a);                                                   \
         }                                                                                                  \
-        template <class O, class A, class... B>                                                            \
-        static void apply_into(out_arg<O>& o, const A& a, const B&... b) {                                 \
-            compiled_call<::realify::simd::elementwise_op::SIMD_OP>::into(op::name, o, a, b...);           \
+        template <class O, class A>                                                                        \
+        static void apply_into(out_arg<O>& o, const A& a) {                                                \
+            call::into(op::name, o, std::nullopt, a);                                                      \
+        }                                                                                                  \
+        template <class A, class B, class... Alpha>                                                        \
+        static auto apply(const A& a, const B& b, const Alpha&... alpha) {                                 \
+            return call::run(op::name, alpha_of(alpha...), a, b);                                          \
+        }                                                                                                  \
+        template <class O, class A, class B, class... Alpha>                                               \
+        static void apply_into(out_arg<O>& o, const A& a, const B& b, const Alpha&... alpha) {             \
+            call::into(op::name, o, alpha_of(alpha...), a, b);                                             \
         }                                                                                                  \
     };
-
-/// Splits the arguments of a compiled op into operands and the trailing constant (α).
-template <simd::elementwise_op Op>
-struct compiled_call {
-    template <class A>
-    static auto run(std::string_view name, const A& a) {
-        return run_compiled<Op>(name, std::nullopt, a);
-    }
-    template <class A, class B, class... Alpha>
-    static auto run(std::string_view name, const A& a, const B& b, const Alpha&... alpha) {
-        return run_compiled<Op>(name, alpha_of(alpha...), a, b);
-    }
-    template <class O, class A>
-    static void into(std::string_view name, out_arg<O>& o, const A& a) {
-        run_compiled_into<Op>(name, o, std::nullopt, a);
-    }
-    template <class O, class A, class B, class... Alpha>
-    static void into(std::string_view name, out_arg<O>& o, const A& a, const B& b, const Alpha&... alpha) {
-        run_compiled_into<Op>(name, o, alpha_of(alpha...), a, b);
-    }
-};
 
 // ---- mul, div, add, sub ------------------------------------------------------------------
 REALIFY_COMPILED_LOWERING(mul, mul_pairs, mul, complex_and_complex, "(ac − bd) + i(ad + bc)")
@@ -180,11 +168,11 @@ struct pow_scalar_polar {
     static constexpr bool accepts = tensor_to_number<A...>;
     template <class A, class S>
     static auto apply(const A& a, const S& exponent) {
-        return run_compiled<simd::elementwise_op::pow_scalar>(op::name, constant_of(exponent), a);
+        return compiled_call<simd::elementwise_op::pow_scalar>::run(op::name, constant_of(exponent), a);
     }
     template <class O, class A, class S>
     static void apply_into(out_arg<O>& o, const A& a, const S& exponent) {
-        run_compiled_into<simd::elementwise_op::pow_scalar>(op::name, o, constant_of(exponent), a);
+        compiled_call<simd::elementwise_op::pow_scalar>::into(op::name, o, constant_of(exponent), a);
     }
 };
 /// pow.Tensor_Scalar of a real tensor by a real number: the real kernel, std::pow's values.

@@ -33,7 +33,7 @@ namespace lowering {
         }                                                                                                      \
         template <class O, class A>                                                                            \
         static void apply_into(out_arg<O>& o, const A& a) {                                                    \
-            evaluate_checked_into<element<A>>(op::name, kernel<A>(), o, a);                                    \
+            evaluate_into<element<A>>(op::name, kernel<A>(), o, a);                                    \
         }                                                                                                      \
     };
 

@@ -68,16 +68,11 @@ R allocate_and_evaluate(std::string_view op, const engine::block_kernel& kernel,
     return evaluate_fresh<R>(op, kernel, engine::operands_of(operands...));
 }
 
-/// The same into an out= buffer, for a result of element type V.
-template <class V, class B, class... A>
-void evaluate_checked_into(std::string_view op, const engine::block_kernel& kernel, out_arg<B>& o, const A&... operands) {
-    check_out_type<V, B>();
-    evaluate_into(op, kernel, o, operands...);
-}
-
 // ---- the compiled kernels ------------------------------------------------------------------
 
-/// The compiled op Op on operands A…: its component type and its result.
+/// The compiled op Op on operands A…: its component type, its result, and
+/// its kernel with `constant` (α for add and sub, the exponent of
+/// pow_scalar, gelu's tanh form).
 template <simd::elementwise_op Op, class... A>
 struct compiled {
     using T = promoted_real_t<A...>;
@@ -91,24 +86,27 @@ struct compiled {
     }();
     using element = element_of<complex_result, T>;
     using result = result_t<element, broadcast_rank_v<A...>, A...>;
+    static engine::block_kernel kernel(std::optional<std::complex<double>> constant) {
+        return engine::kernel_of(Op, engine::component_of<T>(), complex_kinds<A...>, constant);
+    }
 };
 
-/// Op's compiled kernel over the operands, into a fresh result; `constant`
-/// is α (add, sub) or the exponent (pow_scalar).
-template <simd::elementwise_op Op, class... A>
-auto run_compiled(std::string_view op, std::optional<std::complex<double>> constant, const A&... operands) {
-    using C = compiled<Op, A...>;
-    const engine::block_kernel kernel = engine::kernel_of(Op, engine::component_of<typename C::T>(), complex_kinds<A...>, constant);
-    return allocate_and_evaluate<typename C::result>(op, kernel, operands...);
-}
-/// … into an out= buffer.
-template <simd::elementwise_op Op, class B, class... A>
-void run_compiled_into(std::string_view op, out_arg<B>& o, std::optional<std::complex<double>> constant,
-                       const A&... operands) {
-    using C = compiled<Op, A...>;
-    const engine::block_kernel kernel = engine::kernel_of(Op, engine::component_of<typename C::T>(), complex_kinds<A...>, constant);
-    evaluate_checked_into<typename C::element>(op, kernel, o, operands...);
-}
+/// The one path of every compiled lowering: Op's kernel over the operands,
+/// into a fresh result (run) or an out= buffer (into).
+template <simd::elementwise_op Op>
+struct compiled_call {
+    template <class... A>
+    static auto run(std::string_view name, std::optional<std::complex<double>> constant, const A&... operands) {
+        using C = compiled<Op, A...>;
+        return allocate_and_evaluate<typename C::result>(name, C::kernel(constant), operands...);
+    }
+    template <class O, class... A>
+    static void into(std::string_view name, out_arg<O>& o, std::optional<std::complex<double>> constant,
+                     const A&... operands) {
+        using C = compiled<Op, A...>;
+        evaluate_into<typename C::element>(name, C::kernel(constant), o, operands...);
+    }
+};
 
 /// The constant of an op as the kernels take it.
 template <class S>

@@ -30,11 +30,11 @@ struct ordering_of {
     static constexpr bool accepts = real_pair<A...>;
     template <class A, class B>
     static auto apply(const A& a, const B& b) {
-        return compiled_call<Op>::run(op::name, a, b);
+        return compiled_call<Op>::run(op::name, std::nullopt, a, b);
     }
     template <class O, class A, class B>
     static void apply_into(out_arg<O>& o, const A& a, const B& b) {
-        compiled_call<Op>::into(op::name, o, a, b);
+        compiled_call<Op>::into(op::name, o, std::nullopt, a, b);
     }
 };
 struct maximum_reals : ordering_of<::realify::op::maximum, simd::elementwise_op::maximum> {

@@ -65,25 +65,40 @@ R allocated(std::string_view op, const engine::dims& shape, Write&& write) {
     return result;
 }
 
-/// A shape op: make(input ref, out ref or nullptr) writes the result, given
-/// the input's ref; `shape(input ref)` is the result's shape.
+/// The one adaptor of the shape lowerings: Self::target(in, p…) is the
+/// result's shape and Self::write(to, in, p…) writes the result into `to`;
+/// apply allocates the result and writes it, apply_into writes o's buffer
+/// (its element type checked at compile time, its shape by write).
 template <class Self, rank_rule Rule>
-struct view_lowering {
+struct written_lowering {
     template <class A, class... P>
     static constexpr bool accepts = tensor_operand<A>;
 
     template <class A, class... P>
     static auto apply(const A& a, const P&... p) {
         const engine::input<A> in(Self::op::name, a);
-        const tensor_ref v = Self::view(in.ref(), p...);
-        return allocated<shape_result_t<Rule, A>>(Self::op::name, v.shape,
-                                                  [&](const tensor_ref& to) { copy_ref(Self::op::name, v, to); });
+        return allocated<shape_result_t<Rule, A>>(Self::op::name, Self::target(in.ref(), p...),
+                                                  [&](const tensor_ref& to) { Self::write(to, in.ref(), p...); });
     }
     template <class B, class A, class... P>
     static void apply_into(out_arg<B>& o, const A& a, const P&... p) {
         check_out_type<element_t<A>, B>();
         const engine::input<A> in(Self::op::name, a);
-        copy_ref(Self::op::name, Self::view(in.ref(), p...), out_ref(Self::op::name, o));
+        Self::write(out_ref(Self::op::name, o), in.ref(), p...);
+    }
+};
+
+/// A view op: Self::view(in, p…) is the result as a view of the input,
+/// copied into the result.
+template <class Self, rank_rule Rule>
+struct view_lowering : written_lowering<Self, Rule> {
+    template <class... P>
+    static engine::dims target(const tensor_ref& t, const P&... p) {
+        return Self::view(t, p...).shape;
+    }
+    template <class... P>
+    static void write(const tensor_ref& to, const tensor_ref& t, const P&... p) {
+        copy_ref(Self::op::name, Self::view(t, p...), to);
     }
 };
 
@@ -100,22 +115,10 @@ void reshape_into(std::string_view op, const tensor_ref& in, const engine::dims&
 
 /// A reshape-like op (reshape, view, flatten, squeeze, unsqueeze): Self::target(in ref, params…) is the new shape.
 template <class Self>
-struct reshape_lowering {
-    template <class A, class... P>
-    static constexpr bool accepts = tensor_operand<A>;
-
-    template <class A, class... P>
-    static auto apply(const A& a, const P&... p) {
-        const engine::input<A> in(Self::op::name, a);
-        const engine::dims target = Self::target(in.ref(), p...);
-        return allocated<shape_result_t<rank_rule::dynamic, A>>(
-            Self::op::name, target, [&](const tensor_ref& to) { reshape_into(Self::op::name, in.ref(), target, to); });
-    }
-    template <class B, class A, class... P>
-    static void apply_into(out_arg<B>& o, const A& a, const P&... p) {
-        check_out_type<element_t<A>, B>();
-        const engine::input<A> in(Self::op::name, a);
-        reshape_into(Self::op::name, in.ref(), Self::target(in.ref(), p...), out_ref(Self::op::name, o));
+struct reshape_lowering : written_lowering<Self, rank_rule::dynamic> {
+    template <class... P>
+    static void write(const tensor_ref& to, const tensor_ref& t, const P&... p) {
+        reshape_into(Self::op::name, t, Self::target(t, p...), to);
     }
 };
 
@@ -195,7 +198,7 @@ struct flip_shifted_dims : shape_detail::view_lowering<flip_shifted_dims, rank_r
 
 /// repeat: out[i] = a[i mod s] per dim — a read as (1, s0, 1, s1, …) broadcast
 /// to (r0, s0, r1, s1, …) and written into out with each axis split in (r, s).
-struct repeat_append_one {
+struct repeat_append_one : shape_detail::written_lowering<repeat_append_one, rank_rule::dynamic> {
     using op = ::realify::op::repeat;
     static constexpr std::string_view name = "repeat_append_one";
     static constexpr std::string_view formula = "tile(layout, repeats + [1])";
@@ -205,19 +208,7 @@ struct repeat_append_one {
     /// The result's shape, checked.
     static engine::dims target(const tensor_ref& t, const std::vector<std::size_t>& repeats);
     /// Copies t repeated into `to` (of shape target(t, repeats)).
-    static void write(const tensor_ref& t, const std::vector<std::size_t>& repeats, const tensor_ref& to);
-    template <class A>
-    static auto apply(const A& a, const std::vector<std::size_t>& repeats) {
-        const engine::input<A> in(op::name, a);
-        return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::dynamic, A>>(
-            op::name, target(in.ref(), repeats), [&](const tensor_ref& to) { write(in.ref(), repeats, to); });
-    }
-    template <class B, class A>
-    static void apply_into(out_arg<B>& o, const A& a, const std::vector<std::size_t>& repeats) {
-        check_out_type<element_t<A>, B>();
-        const engine::input<A> in(op::name, a);
-        write(in.ref(), repeats, out_ref(op::name, o));
-    }
+    static void write(const tensor_ref& to, const tensor_ref& t, const std::vector<std::size_t>& repeats);
 };
 
 // ---- reshape, view, flatten, unsqueeze, squeeze -----------------------------------------------------
@@ -343,21 +334,13 @@ struct hstack_cat {
 
 /// torch.triu / torch.tril of the last two dims, any diagonal.
 template <class Tag, bool Upper>
-struct triangle_of {
+struct triangle_of : shape_detail::written_lowering<triangle_of<Tag, Upper>, rank_rule::same> {
     using op = Tag;
     template <class A, class... D>
     static constexpr bool accepts = tensor_operand<A> && sizeof...(D) == 1 && (std::is_integral_v<D> && ...);
-    template <class A>
-    static auto apply(const A& a, std::ptrdiff_t diagonal) {
-        const engine::input<A> in(op::name, a);
-        return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::same, A>>(
-            op::name, in.ref().shape, [&](const tensor_ref& to) { engine::triangle(op::name, in.ref(), diagonal, Upper, to); });
-    }
-    template <class O, class A>
-    static void apply_into(out_arg<O>& o, const A& a, std::ptrdiff_t diagonal) {
-        check_out_type<element_t<A>, O>();
-        const engine::input<A> in(op::name, a);
-        engine::triangle(op::name, in.ref(), diagonal, Upper, out_ref(op::name, o));
+    static engine::dims target(const tensor_ref& t, std::ptrdiff_t) { return t.shape; }
+    static void write(const tensor_ref& to, const tensor_ref& t, std::ptrdiff_t diagonal) {
+        engine::triangle(op::name, t, diagonal, Upper, to);
     }
 };
 struct triu_keep_upper : triangle_of<::realify::op::triu, true> {
@@ -440,7 +423,7 @@ struct chunk_shifted_dim {
 /// roll: along each rolled axis the two segments [0, n − k) and [n − k, n)
 /// swap places; one copy per combination of segments. Without dims, the
 /// flattened tensor is rolled.
-struct roll_shifted_dims {
+struct roll_shifted_dims : shape_detail::written_lowering<roll_shifted_dims, rank_rule::same> {
     using op = ::realify::op::roll;
     static constexpr std::string_view name = "roll_shifted_dims";
     static constexpr std::string_view formula = "roll(layout, shifts, [d'…]); no dims: roll of the flattened pairs";
@@ -450,19 +433,8 @@ struct roll_shifted_dims {
     /// The rolled copy of t along `axes` by `shifts` (in [0, extent)) into `to`.
     static void write_axes(const tensor_ref& t, std::span<const std::size_t> axes, std::span<const std::size_t> shifts,
                            const tensor_ref& to);
-    static void write(const tensor_ref& t, const dim_list& shifts, const dim_list& dims, const tensor_ref& to);
-    template <class A>
-    static auto apply(const A& a, const dim_list& shifts, const dim_list& dims = {}) {
-        const engine::input<A> in(op::name, a);
-        return shape_detail::allocated<shape_detail::shape_result_t<rank_rule::same, A>>(
-            op::name, in.ref().shape, [&](const tensor_ref& to) { write(in.ref(), shifts, dims, to); });
-    }
-    template <class B, class A>
-    static void apply_into(out_arg<B>& o, const A& a, const dim_list& shifts, const dim_list& dims = {}) {
-        check_out_type<element_t<A>, B>();
-        const engine::input<A> in(op::name, a);
-        write(in.ref(), shifts, dims, out_ref(op::name, o));
-    }
+    static void write(const tensor_ref& to, const tensor_ref& t, const dim_list& shifts, const dim_list& dims = {});
+    static engine::dims target(const tensor_ref& t, const dim_list&, const dim_list& = {}) { return t.shape; }
 };
 
 // ---- where, sym_size, alias ------------------------------------------------------------------------------
@@ -496,7 +468,7 @@ struct where_broadcast_cond {
     }
     template <class O, class C, class A, class B>
     static void apply_into(out_arg<O>& o, const C& cond, const A& a, const B& b) {
-        evaluate_checked_into<element<C, A, B>>(op::name, kernel<C, A, B>(), o, cond, a, b);
+        evaluate_into<element<C, A, B>>(op::name, kernel<C, A, B>(), o, cond, a, b);
     }
 };
 

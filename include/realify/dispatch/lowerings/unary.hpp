@@ -63,11 +63,11 @@ struct unary_kernel {
     static constexpr bool accepts = Complex ? one_complex_tensor<A...> : one_real_tensor<A...>;
     template <class A>
     static auto apply(const A& a) {
-        return compiled_call<SimdOp>::run(op::name, a);
+        return compiled_call<SimdOp>::run(op::name, std::nullopt, a);
     }
     template <class O, class A>
     static void apply_into(out_arg<O>& o, const A& a) {
-        compiled_call<SimdOp>::into(op::name, o, a);
+        compiled_call<SimdOp>::into(op::name, o, std::nullopt, a);
     }
 };
 

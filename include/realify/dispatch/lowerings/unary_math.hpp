@@ -49,11 +49,11 @@ struct gelu_reals {
     }
     template <class A, class... P>
     static auto apply(const A& a, const P&... approximate) {
-        return run_compiled<simd::elementwise_op::gelu>(op::name, constant(approximate...), a);
+        return compiled_call<simd::elementwise_op::gelu>::run(op::name, constant(approximate...), a);
     }
     template <class O, class A, class... P>
     static void apply_into(out_arg<O>& o, const A& a, const P&... approximate) {
-        run_compiled_into<simd::elementwise_op::gelu>(op::name, o, constant(approximate...), a);
+        compiled_call<simd::elementwise_op::gelu>::into(op::name, o, constant(approximate...), a);
     }
 };
 
