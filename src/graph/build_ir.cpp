@@ -5,9 +5,10 @@
 // nothing else: the labels explain() prints, the lowering text and the
 // record's flags are written once, on run-time data.
 #include "realify/graph/build_ir.hpp"
+#include "realify/graph/text.hpp"
 
 #include <algorithm>
-#include <sstream>
+
 
 #include "realify/graph/build_loop.hpp"
 #include "realify/graph/kernel_ops.hpp"
@@ -17,7 +18,7 @@ namespace realify::graph::detail {
 std::string format_attrs(std::optional<op_id> tag, const node_attrs& a) {
     const auto is = [&](auto... ids) { return ((tag == ids) || ...); };
     using enum op_id;
-    std::ostringstream s;
+    text s;
     const bool creation = is(full, zeros, ones, empty, arange);
     if (is(arange)) {  // start, end, step: a number, or the k-th integer operand (#k)
         s << '(';

@@ -3,8 +3,9 @@
 // counts and the coverage. Printed from the same records evaluation follows,
 // so what it says is what runs.
 #include "realify/graph/explain.hpp"
+#include "realify/graph/text.hpp"
 
-#include <sstream>
+
 
 #include "realify/simd/gemm_report.hpp"
 #include "realify/threads.hpp"
@@ -38,7 +39,7 @@ bool has_matrix_products(const graph_ir& g) {
 }  // namespace
 
 std::string explain(const graph_ir& g, const detected_counts& detected) {
-    std::ostringstream s;
+    text s;
     s << "graph before rewriting (" << g.nodes.size() << " nodes):\n" << g.before;
     s << "passes:";
     for (const std::string& name : g.pass_log) s << ' ' << name;

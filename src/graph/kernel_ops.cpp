@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <sstream>
 
 #include "../engine/tensor_checks.hpp"
 #include "realify/engine/attention.hpp"

@@ -4,6 +4,7 @@
 // records only — no typed code, no evaluation except fold_constants — so
 // they are compiled once, here. Each pass states below what it leaves true.
 #include "realify/graph/passes.hpp"
+#include "realify/graph/text.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +12,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
-#include <sstream>
+
 #include <unordered_map>
 
 #include "realify/errors.hpp"
@@ -235,17 +236,17 @@ void reduce_loop_as_made(graph_ir& g, std::size_t s) {
     n.loop_operands = root.loop_operands;
     n.evaluator = n.component_bytes == sizeof(double) ? &graph::detail::evaluate_fused_reduction<double>
                                                       : &graph::detail::evaluate_fused_reduction<float>;
-    std::ostringstream text;
-    text << "fused loop over " << members.size() << " ops (";
+    detail::text note;
+    note << "fused loop over " << members.size() << " ops (";
     for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
         ir_node& m = g.nodes[members[k]];
         m.fusion = fusion_mode::inlined;
         m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
-        text << '%' << members[k] << ' ' << m.op << (k > 0 ? ", " : "");
+        note << '%' << members[k] << ' ' << m.op << (k > 0 ? ", " : "");
     }
-    text << ") reduced by " << n.lowering << " as its blocks are made, no temporary of the loop's result (when the "
+    note << ") reduced by " << n.lowering << " as its blocks are made, no temporary of the loop's result (when the "
          << "reduced dims are its trailing ones; else the result is made, then reduced): " << steps_text(root);
-    n.lowering = text.str();
+    n.lowering = note.str();
 }
 
 }  // namespace
@@ -266,7 +267,7 @@ void fuse_elementwise(graph_ir& g) {
         const std::string steps = steps_text(n);
         if (region) {
             n.fusion = fusion_mode::region;
-            std::ostringstream ops;
+            detail::text ops;
             ops << "fused loop over " << members.size() + 1 << " ops (";
             for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
                 ir_node& m = g.nodes[members[k]];

@@ -4,9 +4,10 @@
 // describing the graph before and after the passes, and filling a result
 // container through the out= planning (graph/write_outputs.hpp).
 #include "realify/graph/program.hpp"
+#include "realify/graph/text.hpp"
 
 #include <cstring>
-#include <sstream>
+
 
 #include "realify/graph/value.hpp"
 #include "realify/graph/zero_copy.hpp"
@@ -35,7 +36,7 @@ void check_input(const graph_ir& g, std::size_t position, const bound_input& b) 
     const ir_node& input = g.nodes[g.inputs[position]];
     if (kind_of(b.value) == input.value && b.complex == input.is_complex && b.integer_argument == input.integer_argument)
         return;
-    std::ostringstream m;
+    detail::text m;
     const bool integer = input.integer_argument;
     if (integer || b.integer_argument) {
         m << "realify::graph: input '" << input_name(g, position) << "' is "
@@ -54,7 +55,7 @@ void check_input(const graph_ir& g, std::size_t position, const bound_input& b) 
 /// realify::error when `given` is not the number of inputs.
 void check_argument_count(const graph_ir& g, std::size_t given) {
     if (given == g.inputs.size()) return;
-    std::ostringstream m;
+    detail::text m;
     m << "realify::graph::program: " << g.inputs.size() << " inputs expected (";
     for (std::size_t k = 0; k < g.inputs.size(); ++k) m << input_name(g, k) << ' ';
     m << "), " << given << " given";
@@ -79,7 +80,7 @@ call_state::call_state(const graph_ir& g, std::span<const argument> args)
 }
 
 std::string describe_graph(const graph_ir& g, bool after) {
-    std::ostringstream s;
+    detail::text s;
     for (std::size_t i = 0; i < g.nodes.size(); ++i) {
         const ir_node& n = g.nodes[i];
         if (after && (!n.live || n.erased || n.canonical != i || n.is_scalar)) continue;

@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
-#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 

@@ -6,12 +6,13 @@
 // Everything is decided before anything is written, so a call that is
 // refused has written nothing.
 #include "realify/graph/write_outputs.hpp"
+#include "realify/graph/text.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <sstream>
+
 #include <utility>
 
 #include "realify/engine/elementwise.hpp"
@@ -27,7 +28,7 @@ namespace realify::graph {
 
 std::string write_plan::describe(const graph_ir& g) const {
     static constexpr const char* routes[] = {"direct", "rows", "through a temporary", "copied"};
-    std::ostringstream s;
+    detail::text s;
     for (const write_step& step : steps) {
         const output_plan& p = outputs[step.output];
         s << "output " << step.output;
@@ -280,7 +281,7 @@ void check_buffers(const graph_ir& g, std::span<const buffer_layout> buffers, co
         const shape_vector& bs = buffers[i].shape;
         const auto logical_end = bs.end() - (g.resolve(g.outputs[i]).is_complex ? 1 : 0);
         if (!std::equal(bs.begin(), logical_end, shapes[i].begin(), shapes[i].end())) {
-            std::ostringstream m;
+            detail::text m;
             m << "realify::graph::program: out buffer " << i << " has shape "
               << realify::detail::format_sequence(shape_vector(bs.begin(), logical_end)) << ", the output has shape "
               << realify::detail::format_sequence(shapes[i]);
@@ -289,7 +290,7 @@ void check_buffers(const graph_ir& g, std::span<const buffer_layout> buffers, co
     }
     for (std::size_t i = 0; i < count; ++i) {
         if (overlaps_itself(buffers[i])) {
-            std::ostringstream m;
+            detail::text m;
             m << "realify::graph::program: out buffer " << i << " (shape " << realify::detail::format_sequence(buffers[i].shape)
               << ", strides " << realify::detail::format_sequence(buffers[i].strides)
               << " in components) overlaps itself: more than one element refers to the same memory";

@@ -13,7 +13,6 @@
 #include <optional>
 #include <span>
 #include <cstddef>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -23,6 +22,7 @@
 
 #include "realify/graph/detect.hpp"
 #include "realify/graph/evaluate.hpp"
+#include "realify/graph/text.hpp"
 #include "realify/graph/ir.hpp"
 #include "realify/graph/build_loop.hpp"
 #include "realify/graph/rules.hpp"
@@ -129,7 +129,7 @@ std::size_t add_record(graph_ir& g, const node_facts& facts, const node_object& 
 /// A number's label: its value, printed as its type prints.
 template <class S>
 std::string number_label(const S& value) {
-    std::ostringstream s;
+    text s;
     s << value;
     return s.str();
 }
