@@ -346,7 +346,7 @@ constexpr std::string_view zero_sign_begin =
 
 /// The ops with compiled kernels by their forms, in the op list's order.
 std::string forms_table() {
-    namespace form = realify::simd::form;
+    namespace form = realify::form;
     struct row {
         std::string_view forms;
         unsigned bits;
@@ -440,7 +440,7 @@ std::string check_hand_lists(const std::string& text, const std::filesystem::pat
         for (const auto& info : realify::op::op_table) {
             const std::string name(info.name);
             if (std::find(exceptions.begin(), exceptions.end(), name) != exceptions.end()) continue;
-            namespace form = realify::simd::form;
+            namespace form = realify::form;
             const auto e = realify::simd::elementwise_op_for(
                 static_cast<realify::op_id>(static_cast<std::uint16_t>(&info - realify::op::op_table.data())));
             const unsigned forms = e ? realify::simd::info(*e).forms : 0;

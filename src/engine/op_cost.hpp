@@ -33,15 +33,4 @@ static_assert(
     }(),
     "an op's record has a cost of at least 1 (a copy)");
 
-/// The cost of a compiled op: that of its op tag.
-constexpr std::size_t op_cost(simd::elementwise_op op) noexcept {
-    switch (op) {
-#define REALIFY_OP_COST(name, forms) \
-    case simd::elementwise_op::name: return op_cost(op_id::name);
-        REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_OP_COST)
-#undef REALIFY_OP_COST
-    }
-    return 1;
-}
-
 }  // namespace realify::engine

@@ -29,8 +29,8 @@ namespace realify::simd::detail {
 /// not exist (result_kind is nullopt).
 template <class T>
 struct elementwise_set {
-    std::array<std::array<unary_kernel<T>, 2>, elementwise_op_count> unary{};    // [op][x kind]
-    std::array<std::array<binary_kernel<T>, 4>, elementwise_op_count> binary{};  // [op][2·x kind + y kind]
+    std::array<std::array<unary_kernel<T>, 2>, op::op_count> unary{};    // [op id][x kind]
+    std::array<std::array<binary_kernel<T>, 4>, op::op_count> binary{};  // [op id][2·x kind + y kind]
 };
 
 constexpr std::size_t binary_index(operand_kind x, operand_kind y) noexcept {

@@ -73,11 +73,38 @@ struct op_record {
     bool golden = true;
 };
 
+/// The operand-kind combinations an op has compiled elementwise kernels
+/// for (realify/simd/elementwise.hpp), as bits: the op's kernels column.
+namespace form {
+inline constexpr unsigned complex_to_complex = 1u << 0;    // unary
+inline constexpr unsigned complex_to_real = 1u << 1;       // unary
+inline constexpr unsigned real_to_real = 1u << 2;          // unary
+inline constexpr unsigned complex_complex = 1u << 3;       // binary → complex
+inline constexpr unsigned complex_real = 1u << 4;          // binary → complex
+inline constexpr unsigned real_complex = 1u << 5;          // binary → complex
+inline constexpr unsigned real_real = 1u << 6;             // binary → real
+inline constexpr unsigned real_real_to_complex = 1u << 7;  // binary → complex (polar)
+
+inline constexpr unsigned unary_math = complex_to_complex | real_to_real;
+inline constexpr unsigned real_output = complex_to_real | real_to_real;
+inline constexpr unsigned binary_math = complex_complex | complex_real | real_complex | real_real;
+inline constexpr unsigned unary_forms = complex_to_complex | complex_to_real | real_to_real;
+inline constexpr unsigned real_unary = real_to_real;   // ops PyTorch defines on real tensors only
+inline constexpr unsigned real_binary = real_real;
+/// Not a form: the op's kernels read a constant (α of add and sub,
+/// pow_scalar's exponent, gelu's approximation).
+inline constexpr unsigned constant = 1u << 8;
+/// Not a form: the op is defined on complex tensors only (imag), so its
+/// real → real kernel is no lowering of the dispatch table.
+inline constexpr unsigned complex_tensors_only = 1u << 9;
+}  // namespace form
+
 /// The facts of one op tag as a value.
 struct op_info {
     std::string_view name;
     int arity;
     op_kind kind;
+    unsigned forms;  // form:: bits of its compiled kernels, 0 for an op without
     op_record record;
 };
 
@@ -240,7 +267,7 @@ struct op_info {
 
 // The words of the kernels column, each once: REALIFY_KERNELS_<word>(LISTED,
 // UNARY, BINARY, SCALAR, X, name) calls LISTED(X, name, forms) for an op with
-// kernels — `forms` their realify::simd::form bits, spelled for
+// kernels — `forms` their realify::form bits, spelled for
 // realify/simd/elementwise.hpp, where REALIFY_SIMD_ELEMENTWISE_OPS is drawn —
 // and one of UNARY, BINARY, SCALAR (X, name) by the operands the op takes:
 //   UNARY   one tensor and nothing else (unary_math, real_output,
@@ -286,6 +313,10 @@ struct op_info {
 #define REALIFY_SCALAR_PICK(X, name, arity, kind, kernels, ...) \
     REALIFY_KERNELS_##kernels(REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_CALL, X, name)
 #define REALIFY_SCALAR_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SCALAR_PICK, X, )
+/// An op's form bits, 0u when it has no kernels.
+#define REALIFY_KERNELS_OR_FORMS(X, name, forms) | (forms)
+#define REALIFY_FORMS_OF(kernels) \
+    (0u REALIFY_KERNELS_##kernels(REALIFY_KERNELS_OR_FORMS, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, , ))
 
 /// Every op of the list as a value, in table order (op::op_table[id] describes
 /// it): what run-time code that must tell ops apart (the graph's IR) records,
@@ -304,6 +335,7 @@ namespace op {
         static constexpr int arity = op_arity;                                        \
         static constexpr ::realify::op_kind kind = ::realify::op_kind::op_kind_name;  \
         static constexpr ::realify::op_id id = ::realify::op_id::op_name;             \
+        static constexpr unsigned forms = REALIFY_FORMS_OF(op_kernels);               \
         static constexpr ::realify::op_record record{__VA_ARGS__};                    \
     };
 REALIFY_OP_LIST(REALIFY_DEFINE_OP_TAG)
@@ -326,11 +358,11 @@ using all_ops = typename detail::drop_first_void<void REALIFY_OP_LIST(REALIFY_OP
 namespace detail {
 template <class... Tags>
 constexpr auto make_op_table(type_list<Tags...>) {
-    return std::array<op_info, sizeof...(Tags)>{op_info{Tags::name, Tags::arity, Tags::kind, Tags::record}...};
+    return std::array<op_info, sizeof...(Tags)>{op_info{Tags::name, Tags::arity, Tags::kind, Tags::forms, Tags::record}...};
 }
 }  // namespace detail
 
-/// name, arity, kind and record of every op, in the order of all_ops.
+/// name, arity, kind, kernel forms and record of every op, in the order of all_ops.
 inline constexpr auto op_table = detail::make_op_table(all_ops{});
 
 /// Number of op tags.

@@ -96,61 +96,39 @@ namespace realify::simd {
 /// Kind of an operand or result of a compiled elementwise kernel.
 enum class operand_kind : std::uint8_t { complex = 0, real = 1 };
 
-/// The operand-kind combinations an op has kernels for, as bits.
-namespace form {
-inline constexpr unsigned complex_to_complex = 1u << 0;    // unary
-inline constexpr unsigned complex_to_real = 1u << 1;       // unary
-inline constexpr unsigned real_to_real = 1u << 2;          // unary
-inline constexpr unsigned complex_complex = 1u << 3;       // binary → complex
-inline constexpr unsigned complex_real = 1u << 4;          // binary → complex
-inline constexpr unsigned real_complex = 1u << 5;          // binary → complex
-inline constexpr unsigned real_real = 1u << 6;             // binary → real
-inline constexpr unsigned real_real_to_complex = 1u << 7;  // binary → complex (polar)
-
-inline constexpr unsigned unary_math = complex_to_complex | real_to_real;
-inline constexpr unsigned real_output = complex_to_real | real_to_real;
-inline constexpr unsigned binary_math = complex_complex | complex_real | real_complex | real_real;
-inline constexpr unsigned unary_forms = complex_to_complex | complex_to_real | real_to_real;
-inline constexpr unsigned real_unary = real_to_real;   // ops PyTorch defines on real tensors only
-inline constexpr unsigned real_binary = real_real;
-/// Not a form: the op takes a constant (`params`, see the header comment).
-inline constexpr unsigned constant = 1u << 8;
-/// Not a form: the op is defined on complex tensors only (imag), so its
-/// real → real kernel is no lowering of the dispatch table.
-inline constexpr unsigned complex_tensors_only = 1u << 9;
-}  // namespace form
-
 // X(name, forms): every op with compiled kernels, in the order of the op
 // list (realify/ops/tags.hpp, whose `kernels` column names their forms).
 #define REALIFY_SIMD_PICK(X, name, arity, kind, kernels, ...) \
     REALIFY_KERNELS_##kernels(REALIFY_KERNELS_CALL, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, REALIFY_KERNELS_SKIP, X, name)
 #define REALIFY_SIMD_ELEMENTWISE_OPS(X) REALIFY_OP_LIST_WITH(REALIFY_SIMD_PICK, X, )
 
-/// The ops with compiled elementwise kernels, named after their op tags.
-enum class elementwise_op : std::uint8_t {
-#define REALIFY_SIMD_ENUMERATOR(name, forms) name,
-    REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ENUMERATOR)
-#undef REALIFY_SIMD_ENUMERATOR
-};
+/// An op with compiled elementwise kernels names them by its op_id: one
+/// classification of the ops (realify/ops/tags.hpp), the kernel tables
+/// indexed by it.
+using elementwise_op = op_id;
 
-/// What elementwise_ops says about one op.
+/// What the op list says about one op with kernels.
 struct elementwise_op_info {
     elementwise_op op;
     std::string_view name;
     unsigned forms;  // form:: bits
 };
 
-/// Every op, in enum order.
-inline constexpr std::array elementwise_ops = {
-#define REALIFY_SIMD_INFO(name, forms) elementwise_op_info{elementwise_op::name, #name, forms},
-    REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_INFO)
-#undef REALIFY_SIMD_INFO
-};
-inline constexpr std::size_t elementwise_op_count = elementwise_ops.size();
+/// Every op with compiled kernels, in the op list's order.
+inline constexpr auto elementwise_ops = [] {
+    constexpr std::size_t count = [] {
+        std::size_t n = 0;
+        for (const op_info& o : op::op_table) n += o.forms != 0 ? 1 : 0;
+        return n;
+    }();
+    std::array<elementwise_op_info, count> ops{};
+    std::size_t k = 0;
+    for (std::size_t i = 0; i < op::op_count; ++i)
+        if (op::op_table[i].forms != 0) ops[k++] = {static_cast<op_id>(i), op::op_table[i].name, op::op_table[i].forms};
+    return ops;
+}();
 
-constexpr const elementwise_op_info& info(elementwise_op op) noexcept {
-    return elementwise_ops[static_cast<std::size_t>(op)];
-}
+constexpr const op_info& info(elementwise_op op) noexcept { return op::info(op); }
 constexpr std::string_view name(elementwise_op op) noexcept { return info(op).name; }
 /// 1 or 2.
 constexpr int arity(elementwise_op op) noexcept { return (info(op).forms & form::unary_forms) != 0 ? 1 : 2; }
@@ -184,17 +162,11 @@ constexpr std::optional<operand_kind> result_kind(elementwise_op op, operand_kin
     return f == form::real_real ? operand_kind::real : operand_kind::complex;
 }
 
-/// The compiled op of an op: elementwise_op_for(op_id::exp) == elementwise_op::exp;
-/// nullopt for ops without compiled kernels (see the header comment for
-/// the scalar tags).
+/// The op itself when it has compiled kernels, else nullopt (see the
+/// header comment for the scalar tags, which run their binary op's).
 constexpr std::optional<elementwise_op> elementwise_op_for(op_id id) noexcept {
-    switch (id) {
-#define REALIFY_SIMD_ID_MAP(name, forms) \
-    case op_id::name: return elementwise_op::name;
-        REALIFY_SIMD_ELEMENTWISE_OPS(REALIFY_SIMD_ID_MAP)
-#undef REALIFY_SIMD_ID_MAP
-    default: return std::nullopt;
-    }
+    if (op::info(id).forms == 0) return std::nullopt;
+    return id;
 }
 
 /// The same for an op tag: elementwise_op_of<op::exp> == elementwise_op::exp

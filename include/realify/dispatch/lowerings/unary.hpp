@@ -34,7 +34,7 @@ constexpr bool lowered_form() {
     if constexpr (Complex) return simd::result_kind(Op, simd::operand_kind::complex).has_value();
     else
         return simd::result_kind(Op, simd::operand_kind::real).has_value() &&
-               (simd::info(Op).forms & simd::form::complex_tensors_only) == 0;
+               (simd::info(Op).forms & form::complex_tensors_only) == 0;
 }
 
 /// Whether Kernel documents its complex form (Complex) or its real form.
