@@ -50,8 +50,8 @@ inline constexpr auto op_facts_table = [] {
     namespace rs = realify::simd;
     std::array<op_facts, std::size(op_names)> table{};
     for (std::size_t k = 0; k < table.size(); ++k) {
-        for (const auto& info : rs::elementwise_ops)
-            if (info.name == op_names[k]) table[k].compiled = info.op;
+        for (const rs::elementwise_op op : rs::elementwise_ops)
+            if (rs::name(op) == op_names[k]) table[k].compiled = op;
         const auto e = table[k].compiled;  // nullopt: a tensor-scalar form, complex → complex
         const auto r = !e                   ? std::optional(rs::operand_kind::complex)
                        : rs::arity(*e) == 1 ? rs::result_kind(*e, rs::operand_kind::complex)

@@ -596,9 +596,9 @@ int main(int argc, char** argv) {
                                               where.name + "/" + impl_names[static_cast<std::size_t>(which)])
                                                  .c_str(),
                                              [op, &where, which](benchmark::State& s) { bench_placed(s, op, where, which); });
-    for (const auto& info : realify::simd::elementwise_ops)
-        benchmark::RegisterBenchmark(("cost/" + std::string(info.name)).c_str(),
-                                     [op = info.op](benchmark::State& s) { bench_cost(s, op); });
+    for (const realify::simd::elementwise_op op : realify::simd::elementwise_ops)
+        benchmark::RegisterBenchmark(("cost/" + std::string(realify::simd::name(op))).c_str(),
+                                     [op](benchmark::State& s) { bench_cost(s, op); });
     for (std::string_view op : {"softmax", "log_softmax", "layer_norm", "rms_norm"})
         benchmark::RegisterBenchmark(("cost/" + std::string(op)).c_str(),
                                      [op](benchmark::State& s) { bench_row_cost(s, op); });

@@ -365,9 +365,9 @@ std::string forms_table() {
     for (const row& r : rows) {
         out << "| " << r.forms << " |";
         const char* separator = " ";
-        for (const auto& info : realify::simd::elementwise_ops)
-            if ((info.forms & all) == r.bits) {
-                out << separator << info.name;
+        for (const realify::op_id op : realify::simd::elementwise_ops)
+            if ((realify::op::info(op).forms & all) == r.bits) {
+                out << separator << realify::op::info(op).name;
                 separator = ", ";
             }
         out << " |\n";

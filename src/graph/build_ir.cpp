@@ -5,10 +5,8 @@
 // nothing else: the labels explain() prints, the lowering text and the
 // record's flags are written once, on run-time data.
 #include "realify/graph/build_ir.hpp"
-#include "realify/graph/text.hpp"
 
 #include <algorithm>
-
 
 #include "realify/graph/build_loop.hpp"
 #include "realify/graph/kernel_ops.hpp"

@@ -3,10 +3,8 @@
 // counts and the coverage. Printed from the same records evaluation follows,
 // so what it says is what runs.
 #include "realify/graph/explain.hpp"
+
 #include "realify/graph/text.hpp"
-
-
-
 #include "realify/simd/gemm_report.hpp"
 #include "realify/threads.hpp"
 

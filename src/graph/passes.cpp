@@ -4,7 +4,6 @@
 // records only — no typed code, no evaluation except fold_constants — so
 // they are compiled once, here. Each pass states below what it leaves true.
 #include "realify/graph/passes.hpp"
-#include "realify/graph/text.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,10 +11,11 @@
 #include <functional>
 #include <map>
 #include <numeric>
-
+#include <span>
 #include <unordered_map>
 
 #include "realify/errors.hpp"
+#include "realify/graph/text.hpp"
 #include "realify/graph/build_loop.hpp"
 #include "realify/graph/fusion.hpp"
 #include "realify/graph/value.hpp"
@@ -215,6 +215,19 @@ std::string steps_text(const ir_node& n) {
     return steps;
 }
 
+/// Marks `members` inlined in node s's loop and lists them for its note,
+/// operands first as the loop computes them: "%3 exp, %1 mul".
+std::string inline_members(graph_ir& g, std::span<const std::size_t> members, std::size_t s) {
+    detail::text list;
+    for (std::size_t k = members.size(); k-- > 0;) {
+        ir_node& m = g.nodes[members[k]];
+        m.fusion = fusion_mode::inlined;
+        m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
+        list << '%' << members[k] << ' ' << m.op << (k > 0 ? ", " : "");
+    }
+    return list.str();
+}
+
 /// A reduction of the table's own entry whose operand is a loop private to
 /// it takes the loop: the loop's root and members are inlined, and the
 /// reduction runs the loop and reduces its blocks as they are made
@@ -237,14 +250,7 @@ void reduce_loop_as_made(graph_ir& g, std::size_t s) {
     n.evaluator = n.component_bytes == sizeof(double) ? &graph::detail::evaluate_fused_reduction<double>
                                                       : &graph::detail::evaluate_fused_reduction<float>;
     detail::text note;
-    note << "fused loop over " << members.size() << " ops (";
-    for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
-        ir_node& m = g.nodes[members[k]];
-        m.fusion = fusion_mode::inlined;
-        m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
-        note << '%' << members[k] << ' ' << m.op << (k > 0 ? ", " : "");
-    }
-    note << ") reduced by " << n.lowering << " as its blocks are made, no temporary of the loop's result (when the "
+    note << "fused loop over " << members.size() << " ops (" << inline_members(g, members, s) << ") reduced by " << n.lowering << " as its blocks are made, no temporary of the loop's result (when the "
          << "reduced dims are its trailing ones; else the result is made, then reduced): " << steps_text(root);
     n.lowering = note.str();
 }
@@ -268,14 +274,8 @@ void fuse_elementwise(graph_ir& g) {
         if (region) {
             n.fusion = fusion_mode::region;
             detail::text ops;
-            ops << "fused loop over " << members.size() + 1 << " ops (";
-            for (std::size_t k = members.size(); k-- > 0;) {  // operands first, as the loop computes them
-                ir_node& m = g.nodes[members[k]];
-                m.fusion = fusion_mode::inlined;
-                m.lowering = "inlined in %" + std::to_string(s) + "'s fused loop";
-                ops << '%' << members[k] << ' ' << m.op << ", ";
-            }
-            ops << '%' << s << ' ' << n.op << "), one pass in blocks of " << engine::fused_loop::block
+            ops << "fused loop over " << members.size() + 1 << " ops (" << inline_members(g, members, s) << ", %" << s
+                << ' ' << n.op << "), one pass in blocks of " << engine::fused_loop::block
                 << " elements, no temporaries: " << steps;
             n.lowering = ops.str();
         } else if (n.simd_mul) {

@@ -4,11 +4,10 @@
 // describing the graph before and after the passes, and filling a result
 // container through the out= planning (graph/write_outputs.hpp).
 #include "realify/graph/program.hpp"
-#include "realify/graph/text.hpp"
 
 #include <cstring>
 
-
+#include "realify/graph/text.hpp"
 #include "realify/graph/value.hpp"
 #include "realify/graph/zero_copy.hpp"
 

@@ -6,13 +6,11 @@
 // Everything is decided before anything is written, so a call that is
 // refused has written nothing.
 #include "realify/graph/write_outputs.hpp"
-#include "realify/graph/text.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-
 #include <utility>
 
 #include "realify/engine/elementwise.hpp"
@@ -21,6 +19,7 @@
 #include "realify/graph/infer_shapes.hpp"
 #include "realify/graph/kernel_ops.hpp"
 #include "realify/graph/rules.hpp"
+#include "realify/graph/text.hpp"
 #include "realify/graph/value.hpp"
 #include "realify/graph/zero_copy.hpp"
 

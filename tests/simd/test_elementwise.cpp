@@ -364,16 +364,15 @@ TEST(ElementwiseApi, DescribesItsFormsAndMapsTheOpTags) {
     static_assert(rs::elementwise_op_of<realify::op::tanh> == elementwise_op::tanh);
     static_assert(!rs::elementwise_op_of<realify::op::mm>.has_value());
     static_assert(std::is_same_v<rs::elementwise_tag_t<elementwise_op::sqrt>, realify::op::sqrt>);
-    for (const auto& info : rs::elementwise_ops) {
+    for (const elementwise_op op : rs::elementwise_ops) {
         // Every op tag name is an op of the table, and every form has a kernel.
         EXPECT_TRUE(std::any_of(realify::op::op_table.begin(), realify::op::op_table.end(),
-                                [&](const auto& o) { return o.name == info.name; }))
-            << info.name;
+                                [&](const auto& o) { return o.name == rs::name(op); }))
+            << rs::name(op);
         for (operand_kind x : {C, R}) {
-            EXPECT_EQ(rs::unary_kernel_for<float>(info.op, x) != nullptr, rs::result_kind(info.op, x).has_value());
+            EXPECT_EQ(rs::unary_kernel_for<float>(op, x) != nullptr, rs::result_kind(op, x).has_value());
             for (operand_kind y : {C, R})
-                EXPECT_EQ(rs::binary_kernel_for<double>(info.op, x, y) != nullptr,
-                          rs::result_kind(info.op, x, y).has_value());
+                EXPECT_EQ(rs::binary_kernel_for<double>(op, x, y) != nullptr, rs::result_kind(op, x, y).has_value());
         }
     }
 }

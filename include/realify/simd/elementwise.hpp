@@ -107,24 +107,18 @@ enum class operand_kind : std::uint8_t { complex = 0, real = 1 };
 /// indexed by it.
 using elementwise_op = op_id;
 
-/// What the op list says about one op with kernels.
-struct elementwise_op_info {
-    elementwise_op op;
-    std::string_view name;
-    unsigned forms;  // form:: bits
-};
-
-/// Every op with compiled kernels, in the op list's order.
+/// Every op with compiled kernels, in the op list's order (its name and
+/// forms are its op_table entry's: info(op)).
 inline constexpr auto elementwise_ops = [] {
     constexpr std::size_t count = [] {
         std::size_t n = 0;
         for (const op_info& o : op::op_table) n += o.forms != 0 ? 1 : 0;
         return n;
     }();
-    std::array<elementwise_op_info, count> ops{};
+    std::array<elementwise_op, count> ops{};
     std::size_t k = 0;
     for (std::size_t i = 0; i < op::op_count; ++i)
-        if (op::op_table[i].forms != 0) ops[k++] = {static_cast<op_id>(i), op::op_table[i].name, op::op_table[i].forms};
+        if (op::op_table[i].forms != 0) ops[k++] = static_cast<op_id>(i);
     return ops;
 }();
 
